@@ -1,0 +1,125 @@
+/** Persistence of API keys. Only keyed hashes, prefixes and last-four characters are stored. */
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Clock } from '../kernel/clock.js';
+import type { Database } from '../storage/schema.js';
+import type { ApiKeyKind, ApiKeysTable } from '../storage/tables/chassis.js';
+import { generateKey, hashKey } from './key-format.js';
+import type { KeyPolicy } from './principal.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface NewKey {
+  customerId: number | null;
+  kind: ApiKeyKind;
+  role: 'customer' | 'operator';
+  name?: string | null;
+  policy?: KeyPolicy;
+  expiresAt?: number | null;
+}
+
+export interface IssuedKey {
+  row: ApiKeyRow;
+  plaintext: string;
+}
+
+export class KeyRepository {
+  constructor(
+    private readonly secret: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(executor: Executor, key: NewKey): Promise<IssuedKey> {
+    const generated = generateKey(key.kind);
+    const row = await executor
+      .insertInto('api_keys')
+      .values({
+        customer_id: key.customerId,
+        kind: key.kind,
+        role: key.role,
+        name: key.name ?? null,
+        key_hash: hashKey(this.secret, generated.plaintext),
+        prefix: generated.prefix,
+        last_four: generated.lastFour,
+        policy_json: JSON.stringify(key.policy ?? {}),
+        expires_at: key.expiresAt ?? null,
+        revoked_at: null,
+        created_at: this.clock.nowMs(),
+        last_used_at: null,
+        replaced_by: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, plaintext: generated.plaintext };
+  }
+
+  findByPlaintext(executor: Executor, plaintext: string): Promise<ApiKeyRow | undefined> {
+    return executor
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key_hash', '=', hashKey(this.secret, plaintext))
+      .executeTakeFirst();
+  }
+
+  findForCustomer(executor: Executor, customerId: number, keyId: number): Promise<ApiKeyRow | undefined> {
+    return executor
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
+  }
+
+  listForCustomer(executor: Executor, customerId: number): Promise<ApiKeyRow[]> {
+    return executor
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .where('revoked_at', 'is', null)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Revokes a key; returns false when it was already revoked (no double revocation). */
+  async revoke(executor: Executor, keyId: number, replacedBy: number | null = null): Promise<boolean> {
+    const result = await executor
+      .updateTable('api_keys')
+      .set({ revoked_at: this.clock.nowMs(), replaced_by: replacedBy })
+      .where('id', '=', keyId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async revokeKind(executor: Executor, customerId: number, kind: ApiKeyKind): Promise<void> {
+    await executor
+      .updateTable('api_keys')
+      .set({ revoked_at: this.clock.nowMs() })
+      .where('customer_id', '=', customerId)
+      .where('kind', '=', kind)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async update(
+    executor: Executor,
+    keyId: number,
+    changes: { name?: string | null; policy?: KeyPolicy; expiresAt?: number | null },
+  ): Promise<void> {
+    const values: { name?: string | null; policy_json?: string; expires_at?: number | null } = {};
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.policy !== undefined) values.policy_json = JSON.stringify(changes.policy);
+    if (changes.expiresAt !== undefined) values.expires_at = changes.expiresAt;
+    if (Object.keys(values).length === 0) return;
+    await executor.updateTable('api_keys').set(values).where('id', '=', keyId).execute();
+  }
+
+  async touch(executor: Executor, keyId: number, nowMs: number): Promise<void> {
+    await executor
+      .updateTable('api_keys')
+      .set({ last_used_at: nowMs })
+      .where('id', '=', keyId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', nowMs - 60_000)]))
+      .execute();
+  }
+}

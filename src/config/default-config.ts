@@ -1,0 +1,55 @@
+/**
+ * Built-in configuration used when no SWITCHYARD_CONFIG file is given: the two stated rate cards, the
+ * London and Chicago regions, real OpenAI/Anthropic providers (keys from the environment) and `power-ai`.
+ */
+export const defaultConfigFile = {
+  providers: [
+    { id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: '${OPENAI_API_KEY:-}' },
+    { id: 'anthropic', kind: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKey: '${ANTHROPIC_API_KEY:-}' },
+  ],
+  models: [
+    {
+      id: 'gpt-5.5',
+      provider: 'openai',
+      upstreamModel: 'gpt-5.5',
+      capabilities: { tools: true, images: true, responsesApi: true, contextWindow: 400_000, maxOutputTokens: 128_000 },
+      rateCard: 'standard',
+    },
+    {
+      id: 'claude-sonnet-4-5',
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5',
+      capabilities: { tools: true, images: true, responsesApi: false, contextWindow: 200_000, maxOutputTokens: 64_000 },
+      rateCard: 'standard',
+    },
+  ],
+  aliases: { 'power-ai': 'gpt-5.5' },
+  rateCards: {
+    standard: { label: 'Standard', inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 },
+    'heavy-load': {
+      label: 'Heavy load',
+      inputMicrosPerMillion: 6_000_000,
+      outputMicrosPerMillion: 32_000_000,
+      note: 'applied because of heavy load',
+    },
+  },
+  regions: [
+    {
+      id: 'london',
+      name: 'London',
+      apiBaseUrl: 'https://london.api.switchyard.example',
+      healthUrl: 'https://london.api.switchyard.example/healthz',
+    },
+    {
+      id: 'chicago',
+      name: 'Chicago',
+      apiBaseUrl: 'https://chicago.api.switchyard.example',
+      healthUrl: 'https://chicago.api.switchyard.example/healthz',
+    },
+  ],
+  releases: {
+    cli: { version: '0.147.0', notes: 'Reference command-line client target.' },
+    launcherA: { version: '1.0.48' },
+    launcherB: { version: '1.0.48' },
+  },
+};

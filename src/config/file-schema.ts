@@ -1,0 +1,24 @@
+/**
+ * The JSON config file: what operators edit. Each domain owns one section file under `sections/`; this module
+ * composes them into the one schema the loader validates.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { AgentSection } from './sections/agent.js';
+import { BillingSection } from './sections/billing.js';
+import { GatewaySection } from './sections/gateway.js';
+import { PlatformSection } from './sections/platform.js';
+import { ServerSection } from './sections/server.js';
+
+export const ConfigFileSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    server: ServerSection,
+    ...GatewaySection,
+    ...BillingSection,
+    ...PlatformSection,
+    agent: AgentSection,
+  },
+  { additionalProperties: false },
+);
+
+export type FileConfig = Static<typeof ConfigFileSchema>;

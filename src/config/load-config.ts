@@ -1,0 +1,113 @@
+/**
+ * Loads the whole configuration: environment (validated), config file (`${ENV}` substitution, schema defaults,
+ * validation naming the bad field) and the server secret. The result is frozen.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { defaultConfigFile } from './default-config.js';
+import { ConfigError, loadEnv, type EnvSettings } from './env.js';
+import { ConfigFileSchema, type FileConfig } from './file-schema.js';
+
+export type AppConfig = Readonly<FileConfig & { env: EnvSettings; secret: string; publicBaseUrl: string }>;
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replaces `${NAME}` (required) and `${NAME:-fallback}` in every string of the parsed file. */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, at = '$'): unknown {
+  if (typeof value === 'string') {
+    return value.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined) return found;
+      if (fallback !== undefined) return fallback;
+      throw new ConfigError(`config ${at}: environment variable ${name} is not set`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, `${at}[${index}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, `${at}.${key}`)]),
+    );
+  }
+  return value;
+}
+
+export function parseConfigFile(raw: unknown, env: NodeJS.ProcessEnv = process.env): FileConfig {
+  const substituted = substituteEnv(raw, env);
+  const withDefaults = Value.Default(ConfigFileSchema, structuredClone(substituted));
+  const first = Value.Errors(ConfigFileSchema, withDefaults).First();
+  if (first) {
+    const where = first.path === '' ? '/' : first.path;
+    throw new ConfigError(`config file: ${where}: ${first.message}`);
+  }
+  const config = withDefaults as FileConfig;
+  checkReferences(config);
+  return config;
+}
+
+function checkReferences(config: FileConfig): void {
+  const providers = new Set(config.providers.map((provider) => provider.id));
+  const models = new Set<string>();
+  config.models.forEach((model, index) => {
+    if (!providers.has(model.provider)) {
+      throw new ConfigError(`config file: /models/${index}/provider: unknown provider "${model.provider}"`);
+    }
+    if (!(model.rateCard in config.rateCards)) {
+      throw new ConfigError(`config file: /models/${index}/rateCard: unknown rate card "${model.rateCard}"`);
+    }
+    if (models.has(model.id)) throw new ConfigError(`config file: /models/${index}/id: duplicate model "${model.id}"`);
+    models.add(model.id);
+  });
+  for (const [alias, target] of Object.entries(config.aliases)) {
+    if (!models.has(target)) throw new ConfigError(`config file: /aliases/${alias}: unknown model "${target}"`);
+    if (models.has(alias)) throw new ConfigError(`config file: /aliases/${alias}: an alias cannot shadow a model`);
+  }
+}
+
+function readConfigFile(configPath: string | undefined): unknown {
+  if (configPath === undefined) return defaultConfigFile;
+  let text: string;
+  try {
+    text = fs.readFileSync(configPath, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`SWITCHYARD_CONFIG: cannot read ${configPath}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`SWITCHYARD_CONFIG: ${configPath} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Reads the secret from the environment, else from `<dataDir>/secret`, generating it (mode 0600) on first start. */
+export function loadOrCreateSecret(env: EnvSettings): string {
+  if (env.secret !== undefined) return env.secret;
+  const file = path.join(env.dataDir, 'secret');
+  fs.mkdirSync(env.dataDir, { recursive: true });
+  try {
+    const stored = fs.readFileSync(file, 'utf8').trim();
+    if (stored.length >= 32) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32).toString('base64url');
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<FileConfig> = {}): AppConfig {
+  const env = loadEnv(processEnv);
+  const file = { ...parseConfigFile(readConfigFile(env.configPath), processEnv), ...overrides };
+  const secret = loadOrCreateSecret(env);
+  const publicBaseUrl = (env.publicBaseUrl ?? `http://${env.host}:${env.port}`).replace(/\/+$/, '');
+  return deepFreeze({ ...file, env, secret, publicBaseUrl });
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

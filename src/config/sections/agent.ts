@@ -1,0 +1,29 @@
+/** Agent (app-server) configuration and the defaults applied to managed projects. */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const AgentSection = Type.Object(
+  {
+    /** Path of the codex binary; default: the native binary shipped by @openai/codex. */
+    codexBinary: Type.Optional(Type.String({ minLength: 1 })),
+    defaultModel: Type.String({ minLength: 1, default: 'power-ai' }),
+    webSearch: Type.Union([Type.Literal('live'), Type.Literal('cached'), Type.Literal('disabled')], { default: 'live' }),
+    reasoningEffort: Type.String({ minLength: 1, default: 'xhigh' }),
+    approvalPolicy: Type.Union(
+      [Type.Literal('never'), Type.Literal('on-request'), Type.Literal('untrusted')],
+      { default: 'never' },
+    ),
+    sandbox: Type.Union(
+      [Type.Literal('danger-full-access'), Type.Literal('workspace-write'), Type.Literal('read-only')],
+      { default: 'danger-full-access' },
+    ),
+    idleStopMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
+    approvalTimeoutMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
+    requestTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),
+    eventRetention: Type.Integer({ minimum: 10, default: 10_000, description: 'Events kept per project for replay.' }),
+    heartbeatMs: Type.Integer({ minimum: 100, maximum: 15_000, default: 15_000 }),
+    subscriberQueueMax: Type.Integer({ minimum: 1, default: 1_000 }),
+    fileSizeLimitBytes: Type.Integer({ minimum: 1, default: 5 * 1024 * 1024 }),
+  },
+  { default: {} },
+);
+export type AgentConfig = Static<typeof AgentSection>;

@@ -1,0 +1,47 @@
+/** Gateway configuration: upstream providers, the model catalogue and aliases such as `power-ai`. */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ProviderEntry = Type.Object({
+  id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
+  kind: Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]),
+  baseUrl: Type.String({ pattern: '^https?://' }),
+  apiKey: Type.Optional(Type.String()),
+  connectTimeoutMs: Type.Integer({ minimum: 1, default: 5_000 }),
+  requestTimeoutMs: Type.Integer({ minimum: 1, default: 600_000 }),
+  /** Longest silence allowed between two chunks of a stream. */
+  idleTimeoutMs: Type.Integer({ minimum: 1, default: 120_000 }),
+});
+export type ProviderConfig = Static<typeof ProviderEntry>;
+
+export const ModelCapabilities = Type.Object(
+  {
+    tools: Type.Boolean({ default: true }),
+    images: Type.Boolean({ default: false }),
+    /** The upstream speaks the OpenAI Responses API natively (otherwise responses are adapted onto chat). */
+    responsesApi: Type.Boolean({ default: false }),
+    contextWindow: Type.Integer({ minimum: 1, default: 128_000 }),
+    maxOutputTokens: Type.Integer({ minimum: 1, default: 32_000 }),
+  },
+  { default: {} },
+);
+
+export const ModelEntry = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  provider: Type.String({ minLength: 1 }),
+  upstreamModel: Type.String({ minLength: 1 }),
+  displayName: Type.Optional(Type.String()),
+  capabilities: ModelCapabilities,
+  rateCard: Type.String({ minLength: 1, default: 'standard' }),
+  hidden: Type.Boolean({ default: false }),
+});
+export type ModelConfig = Static<typeof ModelEntry>;
+
+export const GatewaySection = {
+  providers: Type.Array(ProviderEntry, { default: [] }),
+  models: Type.Array(ModelEntry, { default: [] }),
+  aliases: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), { default: {} }),
+  storedObjects: Type.Object(
+    { retentionMs: Type.Integer({ minimum: 60_000, default: 30 * 24 * 3600 * 1000 }) },
+    { default: {} },
+  ),
+};

@@ -1,0 +1,152 @@
+/**
+ * Builds the Fastify application from the services; `main.ts` alone listens. Cross-cutting behaviour lives
+ * here: request ids, JSON parsing, authentication (onRequest, before any body is read), error rendering in
+ * the caller's protocol, 404s and the OpenAPI catalogue.
+ */
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { bearerFrom } from '../accounts/identity.js';
+import { surfaceAllowed, type Principal } from '../accounts/principal.js';
+import { AppError, isAppError, validationError } from '../kernel/errors.js';
+import { randomBase62 } from '../kernel/ids.js';
+import type { Services } from '../services.js';
+import { formatOf, renderError, errorFormatFor } from './error-render.js';
+import './route-config.js';
+import { issuesFromValidation } from './validation.js';
+import { registerRoutes } from './routes/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+
+export function requestIdFor(inbound: string | string[] | undefined): string {
+  return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : `req_${randomBase62(20)}`;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export async function buildApp(services: Services): Promise<App> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    bodyLimit: config.server.bodyLimitBytes,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    trustProxy: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+
+  app.decorateRequest('principal', null);
+
+  // JSON bodies: an empty body is "no body" (so optional bodies work); malformed JSON is a 422.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(validationError([{ loc: ['body'], msg: `Invalid JSON: ${(error as Error).message}`, type: 'json_invalid' }]), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
+    const routeConfig = request.routeOptions.config;
+    const auth = routeConfig?.auth ?? 'api';
+    if (auth === 'public' || request.routeOptions.url === undefined) return;
+    const principal = await services.identity.resolve(bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true));
+    if (auth === 'operator' && principal.kind !== 'operator') throw new AppError('NOT_FOUND', 'Route not found');
+    if (principal.kind === 'customer') {
+      const surface = routeConfig.surface ?? 'account';
+      if (!surfaceAllowed(principal.policy, surface)) {
+        throw new AppError('SURFACE_NOT_ALLOWED', `This key is not allowed to use the ${surface} surface`);
+      }
+    }
+    request.principal = principal;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    const message = path.startsWith('/v1/v1/')
+      ? 'Not found: the path contains /v1 twice. Use {base_url}/v1 as the SDK base URL (the SDK appends endpoint names) and do not add /v1 again.'
+      : `Route ${request.method} ${path} not found`;
+    return sendError(request, reply, new AppError('NOT_FOUND', message));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Switchyard', version: '1.0.48', description: 'Codex app-server HTTP API, model-API gateway and wallet.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+
+  await registerRoutes(app, services);
+  return app;
+}
+
+function toAppError(error: FastifyError | AppError): AppError {
+  if (isAppError(error)) return error;
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (fastifyError.validation) {
+    return validationError(issuesFromValidation(fastifyError.validation, fastifyError.validationContext));
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return validationError([{ loc: ['body'], msg: 'Invalid JSON body', type: 'json_invalid' }]);
+    default:
+      break;
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 404) return new AppError('NOT_FOUND', 'Not found');
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
+  if (status >= 400 && status < 500) return new AppError('BAD_REQUEST', fastifyError.message);
+  return new AppError('INTERNAL', 'Internal server error', { cause: error });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer');
+  const format = request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(format, error, request.id));
+}

@@ -1,0 +1,28 @@
+/** Registers every route module. Each surface owns one module (or a folder) under `routes/`. */
+import type { App } from '../app.js';
+import type { Services } from '../../services.js';
+import { accountRoutes } from './accounts.js';
+import { adminRoutes } from './admin.js';
+import { agentRoutes } from './agent.js';
+import { billingRoutes } from './billing.js';
+import { catalogueRoutes } from './catalogue.js';
+import { directRoutes } from './direct.js';
+import { gatewayRoutes } from './gateway.js';
+import { healthRoutes } from './health.js';
+import { publicRoutes } from './public.js';
+
+export async function registerRoutes(app: App, services: Services): Promise<void> {
+  for (const module of [
+    healthRoutes,
+    catalogueRoutes,
+    publicRoutes,
+    accountRoutes,
+    adminRoutes,
+    billingRoutes,
+    gatewayRoutes,
+    agentRoutes,
+    directRoutes,
+  ]) {
+    await module(app, services);
+  }
+}

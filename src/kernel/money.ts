@@ -1,0 +1,35 @@
+/**
+ * Money is an integer number of micro-USD (1 USD = 1_000_000). It crosses JSON as `{ micros, usd }`.
+ * Every division names its rounding direction.
+ */
+export type Micros = number;
+
+export const MICROS_PER_USD = 1_000_000;
+
+export function assertMicros(value: number, what = 'amount'): Micros {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${what} must be an integer number of micro-USD`);
+  return value;
+}
+
+export function usdToMicros(usd: number): Micros {
+  return Math.round(usd * MICROS_PER_USD);
+}
+
+/** Formats micro-USD as a USD string with 6 decimals, exact (no float arithmetic). */
+export function formatUsd(micros: Micros): string {
+  const negative = micros < 0;
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / MICROS_PER_USD);
+  const fraction = String(abs % MICROS_PER_USD).padStart(6, '0');
+  return `${negative ? '-' : ''}${whole}.${fraction}`;
+}
+
+export function moneyJson(micros: Micros): { micros: Micros; usd: string } {
+  return { micros, usd: formatUsd(micros) };
+}
+
+/** Cost of `tokens` at `microsPerMillion`, rounded up (the customer never pays less than a started micro-USD). */
+export function tokenCostCeil(tokens: number, microsPerMillion: number): Micros {
+  if (tokens <= 0 || microsPerMillion <= 0) return 0;
+  return Math.ceil((tokens * microsPerMillion) / 1_000_000);
+}

@@ -1,0 +1,63 @@
+/**
+ * Entry: load config → open storage → build services → build HTTP app → listen; graceful shutdown on signals.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type AppConfig } from './config/load-config.js';
+import { buildApp, type App } from './http/app.js';
+import { createServices, type Services } from './services.js';
+
+export interface RunningService {
+  app: App;
+  services: Services;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Without SWITCHYARD_STATIC_TOKEN the first start creates a managed operator key and writes it to
+ * `<dataDir>/operator-token` (mode 0600). The log names the file, never the token.
+ */
+export async function ensureOperatorToken(services: Services): Promise<string | undefined> {
+  const { config, keys, storage, logger } = services;
+  if (config.env.staticToken !== undefined) return undefined;
+  const file = path.join(config.env.dataDir, 'operator-token');
+  if (fs.existsSync(file)) return file;
+  const issued = await keys.issue(storage.db, { customerId: null, kind: 'managed', role: 'operator', name: 'bootstrap operator' });
+  fs.mkdirSync(config.env.dataDir, { recursive: true });
+  fs.writeFileSync(file, `${issued.plaintext}\n`, { mode: 0o600 });
+  logger.warn({ file }, 'created an operator token; read it from this file');
+  return file;
+}
+
+export async function startService(config: AppConfig = loadConfig()): Promise<RunningService> {
+  const services = await createServices(config);
+  await ensureOperatorToken(services);
+  const app = await buildApp(services);
+  const address = await app.listen({ port: config.env.port, host: config.env.host });
+  services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await services.close();
+    })());
+  return { app, services, url: address, stop };
+}
+
+export function installSignalHandlers(running: RunningService): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      running.services.logger.info({ signal }, 'shutting down');
+      const timer = setTimeout(() => process.exit(1), 10_000);
+      timer.unref();
+      running.stop().then(
+        () => process.exit(0),
+        (error) => {
+          running.services.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The one composition root: builds every service once from config, storage, clock and logger. No Fastify here.
+ */
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import { CustomerService } from './accounts/customer-service.js';
+import { Identity } from './accounts/identity.js';
+import { KeyRepository } from './accounts/key-repository.js';
+import { createAgentServices, type AgentServices } from './agent/index.js';
+import { createBillingServices, type BillingServices } from './billing/index.js';
+import type { AppConfig } from './config/load-config.js';
+import { createGatewayServices, type GatewayServices } from './gateway/index.js';
+import { systemClock, type Clock } from './kernel/clock.js';
+import { createStorage, type Storage } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+
+/** What every domain factory receives. */
+export interface DomainDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  keys: KeyRepository;
+  customers: CustomerService;
+  identity: Identity;
+}
+
+export interface Services extends DomainDeps {
+  billing: BillingServices;
+  gateway: GatewayServices;
+  agent: AgentServices;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** An already open storage (tests); otherwise opened from the config. */
+  storage?: Storage;
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  '*.apiKey',
+  '*.password',
+  '*.key',
+  '*.secret',
+];
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}
+
+export async function createServices(config: AppConfig, options: ServiceOptions = {}): Promise<Services> {
+  const logger = options.logger ?? createLogger(config.env.logLevel);
+  const clock = options.clock ?? systemClock;
+  const storage =
+    options.storage ??
+    (await createStorage({
+      databaseUrl: config.env.databaseUrl,
+      sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
+    }));
+  await migrateToLatest(storage.db);
+
+  const keys = new KeyRepository(config.secret, clock);
+  const customers = new CustomerService(storage, keys, clock);
+  const identity = new Identity(storage, keys, clock, config.env.staticToken);
+  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity };
+
+  const billing = await createBillingServices(deps);
+  const gateway = await createGatewayServices(deps, billing);
+  const agent = await createAgentServices(deps);
+  await billing.start();
+  await gateway.start();
+  await agent.start();
+
+  return {
+    ...deps,
+    billing,
+    gateway,
+    agent,
+    async close() {
+      await agent.close();
+      await gateway.close();
+      await billing.close();
+      await storage.close();
+    },
+  };
+}

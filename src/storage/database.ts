@@ -1,0 +1,109 @@
+/**
+ * The dialect factory: the only module that knows whether we run on SQLite or PostgreSQL. Differences the rest
+ * of the code must know about are exposed as capability flags on `Storage`, never as dialect checks elsewhere.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  readonly capabilities: {
+    /** Several processes may write concurrently (row locks); false means one writer at a time (SQLite). */
+    concurrentWriters: boolean;
+  };
+  /** The SQLite file path (for integrity checks and backups); undefined on PostgreSQL. */
+  readonly sqlitePath?: string;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** PostgreSQL URL; when absent a SQLite file is used. */
+  databaseUrl?: string;
+  /** SQLite file (ignored for PostgreSQL). */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (created if missing); tests use one schema per test database. */
+  postgresSchema?: string;
+  poolSize?: number;
+}
+
+/** Writes on SQLite take the write lock at BEGIN, so a transaction never fails half-way on lock upgrade. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(options);
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.options);
+  }
+}
+
+export function openSqlite(file: string): SQLite.Database {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  return database;
+}
+
+const int8Parser = (value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new RangeError(`bigint ${value} exceeds the safe integer range`);
+  return parsed;
+};
+
+export async function createStorage(options: StorageOptions): Promise<Storage> {
+  if (options.databaseUrl) {
+    const schema = options.postgresSchema;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
+    if (schema) {
+      const client = new pg.Client({ connectionString: options.databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`create schema if not exists ${schema}`);
+      } finally {
+        await client.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      options: schema ? `-c search_path=${schema}` : undefined,
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === 20 ? int8Parser : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      capabilities: { concurrentWriters: true },
+      close: () => db.destroy(),
+    };
+  }
+  const file = options.sqlitePath;
+  if (!file) throw new Error('sqlitePath is required without a databaseUrl');
+  const database = openSqlite(file);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    capabilities: { concurrentWriters: false },
+    sqlitePath: file,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,13 @@
+/** The ordered list of migrations. Files are frozen once released; a change is a new file. */
+import type { Migration } from 'kysely';
+import * as chassis from './0001-chassis.js';
+import * as gateway from './0002-gateway.js';
+import * as billing from './0003-billing.js';
+import * as agent from './0004-agent.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001-chassis': chassis,
+  '0002-gateway': gateway,
+  '0003-billing': billing,
+  '0004-agent': agent,
+};

@@ -1,0 +1,101 @@
+/**
+ * A whole service for a test: real storage (the test dialect), real services, the Fastify app driven through
+ * `inject` (or listening on loopback when a real client needs a URL), a captured log, and helpers that create
+ * customers and operators the way users do.
+ */
+import { Writable } from 'node:stream';
+import path from 'node:path';
+import pino from 'pino';
+import { parseConfigFile, deepFreeze, type AppConfig } from '../../src/config/load-config.js';
+import { loadEnv } from '../../src/config/env.js';
+import type { FileConfig } from '../../src/config/file-schema.js';
+import { buildApp, type App } from '../../src/http/app.js';
+import { createServices, REDACTED_PATHS, type Services } from '../../src/services.js';
+import type { Clock } from '../../src/kernel/clock.js';
+import { openTestStorage, tempDir, type TestStorage } from './databases.js';
+
+export const STATIC_TOKEN = 'static-operator-token-for-tests-0123456789';
+export const TEST_SECRET = 'test-secret-0123456789-0123456789-0123456789';
+
+export interface TestContext {
+  app: App;
+  services: Services;
+  storage: TestStorage;
+  config: AppConfig;
+  dataDir: string;
+  /** Every log line written during the test (JSON text). */
+  logs: string[];
+  /** Base URL once `listen()` was called. */
+  url?: string;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestContextOptions {
+  config?: Partial<FileConfig> & Record<string, unknown>;
+  env?: Record<string, string>;
+  clock?: Clock;
+  storage?: TestStorage;
+}
+
+export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
+  const dataDir = tempDir('switchyard-data-');
+  const env = loadEnv({
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_STATIC_TOKEN: STATIC_TOKEN,
+    SWITCHYARD_SECRET: TEST_SECRET,
+    SWITCHYARD_LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const file = parseConfigFile(
+    {
+      regions: [],
+      rateCards: {
+        standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 },
+        'heavy-load': { inputMicrosPerMillion: 6_000_000, outputMicrosPerMillion: 32_000_000, note: 'applied because of heavy load' },
+      },
+      ...options.config,
+    },
+    process.env,
+  );
+  const storage = options.storage ?? (await openTestStorage());
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  const config: AppConfig = deepFreeze({ ...file, env, secret: TEST_SECRET, publicBaseUrl: `http://127.0.0.1:${env.port}` });
+  const services = await createServices(config, { logger, storage, clock: options.clock });
+  const app = await buildApp(services);
+  await app.ready();
+  const context: TestContext = {
+    app,
+    services,
+    storage,
+    config,
+    dataDir,
+    logs,
+    async listen() {
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      context.url = address;
+      return address;
+    },
+    async close() {
+      await app.close();
+      await services.close().catch(() => undefined);
+      await storage.destroy();
+    },
+  };
+  return context;
+}
+
+export const operatorHeaders = { authorization: `Bearer ${STATIC_TOKEN}` };
+
+export function bearer(key: string): { authorization: string } {
+  return { authorization: `Bearer ${key}` };
+}
+
+export { path };

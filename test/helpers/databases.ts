@@ -1,0 +1,68 @@
+/**
+ * The test dialect matrix: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. Every PostgreSQL test
+ * database is its own schema (dropped on close), so test files can run in parallel.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createStorage, type DialectName, type Storage } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { randomBase62 } from '../../src/kernel/ids.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+/** Dialects every repository test runs on. */
+export const dialects: DialectName[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** The dialect service-level tests use: PostgreSQL when TEST_DATABASE_URL is set. */
+export const serviceDialect: DialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export interface TestStorage extends Storage {
+  /** Drop the test schema / delete the SQLite files. */
+  destroy(): Promise<void>;
+  /** How another process reaches the same database. */
+  location: { databaseUrl?: string; postgresSchema?: string; sqlitePath?: string };
+}
+
+export function tempDir(prefix = 'switchyard-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function openTestStorage(dialect: DialectName = serviceDialect, options: { migrate?: boolean } = {}): Promise<TestStorage> {
+  let storage: Storage;
+  let location: TestStorage['location'];
+  let cleanup: () => Promise<void>;
+  if (dialect === 'postgres') {
+    if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+    const schema = `t_${randomBase62(12).toLowerCase()}`;
+    storage = await createStorage({ databaseUrl: TEST_DATABASE_URL, postgresSchema: schema });
+    location = { databaseUrl: TEST_DATABASE_URL, postgresSchema: schema };
+    cleanup = async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    };
+  } else {
+    const dir = tempDir();
+    const sqlitePath = path.join(dir, 'test.sqlite');
+    storage = await createStorage({ sqlitePath });
+    location = { sqlitePath };
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (options.migrate !== false) await migrateToLatest(storage.db);
+  let destroyed = false;
+  return Object.assign(Object.create(storage) as Storage, storage, {
+    location,
+    async destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      await storage.close().catch(() => undefined);
+      await cleanup();
+    },
+  });
+}
