@@ -6,7 +6,10 @@ import pino, { type Logger } from 'pino';
 import { CustomerService } from './accounts/customer-service.js';
 import { Identity } from './accounts/identity.js';
 import { KeyRepository } from './accounts/key-repository.js';
+import { createProjectEvents, type ProjectEvents } from './agent/events/index.js';
 import { createAgentServices, type AgentServices } from './agent/index.js';
+import { createProjectStore } from './agent/projects/index.js';
+import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -28,6 +31,8 @@ export interface DomainDeps {
 export interface Services extends DomainDeps {
   billing: BillingServices;
   gateway: GatewayServices;
+  projects: ProjectStore;
+  projectEvents: ProjectEvents;
   agent: AgentServices;
   close(): Promise<void>;
 }
@@ -72,18 +77,24 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);
-  const agent = await createAgentServices(deps);
+  const projects = createProjectStore(deps);
+  const projectEvents = await createProjectEvents(deps);
+  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   await billing.start();
   await gateway.start();
+  await projectEvents.start();
   await agent.start();
 
   return {
     ...deps,
     billing,
     gateway,
+    projects,
+    projectEvents,
     agent,
     async close() {
       await agent.close();
+      await projectEvents.close();
       await gateway.close();
       await billing.close();
       await storage.close();

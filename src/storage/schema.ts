@@ -1,7 +1,8 @@
 /** The whole database as Kysely sees it: one interface per domain, merged here. */
 import type { AgentTables } from './tables/agent.js';
+import type { AgentProjectTables } from './tables/agent-projects.js';
 import type { BillingTables } from './tables/billing.js';
 import type { ChassisTables } from './tables/chassis.js';
 import type { GatewayTables } from './tables/gateway.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables {}

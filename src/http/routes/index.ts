@@ -3,6 +3,8 @@ import type { App } from '../app.js';
 import type { Services } from '../../services.js';
 import { accountRoutes } from './accounts.js';
 import { adminRoutes } from './admin.js';
+import { agentEventsRoutes } from './agent-events.js';
+import { agentFilesRoutes } from './agent-files.js';
 import { agentRoutes } from './agent.js';
 import { billingRoutes } from './billing.js';
 import { catalogueRoutes } from './catalogue.js';
@@ -21,6 +23,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     billingRoutes,
     gatewayRoutes,
     agentRoutes,
+    agentEventsRoutes,
+    agentFilesRoutes,
     directRoutes,
   ]) {
     await module(app, services);

@@ -4,10 +4,12 @@ import * as chassis from './0001-chassis.js';
 import * as gateway from './0002-gateway.js';
 import * as billing from './0003-billing.js';
 import * as agent from './0004-agent.js';
+import * as agentProjects from './0005-agent-projects.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
   '0002-gateway': gateway,
   '0003-billing': billing,
   '0004-agent': agent,
+  '0005-agent-projects': agentProjects,
 };

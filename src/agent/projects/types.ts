@@ -1,0 +1,18 @@
+/** Managed projects: one project id → one stable workspace directory, owned by one customer. */
+import type { Principal } from '../../accounts/principal.js';
+
+export interface Project {
+  id: string;
+  customerId: number;
+  name: string | null;
+  /** Absolute, realpath-resolved workspace directory under the data dir. Never changes. */
+  workspaceDir: string;
+  createdAt: number;
+}
+
+export interface ProjectStore {
+  create(customerId: number, name?: string | null): Promise<Project>;
+  list(customerId: number, options?: { limit?: number; after?: string }): Promise<Project[]>;
+  /** The project if the principal owns it (operators may read any); otherwise 404 NOT_FOUND. */
+  requireOwned(principal: Principal, projectId: string): Promise<Project>;
+}

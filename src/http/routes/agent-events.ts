@@ -1,0 +1,4 @@
+import type { App } from '../app.js';
+import type { Services } from '../../services.js';
+
+export async function agentEventsRoutes(_app: App, _services: Services): Promise<void> {}
