@@ -4,5 +4,6 @@ import type { AgentProjectTables } from './tables/agent-projects.js';
 import type { BillingTables } from './tables/billing.js';
 import type { ChassisTables } from './tables/chassis.js';
 import type { GatewayTables } from './tables/gateway.js';
+import type { GatewayStoredTables } from './tables/gateway-stored.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables {}

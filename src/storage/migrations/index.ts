@@ -5,6 +5,7 @@ import * as gateway from './0002-gateway.js';
 import * as billing from './0003-billing.js';
 import * as agent from './0004-agent.js';
 import * as agentProjects from './0005-agent-projects.js';
+import * as gatewayStored from './0006-gateway-stored.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-billing': billing,
   '0004-agent': agent,
   '0005-agent-projects': agentProjects,
+  '0006-gateway-stored': gatewayStored,
 };
