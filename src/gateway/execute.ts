@@ -1,0 +1,182 @@
+/**
+ * The one function every protocol calls to run a model call.
+ *
+ * How a protocol uses it:
+ *   1. decode the inbound body into a `NormalizedRequest` (for Responses also set `request.native` to the body);
+ *   2. `const call = await execute(deps, { principal, request, operation, requestId, signal })`, where `signal`
+ *      aborts when the client goes away. It throws `AppError` (rendered by app.ts in the caller's protocol)
+ *      for anything that happens before the upstream answered 200: unknown model (404), a missing tool result
+ *      or an image/tool the destination cannot take (400), billing refusals (402/403/429), upstream 429/5xx,
+ *      timeout or refused connection (429/502/503, always with Retry-After);
+ *   3. only then commit the response (status 200, SSE headers) and `for await (const part of call.parts)`,
+ *      encoding each part in the caller's protocol. An `error` part means the upstream failed after 200: write
+ *      the protocol-native error event and end. `call.native` says whether `native-event` parts carry a faithful
+ *      Responses stream (Responses-capable destination) that the Responses protocol writes instead.
+ *   A protocol must always iterate `call.parts` (or call `return()` on it): settlement happens in its `finally`.
+ *
+ * Routing resolves the alias twice: before billing admission (which needs a model) and again immediately before
+ * the upstream call, so an alias switched while a request waited takes effect for it.
+ *
+ * Metering: `meter.begin` before the upstream call; `settle` exactly once in `finally` on every exit (done,
+ * client abort, upstream error, timeout) with the upstream's usage, or a tokenizer estimate marked `estimated`.
+ */
+import type { Logger } from 'pino';
+import type { Principal } from '../accounts/principal.js';
+import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
+import { AppError } from '../kernel/errors.js';
+import { checkCapabilities, checkToolResults } from './checks.js';
+import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
+import { UpstreamError, mergeUsage } from './spec/index.js';
+import { countInputTokens, countTextTokens, estimateInputTokensUpperBound } from './tokens.js';
+
+export type GatewayOperation = 'chat' | 'responses' | 'completions' | 'messages' | 'compact';
+
+export interface Routing {
+  /** The destination for a model id or alias at this moment; undefined when the name is unknown. */
+  resolve(name: string): Destination | undefined;
+  adapterFor(destination: Destination): ProviderAdapter;
+}
+
+export interface ExecuteDeps {
+  routing: Routing;
+  meter: Meter;
+  logger: Logger;
+  /** Output tokens reserved when the request names no maximum. */
+  defaultMaxOutputTokens: number;
+}
+
+export interface ExecuteOptions {
+  principal: Principal;
+  request: NormalizedRequest;
+  operation: GatewayOperation;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+export interface GatewayCall {
+  destination: Destination;
+  /** `native-event` parts carry the upstream's own Responses stream. */
+  native: boolean;
+  parts: AsyncGenerator<StreamPart, void, undefined>;
+}
+
+function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destination {
+  const destination = routing.resolve(request.model);
+  if (!destination) {
+    throw new AppError('NOT_FOUND', `The model ${request.model} does not exist or you do not have access to it`, {
+      details: { param: 'model', code: 'model_not_found' },
+    });
+  }
+  checkCapabilities(destination, request);
+  return destination;
+}
+
+function isNative(destination: Destination, request: NormalizedRequest): boolean {
+  return request.native !== undefined && destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+}
+
+export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promise<GatewayCall> {
+  const { request, signal } = options;
+  checkToolResults(request);
+  const admitted = resolveOrThrow(deps.routing, request);
+  const metered = await deps.meter.begin({
+    principal: options.principal,
+    requestedModel: request.model,
+    modelId: admitted.model.id,
+    operation: options.operation,
+    estimatedInputTokens: estimateInputTokensUpperBound(request),
+    maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
+    requestId: options.requestId,
+  });
+  const tracker = new UsageTracker(request);
+  let destination: Destination;
+  let upstream: AsyncIterable<StreamPart>;
+  let native = false;
+  try {
+    destination = resolveOrThrow(deps.routing, request);
+    native = isNative(destination, request);
+    if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
+    upstream = await deps.routing.adapterFor(destination).stream({ request, destination, native, signal, requestId: options.requestId });
+  } catch (error) {
+    await settleQuietly(deps.logger, metered, await tracker.final(), signal.aborted ? 'aborted' : 'failed', options.requestId);
+    throw error instanceof UpstreamError ? error.toAppError() : error;
+  }
+  return { destination, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };
+}
+
+async function* meteredParts(
+  logger: Logger,
+  upstream: AsyncIterable<StreamPart>,
+  context: { metered: MeteredCall; tracker: UsageTracker; signal: AbortSignal; requestId: string },
+): AsyncGenerator<StreamPart, void, undefined> {
+  let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
+  try {
+    for await (const part of upstream) {
+      context.tracker.observe(part);
+      if (part.type === 'finish') outcome = 'completed';
+      if (part.type === 'error') outcome = 'failed';
+      yield part;
+    }
+  } finally {
+    if (context.signal.aborted && outcome !== 'completed') outcome = 'aborted';
+    await settleQuietly(logger, context.metered, await context.tracker.final(), outcome, context.requestId);
+  }
+}
+
+async function settleQuietly(
+  logger: Logger,
+  metered: MeteredCall,
+  usage: MeteredUsage,
+  status: 'completed' | 'aborted' | 'failed',
+  requestId: string,
+): Promise<void> {
+  try {
+    await metered.settle(usage, status);
+  } catch (error) {
+    logger.error({ err: error, requestId }, 'settling a metered call failed');
+  }
+}
+
+/** Collects what the upstream reported, and what was streamed, so settlement always has a figure. */
+class UsageTracker {
+  private usage: Usage | undefined;
+  private streamedText = '';
+  private streamedAny = false;
+
+  constructor(private readonly request: NormalizedRequest) {}
+
+  observe(part: StreamPart): void {
+    switch (part.type) {
+      case 'usage':
+        this.usage = mergeUsage(this.usage, part.usage);
+        break;
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'tool-call-delta':
+        this.streamedAny = true;
+        // What an estimate counts if the upstream never reports its final output figure (client abort).
+        this.streamedText += part.delta;
+        break;
+      case 'tool-call-start':
+        this.streamedAny = true;
+        this.streamedText += part.name;
+        break;
+      default:
+        break;
+    }
+  }
+
+  async final(): Promise<MeteredUsage> {
+    if (this.usage && (this.usage.outputTokens > 0 || !this.streamedAny)) {
+      return {
+        inputTokens: this.usage.inputTokens,
+        outputTokens: this.usage.outputTokens,
+        cachedInputTokens: this.usage.cachedInputTokens,
+        source: 'upstream',
+      };
+    }
+    const inputTokens = this.usage?.inputTokens || (await countInputTokens(this.request));
+    const outputTokens = Math.max(await countTextTokens(this.streamedText), this.streamedAny ? 1 : 0);
+    return { inputTokens, outputTokens, source: 'estimated' };
+  }
+}

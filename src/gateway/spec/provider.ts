@@ -1,0 +1,30 @@
+/**
+ * The contract every provider adapter keeps (providers/openai, providers/anthropic). `stream` resolves once the
+ * upstream answered 2xx, or rejects with an `UpstreamError` (never anything else) before any part exists. After
+ * that, failures arrive as one `error` part and the iteration ends. Aborting `signal` closes the upstream socket.
+ */
+import type { Destination } from './destination.js';
+import type { NormalizedRequest } from './request.js';
+import type { StreamPart } from './stream-parts.js';
+
+export interface ProviderCall {
+  request: NormalizedRequest;
+  destination: Destination;
+  /** Send `request.native.body` instead of encoding the normalized request (Responses-capable destinations). */
+  native: boolean;
+  signal: AbortSignal;
+  requestId: string;
+}
+
+export interface ProviderAdapter {
+  stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>>;
+  /** Forwards an auxiliary request (Anthropic `/v1/messages/{subpath}`) as-is; used only for its own kind. */
+  forward?(options: { path: string; body: unknown; headers: Record<string, string>; signal: AbortSignal }): Promise<ForwardedReply>;
+  close(): Promise<void>;
+}
+
+export interface ForwardedReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}

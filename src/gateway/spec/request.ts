@@ -1,0 +1,72 @@
+/**
+ * The normalized request: every inbound protocol (OpenAI chat, Responses, legacy completions, Anthropic messages)
+ * decodes into this shape, and every provider encodes its wire request from it. N + M translators, never N × M.
+ */
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  /** `url` is an `https:` URL or a `data:<mediaType>;base64,…` URL; `detail` is OpenAI's image detail hint. */
+  | { type: 'image'; url: string; detail?: string };
+
+/** `function` calls carry JSON arguments; `custom` (freeform, e.g. Codex `apply_patch`) calls carry raw text. */
+export type ToolKind = 'function' | 'custom';
+
+export interface ToolCall {
+  id: string;
+  kind: ToolKind;
+  name: string;
+  /** JSON text for `function` calls, the raw input for `custom` calls. */
+  arguments: string;
+}
+
+export type Message =
+  | { role: 'user'; content: ContentPart[] }
+  | { role: 'assistant'; content: ContentPart[]; toolCalls: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: ContentPart[]; isError?: boolean };
+
+export type ToolSpec =
+  | { type: 'function'; name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean }
+  | { type: 'custom'; name: string; description?: string; format?: unknown }
+  /** A tool the provider runs itself (`web_search`); `config` keeps the caller's options. */
+  | { type: 'builtin'; name: string; config: Record<string, unknown> };
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/** The original body of a Responses request, sent as-is (model rewritten) to a destination that speaks Responses. */
+export interface NativeResponsesBody {
+  protocol: 'openai-responses';
+  body: Record<string, unknown>;
+}
+
+export interface NormalizedRequest {
+  /** The model id or alias the caller asked for (`power-ai`); resolved by routing when the upstream call is made. */
+  model: string;
+  system?: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  reasoningEffort?: ReasoningEffort;
+  metadata?: Record<string, string>;
+  /** The caller wants a stream; providers ask the upstream for one too. */
+  stream: boolean;
+  /** Set by the Responses protocol; used only when the destination has `capabilities.responsesApi`. */
+  native?: NativeResponsesBody;
+}
+
+export function hasImages(request: NormalizedRequest): boolean {
+  return request.messages.some((message) => message.content.some((part) => part.type === 'image'));
+}
+
+/** Plain text of parts (images dropped); used for token estimates and text-only tool results. */
+export function textOf(parts: ContentPart[]): string {
+  let text = '';
+  for (const part of parts) if (part.type === 'text') text += part.text;
+  return text;
+}

@@ -1,0 +1,20 @@
+/** Token usage as providers report it, normalized. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens served from the upstream's prompt cache (part of inputTokens). */
+  cachedInputTokens?: number;
+  /** Output tokens spent on reasoning (part of outputTokens). */
+  reasoningTokens?: number;
+}
+
+/** Anthropic reports input tokens at the start and output tokens at the end; later reports never lower a figure. */
+export function mergeUsage(total: Usage | undefined, next: Usage): Usage {
+  if (!total) return { ...next };
+  return {
+    inputTokens: Math.max(total.inputTokens, next.inputTokens),
+    outputTokens: Math.max(total.outputTokens, next.outputTokens),
+    cachedInputTokens: next.cachedInputTokens ?? total.cachedInputTokens,
+    reasoningTokens: next.reasoningTokens ?? total.reasoningTokens,
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Token counts we compute ourselves: a cheap upper bound for holds (no tokenizer on the hot path) and a
+ * tokenizer count (`gpt-tokenizer`, loaded on first use) for count_tokens and for settling a call whose
+ * upstream never reported usage.
+ */
+import { textOf, type NormalizedRequest } from './spec/index.js';
+
+/** Flat allowance per image (a high-detail tile budget); images are not tokenized as text. */
+const IMAGE_TOKENS = 1_000;
+
+type CountTokens = (text: string) => number;
+let countTokensLoaded: Promise<CountTokens> | undefined;
+
+function loadCounter(): Promise<CountTokens> {
+  countTokensLoaded ??= import('gpt-tokenizer').then((module) => (text: string) => module.countTokens(text));
+  return countTokensLoaded;
+}
+
+function requestText(request: NormalizedRequest): { text: string; images: number } {
+  let text = request.system ?? '';
+  let images = 0;
+  for (const message of request.messages) {
+    text += textOf(message.content);
+    for (const part of message.content) if (part.type === 'image') images += 1;
+    if (message.role === 'assistant') for (const call of message.toolCalls) text += call.name + call.arguments;
+  }
+  for (const tool of request.tools) {
+    text += tool.name;
+    if (tool.type === 'function') text += (tool.description ?? '') + JSON.stringify(tool.parameters ?? {});
+    if (tool.type === 'custom') text += tool.description ?? '';
+  }
+  return { text, images };
+}
+
+/** An upper bound (one token per 3 UTF-16 units) good enough to size a hold without tokenizing. */
+export function estimateInputTokensUpperBound(request: NormalizedRequest): number {
+  const { text, images } = requestText(request);
+  return Math.ceil(text.length / 3) + images * IMAGE_TOKENS + 8 * request.messages.length;
+}
+
+export async function countInputTokens(request: NormalizedRequest): Promise<number> {
+  const { text, images } = requestText(request);
+  const count = await loadCounter();
+  // A few tokens per message for role markers, as the upstream chat formats add them.
+  return count(text) + images * IMAGE_TOKENS + 3 * request.messages.length;
+}
+
+export async function countTextTokens(text: string): Promise<number> {
+  if (text === '') return 0;
+  return (await loadCounter())(text);
+}
