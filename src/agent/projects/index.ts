@@ -1,10 +1,13 @@
 /** Project store composition (see types.ts). */
 import type { DomainDeps } from '../../services.js';
-import type { ProjectStore } from './types.js';
+import { SqlProjectStore } from './project-store.js';
+import type { Project, ProjectStore } from './types.js';
 
-export function createProjectStore(_deps: DomainDeps): ProjectStore {
-  const missing = async (): Promise<never> => {
-    throw new Error('project store not built yet');
-  };
-  return { create: missing, list: missing, requireOwned: missing };
+export function createProjectStore(deps: DomainDeps): ProjectStore {
+  return new SqlProjectStore(deps.storage, deps.clock, deps.config.env.dataDir);
+}
+
+/** The public JSON view of a project (the workspace path stays server-side). */
+export function projectView(project: Project): { id: string; name: string | null; created_at: number } {
+  return { id: project.id, name: project.name, created_at: project.createdAt };
 }

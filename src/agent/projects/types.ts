@@ -12,7 +12,8 @@ export interface Project {
 
 export interface ProjectStore {
   create(customerId: number, name?: string | null): Promise<Project>;
-  list(customerId: number, options?: { limit?: number; after?: string }): Promise<Project[]>;
+  /** Newest first; `after` is the id of the last project of the previous page; customer null = all (operators). */
+  list(customerId: number | null, options?: { limit?: number; after?: string }): Promise<Project[]>;
   /** The project if the principal owns it (operators may read any); otherwise 404 NOT_FOUND. */
   requireOwned(principal: Principal, projectId: string): Promise<Project>;
 }

@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts.js';
 import { adminRoutes } from './admin.js';
 import { agentEventsRoutes } from './agent-events.js';
 import { agentFilesRoutes } from './agent-files.js';
+import { agentProjectRoutes } from './agent-projects.js';
 import { agentRoutes } from './agent.js';
 import { billingRoutes } from './billing.js';
 import { catalogueRoutes } from './catalogue.js';
@@ -23,6 +24,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     billingRoutes,
     gatewayRoutes,
     agentRoutes,
+    agentProjectRoutes,
     agentEventsRoutes,
     agentFilesRoutes,
     directRoutes,
