@@ -1,0 +1,168 @@
+/**
+ * Stdio transport to one `codex app-server` child: spawned without a shell, one JSON message per line in both
+ * directions. Lines from stdout are bounded (an oversize line is dropped and reported, never buffered without
+ * limit); writes respect stdin backpressure; stop closes stdin first (the server exits on EOF within tens of
+ * milliseconds) and escalates to SIGTERM, then SIGKILL.
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+export interface TransportOptions {
+  binary: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Longest stdout line accepted; longer lines are dropped. */
+  lineLengthMax: number;
+  /** Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL. */
+  stopGraceMs: number;
+}
+
+export interface TransportExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface TransportHandlers {
+  onLine(line: string): void;
+  onStderrLine(line: string): void;
+  onOversizeLine(lengthBytes: number): void;
+  onExit(exit: TransportExit): void;
+}
+
+export class StdioTransport {
+  private readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
+  private exitInfo: TransportExit | null = null;
+  private readonly exited: Promise<TransportExit>;
+
+  constructor(
+    private readonly options: TransportOptions,
+    handlers: TransportHandlers,
+  ) {
+    this.child = spawn(options.binary, options.args, {
+      env: options.env,
+      cwd: options.cwd,
+      shell: false,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => {
+      const finish = (exit: TransportExit): void => {
+        if (this.exitInfo) return;
+        this.exitInfo = exit;
+        handlers.onExit(exit);
+        resolve(exit);
+      };
+      this.child.once('exit', (code, signal) => finish({ code, signal }));
+      this.child.once('error', () => finish({ code: null, signal: null }));
+    });
+    // A write after the child died raises EPIPE on stdin; the exit handler already reports the death.
+    this.child.stdin.on('error', () => undefined);
+    readLines(this.child.stdout, options.lineLengthMax, handlers.onLine, handlers.onOversizeLine);
+    readLines(this.child.stderr, options.lineLengthMax, handlers.onStderrLine, () => undefined);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === null;
+  }
+
+  waitForExit(): Promise<TransportExit> {
+    return this.exited;
+  }
+
+  /** Writes one message line; resolves once the pipe accepted it (waits for `drain` when the pipe is full). */
+  async send(line: string): Promise<void> {
+    if (!this.running) throw new Error('app-server process is not running');
+    const accepted = this.child.stdin.write(`${line}\n`);
+    if (accepted) return;
+    await new Promise<void>((resolve, reject) => {
+      const onDrain = (): void => {
+        cleanup();
+        resolve();
+      };
+      const onClose = (): void => {
+        cleanup();
+        reject(new Error('app-server stdin closed'));
+      };
+      const cleanup = (): void => {
+        this.child.stdin.off('drain', onDrain);
+        this.child.stdin.off('close', onClose);
+      };
+      this.child.stdin.on('drain', onDrain);
+      this.child.stdin.on('close', onClose);
+    });
+  }
+
+  /** Immediate hard kill (used for crash tests and as the last resort of `stop`). */
+  kill(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
+  /** stdin end → SIGTERM after the grace → SIGKILL after another grace. */
+  async stop(): Promise<TransportExit> {
+    if (!this.running) return this.exited;
+    this.child.stdin.end();
+    if (await this.exitsWithin(this.options.stopGraceMs)) return this.exited;
+    this.kill('SIGTERM');
+    if (await this.exitsWithin(this.options.stopGraceMs)) return this.exited;
+    this.kill('SIGKILL');
+    return this.exited;
+  }
+
+  private async exitsWithin(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const result = await Promise.race([this.exited.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return result;
+  }
+}
+
+/** Splits a byte stream into UTF-8 lines without ever holding more than `lineLengthMax` bytes of one line. */
+export function readLines(
+  stream: Readable,
+  lineLengthMax: number,
+  onLine: (line: string) => void,
+  onOversize: (lengthBytes: number) => void,
+): void {
+  let parts: Buffer[] = [];
+  let length = 0;
+  let oversize = false;
+  let droppedBytes = 0;
+  const flush = (): void => {
+    if (oversize) onOversize(droppedBytes);
+    else if (length > 0) onLine(Buffer.concat(parts, length).toString('utf8').replace(/\r$/, ''));
+    parts = [];
+    length = 0;
+    oversize = false;
+    droppedBytes = 0;
+  };
+  stream.on('data', (chunk: Buffer) => {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const piece = chunk.subarray(start, end);
+      if (oversize || length + piece.length > lineLengthMax) {
+        oversize = true;
+        droppedBytes += length + piece.length;
+        parts = [];
+        length = 0;
+      } else if (piece.length > 0) {
+        parts.push(piece);
+        length += piece.length;
+      }
+      if (newline === -1) break;
+      flush();
+      start = newline + 1;
+    }
+  });
+  stream.on('end', () => {
+    if (length > 0 || oversize) flush();
+  });
+}
