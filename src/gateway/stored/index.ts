@@ -1,0 +1,15 @@
+/** Stored chat completions and responses: the service the gateway's protocols save into and the lifecycle routes read. */
+import type { DomainDeps } from '../../services.js';
+import { StoredObjectsService } from './stored-objects.js';
+import { StoredObjectRepository } from './stored-repository.js';
+
+export { StoredObjectsService, ownerScope } from './stored-objects.js';
+
+export function createStoredObjects(deps: Pick<DomainDeps, 'storage' | 'clock' | 'logger' | 'config'>): StoredObjectsService {
+  return new StoredObjectsService({
+    db: new StoredObjectRepository(deps.storage.db),
+    clock: deps.clock,
+    logger: deps.logger,
+    retentionMs: deps.config.storedObjects.retentionMs,
+  });
+}
