@@ -59,6 +59,11 @@ function checkReferences(config: FileConfig): void {
     if (models.has(model.id)) throw new ConfigError(`config file: /models/${index}/id: duplicate model "${model.id}"`);
     models.add(model.id);
   });
+  const regions = new Set<string>();
+  config.regions.forEach((region, index) => {
+    if (regions.has(region.id)) throw new ConfigError(`config file: /regions/${index}/id: duplicate region "${region.id}"`);
+    regions.add(region.id);
+  });
   for (const [alias, target] of Object.entries(config.aliases)) {
     if (!models.has(target)) throw new ConfigError(`config file: /aliases/${alias}: unknown model "${target}"`);
     if (models.has(alias)) throw new ConfigError(`config file: /aliases/${alias}: an alias cannot shadow a model`);

@@ -1,20 +1,30 @@
 /** Public platform metadata: regions and release metadata of the CLI and the launchers. */
 import { Type, type Static } from '@sinclair/typebox';
+import { SEMVER_PATTERN } from '../../platform/semver.js';
 
-export const RegionEntry = Type.Object({
-  id: Type.String({ minLength: 1 }),
-  name: Type.String({ minLength: 1 }),
-  apiBaseUrl: Type.String({ pattern: '^https?://' }),
-  healthUrl: Type.String({ pattern: '^https?://' }),
-});
+export const RegionEntry = Type.Object(
+  {
+    id: Type.String({ minLength: 1, pattern: '^[a-z0-9-]+$' }),
+    name: Type.String({ minLength: 1 }),
+    /** Base URL clients use for this region's API. */
+    apiBaseUrl: Type.String({ pattern: '^https?://' }),
+    /** Checked with an HTTP GET; a 2xx answer within server.regionCheckTimeoutMs means available. */
+    healthUrl: Type.String({ pattern: '^https?://' }),
+  },
+  { additionalProperties: false },
+);
 
-export const ReleaseEntry = Type.Object({
-  version: Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.-]+)?$' }),
-  downloadUrl: Type.Optional(Type.String()),
-  notes: Type.Optional(Type.String()),
-  publishedAt: Type.Optional(Type.String()),
-  minimumVersion: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.-]+)?$' })),
-});
+export const ReleaseEntry = Type.Object(
+  {
+    version: Type.String({ pattern: SEMVER_PATTERN }),
+    downloadUrl: Type.Optional(Type.String()),
+    notes: Type.Optional(Type.String()),
+    publishedAt: Type.Optional(Type.String()),
+    /** Clients below this version are told an update is required. */
+    minimumVersion: Type.Optional(Type.String({ pattern: SEMVER_PATTERN })),
+  },
+  { additionalProperties: false },
+);
 export type ReleaseConfig = Static<typeof ReleaseEntry>;
 
 export const PlatformSection = {
@@ -25,6 +35,6 @@ export const PlatformSection = {
       launcherA: Type.Optional(ReleaseEntry),
       launcherB: Type.Optional(ReleaseEntry),
     },
-    { default: {} },
+    { default: {}, additionalProperties: false },
   ),
 };

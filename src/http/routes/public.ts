@@ -1,4 +1,58 @@
+/**
+ * Public routes (no bearer): regional availability and release metadata of the CLI and the launchers.
+ */
+import { Type } from '@sinclair/typebox';
+import { createPlatformServices } from '../../platform/index.js';
+import { RELEASE_PRODUCTS, type ReleaseProduct } from '../../platform/releases.js';
+import { SEMVER_PATTERN } from '../../platform/semver.js';
 import type { App } from '../app.js';
 import type { Services } from '../../services.js';
 
-export async function publicRoutes(_app: App, _services: Services): Promise<void> {}
+const VersionText = Type.String({
+  maxLength: 128,
+  pattern: SEMVER_PATTERN,
+  description: 'A semantic version such as 1.2.3 or 1.3.0-beta.2',
+});
+
+const VersionQuery = Type.Object(
+  {
+    current: Type.Optional(VersionText),
+    currentVersion: Type.Optional(VersionText),
+  },
+);
+
+export async function publicRoutes(app: App, services: Services): Promise<void> {
+  const platform = createPlatformServices(services.config, services.clock);
+
+  for (const url of ['/api/status/regions', '/api/v1/status/regions']) {
+    app.get(
+      url,
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['public'],
+          summary: 'Regional availability (measured from each region health URL, cached briefly)',
+        },
+      },
+      async () => {
+        const regions = await platform.regions.statuses();
+        return { regions, available: regions.filter((region) => region.available).map((region) => region.id) };
+      },
+    );
+  }
+
+  for (const product of Object.keys(RELEASE_PRODUCTS) as ReleaseProduct[]) {
+    app.get(
+      `/api/v1/${product}/version`,
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['public'],
+          summary: `${product} release metadata; with current/currentVersion, whether an update is available`,
+          querystring: VersionQuery,
+        },
+      },
+      async (request) => platform.releases.status(product, request.query),
+    );
+  }
+}
