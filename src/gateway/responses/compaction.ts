@@ -1,0 +1,109 @@
+/**
+ * Conversation compaction (`POST /v1/responses/compact`, `POST /v1/responses/{id}/compact`): the model writes a
+ * summary of the conversation in one metered upstream call (operation `compact`, billed like any call). The
+ * result keeps every user message verbatim and replaces the rest with one opaque `compaction` item that the
+ * client sends back as input on its next turn.
+ */
+import type { Principal } from '../../accounts/principal.js';
+import { newId } from '../../kernel/ids.js';
+import { execute, type ExecuteDeps } from '../execute.js';
+import type { Usage } from '../spec/index.js';
+import { collectText } from './collect-text.js';
+import type { CompactionSeal } from './compaction-seal.js';
+
+type JsonObject = Record<string, unknown>;
+
+export const COMPACTION_INSTRUCTIONS =
+  'You compact conversations. Summarize the conversation transcript you are given so that an assistant can continue ' +
+  'it without the original: keep goals, decisions, facts, names, file paths, code identifiers, tool results that still ' +
+  'matter and open questions. Write the summary only, in plain text, without preamble.';
+
+export interface CompactionRequest {
+  principal: Principal;
+  requestId: string;
+  model: string;
+  /** The conversation in Responses item form (input items, then output items). */
+  items: JsonObject[];
+  instructions?: string;
+  signal: AbortSignal;
+  nowMs: number;
+}
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(isObject)
+    .map((part) => (typeof part.text === 'string' ? part.text : part.type === 'input_image' ? '[image]' : part.type === 'input_file' ? '[file]' : ''))
+    .join('');
+}
+
+/** One transcript line per item; reasoning is left out, earlier compactions contribute their summary. */
+function transcriptLine(item: JsonObject, seal: CompactionSeal): string | undefined {
+  const type = typeof item.type === 'string' ? item.type : 'message';
+  switch (type) {
+    case 'message':
+      return `${String(item.role ?? 'user')}: ${contentText(item.content)}`;
+    case 'function_call':
+    case 'custom_tool_call':
+      return `assistant called tool ${String(item.name)} (call ${String(item.call_id)}): ${String(item.arguments ?? item.input ?? '')}`;
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      return `tool result (call ${String(item.call_id)}): ${typeof item.output === 'string' ? item.output : JSON.stringify(item.output)}`;
+    case 'compaction': {
+      const summary = typeof item.encrypted_content === 'string' ? seal.open(item.encrypted_content) : undefined;
+      return summary === undefined ? undefined : `summary of the earlier conversation: ${summary}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function conversationTranscript(items: JsonObject[], seal: CompactionSeal): string {
+  return items
+    .map((item) => transcriptLine(item, seal))
+    .filter((line): line is string => line !== undefined)
+    .join('\n\n');
+}
+
+function userMessages(items: JsonObject[]): JsonObject[] {
+  return items.filter((item) => (item.type === undefined || item.type === 'message') && item.role === 'user');
+}
+
+export function responsesUsage(usage: Usage): JsonObject {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+export async function compactConversation(deps: ExecuteDeps, seal: CompactionSeal, compaction: CompactionRequest): Promise<JsonObject> {
+  const transcript = conversationTranscript(compaction.items, seal);
+  const system = compaction.instructions ? `${COMPACTION_INSTRUCTIONS}\n\n${compaction.instructions}` : COMPACTION_INSTRUCTIONS;
+  const call = await execute(deps, {
+    principal: compaction.principal,
+    requestId: compaction.requestId,
+    operation: 'compact',
+    signal: compaction.signal,
+    request: {
+      model: compaction.model,
+      system,
+      messages: [{ role: 'user', content: [{ type: 'text', text: transcript === '' ? '(empty conversation)' : transcript }] }],
+      tools: [],
+      stream: false,
+    },
+  });
+  const summary = await collectText(call.parts, system + transcript);
+  return {
+    id: newId('resp'),
+    object: 'response.compaction',
+    created_at: Math.floor(compaction.nowMs / 1000),
+    output: [...userMessages(compaction.items), { type: 'compaction', id: newId('cmp'), encrypted_content: seal.seal(summary.text) }],
+    usage: responsesUsage(summary.usage),
+  };
+}
