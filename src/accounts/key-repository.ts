@@ -61,6 +61,10 @@ export class KeyRepository {
       .executeTakeFirst();
   }
 
+  findById(executor: Executor, keyId: number): Promise<ApiKeyRow | undefined> {
+    return executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  }
+
   findForCustomer(executor: Executor, customerId: number, keyId: number): Promise<ApiKeyRow | undefined> {
     return executor
       .selectFrom('api_keys')

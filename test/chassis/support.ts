@@ -1,0 +1,56 @@
+/** Small helpers for the chassis suites: sign up customers the way users do and compare error bodies. */
+import { expect } from 'vitest';
+import { randomBase62 } from '../../src/kernel/ids.js';
+import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
+
+export interface SignedUp {
+  customerId: number;
+  email: string;
+  username: string;
+  password: string;
+  systemToken: string;
+  systemTokenId: number;
+  usernameToken: string;
+  usernameTokenId: number;
+}
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}.${randomBase62(8).toLowerCase()}@example.test`;
+}
+
+export async function signUp(context: TestContext, label = 'user'): Promise<SignedUp> {
+  const email = uniqueEmail(label);
+  const password = `pw-${randomBase62(16)}`;
+  const response = await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email, password, name: label } });
+  expect(response.statusCode, response.body).toBe(201);
+  const body = response.json();
+  return {
+    customerId: body.customer.id,
+    email,
+    username: body.customer.username,
+    password,
+    systemToken: body.api_key,
+    systemTokenId: body.api_key_id,
+    usernameToken: body.username_token,
+    usernameTokenId: body.username_token_id,
+  };
+}
+
+export async function createUserKey(context: TestContext, owner: SignedUp, body: Record<string, unknown> = {}) {
+  const response = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: bearer(owner.systemToken), payload: body });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: number; key: string; [field: string]: unknown };
+}
+
+export async function issueManagedKey(context: TestContext, body: Record<string, unknown>) {
+  const response = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: operatorHeaders, payload: body });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: number; key: string; role: string; customer_id: number | null };
+}
+
+/** The body with its request id taken out, as raw text, so two errors can be compared byte for byte. */
+export function bodyWithoutRequestId(response: { body: string; headers: Record<string, unknown> }): string {
+  const requestId = String(response.headers['x-request-id']);
+  expect(response.body).toContain(requestId);
+  return response.body.split(requestId).join('<request-id>');
+}
