@@ -1,6 +1,21 @@
 /** Billing domain composition: ledger, wallets, rate cards, key policies, limits and the meter. */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import type { DomainDeps } from '../services.js';
+import { moneyJson } from '../kernel/money.js';
+import { createMeter } from './billing-meter.js';
+import { IdempotencyStore, requestHash } from './idempotency.js';
+import { checkLedger, createWallets, ensureSystemAccounts, type LedgerCheck } from './ledger.js';
+import { Marketplace } from './marketplace.js';
 import { freeMeter, type Meter } from './meter.js';
+import { RateCards, type ModelPrices } from './rate-cards.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { UnlimitedPlans } from './unlimited.js';
+import { Wallet } from './wallet.js';
+import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
+
+export { freeMeter };
+export type { ModelPrices };
 
 export interface WalletSummary {
   balanceMicros: number;
@@ -8,22 +23,142 @@ export interface WalletSummary {
   availableMicros: number;
   /** Active Unlimited Coding plan id, if any. */
   plan: string | null;
+  planEndsAt: number | null;
+  cashBalanceMicros: number;
+}
+
+export interface AdjustInput {
+  customerId: number;
+  amountMicros: number;
+  reason: string;
+  wallet: 'token' | 'cash';
+  idempotencyKey: string;
 }
 
 export interface BillingServices {
   meter: Meter;
+  wallet: Wallet;
+  rateCards: RateCards;
+  unlimited: UnlimitedPlans;
+  marketplace: Marketplace;
+  limiter: RateLimiter;
   walletSummary(customerId: number): Promise<WalletSummary>;
+  /** Prices of a model or alias with the rate card in force (for `/v1/models` and `/api/v1/me`). */
+  pricesFor(modelOrAlias: string): ModelPrices;
+  /** Operator credit or correction (a new transfer, never an edit), idempotent per customer and key. */
+  adjust(input: AdjustInput): Promise<{ status: number; body: unknown; replayed: boolean }>;
+  /** Releases holds older than the hold TTL; returns how many. */
+  sweep(): Promise<number>;
+  checkLedger(): Promise<LedgerCheck>;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createBillingServices(_deps: DomainDeps): Promise<BillingServices> {
+function writerFor(deps: DomainDeps): WriterQueue {
+  const { groupCommit } = deps.config.billing;
+  const batching = groupCommit.enabled && (!deps.storage.capabilities.concurrentWriters || groupCommit.onPostgres);
+  return batching ? groupCommitWriter(deps.storage.db, groupCommit.maxBatch) : directWriter(deps.storage.db);
+}
+
+function limiterFor(deps: DomainDeps): RateLimiter {
+  const url = deps.config.env.redisUrl;
+  if (!url) return new MemoryRateLimiter(deps.clock);
+  return new RedisRateLimiter(new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false }), deps.clock);
+}
+
+export async function createBillingServices(deps: DomainDeps): Promise<BillingServices> {
+  const { config, storage, clock, logger } = deps;
+  const writer = writerFor(deps);
+  const wallet = new Wallet(storage.db, writer, clock, randomUUID());
+  const rateCards = new RateCards(config, storage, clock);
+  const unlimited = new UnlimitedPlans(config, storage, clock);
+  const limiter = limiterFor(deps);
+  const idempotency = new IdempotencyStore(storage, clock, config.billing.idempotencyRetentionMs);
+  const marketplace = new Marketplace(config, storage, deps.customers, wallet, clock);
+  deps.customers.onCustomerCreated((trx, customerId) => createWallets(trx, customerId, clock.nowMs()));
+
+  const meter = config.billing.enabled
+    ? createMeter({ config, storage, clock, logger, wallet, rateCards, limiter, unlimited })
+    : freeMeter;
+  let sweeper: NodeJS.Timeout | undefined;
+
+  const sweep = async (): Promise<number> => {
+    const released = await wallet.releaseOpen({ olderThanMs: clock.nowMs() - config.billing.holdTtlMs });
+    if (released > 0) logger.warn({ released }, 'released expired wallet holds');
+    return released;
+  };
+
   return {
-    meter: freeMeter,
-    async walletSummary() {
-      return { balanceMicros: 0, holdsMicros: 0, availableMicros: 0, plan: null };
+    meter,
+    wallet,
+    rateCards,
+    unlimited,
+    marketplace,
+    limiter,
+    async walletSummary(customerId) {
+      const [balances, active] = await Promise.all([wallet.balances(customerId), unlimited.active(customerId)]);
+      return {
+        balanceMicros: balances.token.balance,
+        holdsMicros: balances.token.held,
+        availableMicros: balances.token.balance - balances.token.held,
+        plan: active?.plan.id ?? null,
+        planEndsAt: active?.endsAt ?? null,
+        cashBalanceMicros: balances.cash.balance,
+      };
     },
-    async start() {},
-    async close() {},
+    pricesFor: (modelOrAlias) => rateCards.prices(modelOrAlias),
+    async adjust(input) {
+      await deps.customers.get(input.customerId);
+      const body = { amount_micros: input.amountMicros, reason: input.reason, wallet: input.wallet };
+      return idempotency.run(`customer:${input.customerId}`, input.idempotencyKey, requestHash('wallet.adjust', body), async (trx) => {
+        const transferId = await wallet.creditIn(trx, {
+          customerId: input.customerId,
+          wallet: input.wallet,
+          amountMicros: input.amountMicros,
+          system: 'adjustments',
+          kind: 'adjustment',
+          memo: input.reason,
+          reference: `idempotency:${input.idempotencyKey}`,
+        });
+        const account = await trx
+          .selectFrom('billing_accounts')
+          .select(['balance_micros', 'held_micros'])
+          .where('code', '=', `customer:${input.customerId}:${input.wallet}`)
+          .executeTakeFirstOrThrow();
+        return {
+          status: 200,
+          body: {
+            transfer_id: transferId,
+            customer_id: input.customerId,
+            wallet: input.wallet,
+            amount: moneyJson(input.amountMicros),
+            reason: input.reason,
+            balance: moneyJson(account.balance_micros),
+            available: moneyJson(account.balance_micros - account.held_micros),
+          },
+        };
+      });
+    },
+    sweep,
+    checkLedger: () => checkLedger(storage.db),
+    async start() {
+      await ensureSystemAccounts(storage.db, clock.nowMs());
+      await rateCards.refresh(true);
+      // SQLite has one serving process, so every open hold at start-up was left by a crash of this service.
+      const released = storage.capabilities.concurrentWriters ? await sweep() : await wallet.releaseOpen({ all: true });
+      if (released > 0) logger.warn({ released }, 'released wallet holds left by an earlier run');
+      await idempotency.purgeExpired();
+      sweeper = setInterval(() => {
+        void sweep()
+          .then(() => idempotency.purgeExpired())
+          .catch((error) => logger.error({ err: error }, 'wallet sweep failed'));
+      }, config.billing.sweepIntervalMs);
+      sweeper.unref();
+    },
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      await writer.drain();
+      await limiter.close();
+    },
   };
 }

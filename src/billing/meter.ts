@@ -3,8 +3,9 @@
  * `settle` exactly once when the call ends on any path (done, client abort, upstream error, timeout).
  *
  * `begin` enforces, in order: model permission (403 MODEL_NOT_ALLOWED), spending limit (403
- * SPENDING_LIMIT_REACHED), rate limits and concurrency (429 RATE_LIMITED with retryAfterSeconds), Unlimited
- * coverage, and finally places a hold of the worst-case cost in one guarded statement (402 INSUFFICIENT_CREDIT).
+ * SPENDING_LIMIT_REACHED), VIP entitlement (403 VIP_REQUIRED), rate limits and concurrency (429 RATE_LIMITED
+ * with retryAfterSeconds), Unlimited coverage (fair use: 429), and finally places a hold of the worst-case cost
+ * in one guarded statement (402 INSUFFICIENT_CREDIT). Operator principals are not billed.
  */
 import type { Principal } from '../accounts/principal.js';
 
@@ -20,6 +21,10 @@ export interface MeterRequest {
   /** max_tokens of the request, or the configured default cap. */
   maxOutputTokens: number;
   requestId: string;
+  /** Which surface makes the call (Unlimited plans cover surfaces); default `gateway`. */
+  surface?: 'gateway' | 'projects';
+  /** The request's Host header (VIP servers are recognised by host name). */
+  host?: string;
 }
 
 export interface MeteredUsage {

@@ -1,4 +1,7 @@
-/** Billing configuration: rate cards (integer micro-USD per million tokens), holds, plans, limits, marketplace. */
+/**
+ * Billing configuration: rate cards (integer micro-USD per million tokens), holds and group commit, rate-limit
+ * plans, Unlimited Coding plans with fair-use thresholds, VIP, currency estimates and the marketplace provider.
+ */
 import { Type, type Static } from '@sinclair/typebox';
 
 export const RateCard = Type.Object({
@@ -11,16 +14,99 @@ export const RateCard = Type.Object({
 });
 export type RateCardConfig = Static<typeof RateCard>;
 
+export const RateLimitPlan = Type.Object({
+  /** Requests allowed in any sliding 60-second window; absent = unlimited. */
+  requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Requests of one key in flight at once; absent = unlimited. */
+  concurrentRequests: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type RateLimitPlanConfig = Static<typeof RateLimitPlan>;
+
+export const UnlimitedPlan = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  priceMicros: Type.Integer({ minimum: 0 }),
+  durationDays: Type.Integer({ minimum: 1, default: 30 }),
+  /** Model ids or aliases the plan covers; absent = every model. */
+  models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Surfaces the plan covers (`gateway`, `projects`); absent = both. */
+  surfaces: Type.Optional(Type.Array(Type.Union([Type.Literal('gateway'), Type.Literal('projects')]))),
+  fairUse: Type.Object(
+    {
+      /** Covered requests per rolling hour; beyond it 429 with Retry-After. */
+      requestsPerHour: Type.Optional(Type.Integer({ minimum: 1 })),
+      /** Covered tokens (input + output) per rolling 24 hours. */
+      tokensPerDay: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { default: {} },
+  ),
+});
+export type UnlimitedPlanConfig = Static<typeof UnlimitedPlan>;
+
 export const BillingSection = {
   rateCards: Type.Record(Type.String({ minLength: 1 }), RateCard, { default: {} }),
+  /** Rate card of an alias (e.g. `power-ai`); absent = the destination model's card. */
+  aliasRateCards: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), { default: {} }),
+  rateLimitPlans: Type.Record(Type.String({ minLength: 1 }), RateLimitPlan, { default: {} }),
+  unlimitedPlans: Type.Array(UnlimitedPlan, { default: [] }),
   billing: Type.Object(
     {
+      /** false: every call is free (benchmark baseline); the wallet routes still work. */
+      enabled: Type.Boolean({ default: true }),
       /** Output tokens reserved when a request names no max_tokens. */
       defaultHoldOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
       /** Holds older than this are released by the sweeper. */
       holdTtlMs: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
+      sweepIntervalMs: Type.Integer({ minimum: 100, default: 60_000 }),
       idempotencyRetentionMs: Type.Integer({ minimum: 24 * 3600_000, default: 48 * 3600_000 }),
       marketplaceCreditMicros: Type.Integer({ minimum: 0, default: 200_000_000 }),
+      /** Rate-limit plan of keys that name none; absent = no limit. */
+      defaultRateLimitPlan: Type.Optional(Type.String({ minLength: 1 })),
+      /** How long rate-card switches and plan subscriptions are cached per node. */
+      cacheTtlMs: Type.Integer({ minimum: 0, default: 2_000 }),
+      /** Timeout of the reachability probe of the non-billable health checks. */
+      healthProbeTimeoutMs: Type.Integer({ minimum: 100, default: 3_000 }),
+      groupCommit: Type.Object(
+        {
+          /** Batch the ledger writes of concurrent requests into one transaction (one fsync). */
+          enabled: Type.Boolean({ default: true }),
+          /** Most operations in one batch transaction. */
+          maxBatch: Type.Integer({ minimum: 1, default: 256 }),
+          /** Also batch on PostgreSQL (several writers; off by default, row locks already run in parallel). */
+          onPostgres: Type.Boolean({ default: false }),
+        },
+        { default: {} },
+      ),
+    },
+    { default: {} },
+  ),
+  vip: Type.Object(
+    {
+      /** Host names of the VIP priority servers (matched against the request's Host header). */
+      hosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      /** Model ids or aliases only VIP customers may use. */
+      models: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      description: Type.String({ default: 'Priority servers for VIP customers.' }),
+    },
+    { default: {} },
+  ),
+  currencyEstimates: Type.Object(
+    {
+      /** Local-currency units per 1 USD (estimates only; checkout stays USD). */
+      rates: Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Number({ exclusiveMinimum: 0 }), { default: {} }),
+      asOf: Type.Optional(Type.String()),
+    },
+    { default: {} },
+  ),
+  marketplace: Type.Object(
+    {
+      /** Base URL of the licence provider; `POST {providerUrl}/licenses/verify`. Absent: registration is off. */
+      providerUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+      /** Bearer secret sent to the provider. */
+      secret: Type.Optional(Type.String()),
+      productId: Type.String({ default: 'switchyard' }),
+      timeoutMs: Type.Integer({ minimum: 100, default: 5_000 }),
     },
     { default: {} },
   ),

@@ -1,0 +1,117 @@
+/** The real meter: key policy, limits, Unlimited coverage, then the guarded hold; settlement exactly once. */
+import type { CustomerPrincipal } from '../accounts/principal.js';
+import type { AppConfig } from '../config/load-config.js';
+import { AppError } from '../kernel/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../storage/database.js';
+import { freeMeter, type MeteredCall, type MeteredUsage, type Meter, type MeterRequest, type SettleOutcome } from './meter.js';
+import { checkSpendingLimit, checkVip, modelAllowed } from './policy.js';
+import type { RateCards } from './rate-cards.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { UnlimitedPlans } from './unlimited.js';
+import type { Wallet } from './wallet.js';
+
+export interface MeterDeps {
+  config: AppConfig;
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  wallet: Wallet;
+  rateCards: RateCards;
+  limiter: RateLimiter;
+  unlimited: UnlimitedPlans;
+}
+
+function nonNegativeInteger(value: number | undefined): number {
+  return Number.isFinite(value) && value! > 0 ? Math.floor(value!) : 0;
+}
+
+export function createMeter(deps: MeterDeps): Meter {
+  const { config } = deps;
+
+  async function admitRate(principal: CustomerPrincipal): Promise<() => Promise<void>> {
+    const planName = principal.policy.rateLimitPlan ?? config.billing.defaultRateLimitPlan;
+    if (planName === undefined) return async () => undefined;
+    const rule = config.rateLimitPlans[planName];
+    if (!rule) return async () => undefined;
+    const admission = await deps.limiter.admit(`key:${principal.keyId}`, rule);
+    if (!admission.allowed) {
+      throw new AppError('RATE_LIMITED', `Rate limit of this API key reached (${admission.reason.replace(/_/g, ' ')})`, {
+        retryAfterSeconds: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)),
+        details: { limit_source: admission.reason },
+      });
+    }
+    return admission.release;
+  }
+
+  async function begin(request: MeterRequest): Promise<MeteredCall> {
+    const { principal } = request;
+    if (principal.kind === 'operator') return freeMeter.begin(request);
+    if (!modelAllowed(principal.policy, request.requestedModel, request.modelId)) {
+      throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${request.requestedModel}`);
+    }
+    await checkSpendingLimit(deps.storage.db, principal, deps.clock.nowMs());
+    checkVip(config, principal, request.requestedModel, request.modelId, request.host);
+    const release = await admitRate(principal);
+    try {
+      const surface = request.surface ?? 'gateway';
+      const active = await deps.unlimited.active(principal.customerId);
+      const covering = active && deps.unlimited.covers(active, request.requestedModel, request.modelId, surface) ? active : null;
+      if (covering) await deps.unlimited.checkFairUse(principal.customerId, covering.plan);
+      await deps.rateCards.refresh();
+      const card = deps.rateCards.resolve(request.requestedModel in config.aliases ? request.requestedModel : request.modelId);
+      const { callId, holdMicros } = await deps.wallet.hold({
+        customerId: principal.customerId,
+        keyId: principal.keyId,
+        requestId: request.requestId,
+        model: request.modelId,
+        requestedModel: request.requestedModel,
+        operation: request.operation,
+        surface,
+        card,
+        estimatedInputTokens: nonNegativeInteger(request.estimatedInputTokens),
+        maxOutputTokens: nonNegativeInteger(request.maxOutputTokens) || config.billing.defaultHoldOutputTokens,
+        coveredPlan: covering ? covering.plan.id : null,
+      });
+      return meteredCall(deps, callId, holdMicros, release);
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  return { begin };
+}
+
+function meteredCall(deps: MeterDeps, callId: number, holdMicros: number, release: () => Promise<void>): MeteredCall {
+  let outcome: Promise<SettleOutcome> | null = null;
+  return {
+    holdMicros,
+    settle(usage: MeteredUsage, status) {
+      if (outcome) {
+        deps.logger.warn({ callId }, 'billed call settled more than once; the first settlement stands');
+        return outcome;
+      }
+      outcome = (async () => {
+        try {
+          const settled = await deps.wallet.settle(
+            callId,
+            {
+              inputTokens: nonNegativeInteger(usage.inputTokens),
+              outputTokens: nonNegativeInteger(usage.outputTokens),
+              cachedInputTokens: nonNegativeInteger(usage.cachedInputTokens),
+              source: usage.source,
+            },
+            status,
+          );
+          if (settled.alreadySettled) deps.logger.error({ callId }, 'billed call was already settled or released');
+          return { costMicros: settled.costMicros, covered: settled.covered };
+        } finally {
+          await release().catch(() => undefined);
+        }
+      })();
+      return outcome;
+    },
+  };
+}

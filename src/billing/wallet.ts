@@ -1,0 +1,285 @@
+/**
+ * Wallet operations on the ledger: the guarded hold, the exactly-once settlement, the release of holds left
+ * by a crash, credits and corrections. Holds and settlements go through the writer queue (group commit).
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { AppError } from '../kernel/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { moneyJson, tokenCostCeil } from '../kernel/money.js';
+import type { Database } from '../storage/schema.js';
+import { accountId, postTransfer, systemCode, walletCode, type SystemAccount, type WalletKind } from './ledger.js';
+import type { ResolvedCard } from './rate-cards.js';
+import type { WriterQueue } from './writer-queue.js';
+
+export interface HoldRequest {
+  customerId: number;
+  keyId: number | null;
+  requestId: string;
+  model: string;
+  requestedModel: string;
+  operation: string;
+  surface: string;
+  card: ResolvedCard;
+  estimatedInputTokens: number;
+  maxOutputTokens: number;
+  /** Unlimited plan covering the call: the row records usage but holds nothing. */
+  coveredPlan: string | null;
+}
+
+export interface UsageCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  source: string;
+}
+
+export interface Settlement {
+  costMicros: number;
+  covered: boolean;
+  alreadySettled: boolean;
+}
+
+interface CardRates {
+  input_micros_per_million: number;
+  output_micros_per_million: number;
+  cached_input_micros_per_million: number;
+}
+
+/** Cost of usage at the given rates; each token class rounded up to a whole micro-USD. */
+export function costOf(usage: Omit<UsageCounts, 'source'>, rates: CardRates): number {
+  const cached = Math.min(Math.max(0, usage.cachedInputTokens), Math.max(0, usage.inputTokens));
+  return (
+    tokenCostCeil(usage.inputTokens - cached, rates.input_micros_per_million) +
+    tokenCostCeil(cached, rates.cached_input_micros_per_million) +
+    tokenCostCeil(usage.outputTokens, rates.output_micros_per_million)
+  );
+}
+
+export function worstCaseMicros(card: ResolvedCard, estimatedInputTokens: number, maxOutputTokens: number): number {
+  return costOf(
+    { inputTokens: estimatedInputTokens, outputTokens: maxOutputTokens, cachedInputTokens: 0 },
+    {
+      input_micros_per_million: card.inputMicrosPerMillion,
+      output_micros_per_million: card.outputMicrosPerMillion,
+      cached_input_micros_per_million: card.cachedInputMicrosPerMillion,
+    },
+  );
+}
+
+export class Wallet {
+  private readonly accountIds = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly writer: WriterQueue,
+    private readonly clock: Clock,
+    readonly nodeId: string,
+  ) {}
+
+  async accountOf(code: string): Promise<number> {
+    const cached = this.accountIds.get(code);
+    if (cached !== undefined) return cached;
+    const id = await accountId(this.db, code);
+    this.accountIds.set(code, id);
+    return id;
+  }
+
+  walletAccount(customerId: number, wallet: WalletKind = 'token'): Promise<number> {
+    return this.accountOf(walletCode(customerId, wallet));
+  }
+
+  /**
+   * Places the worst-case hold in one guarded statement (held grows only while balance − held covers it) and
+   * records the call. 402 when the available balance is short. Returns the call id and the hold.
+   */
+  async hold(request: HoldRequest): Promise<{ callId: number; holdMicros: number }> {
+    const account = await this.walletAccount(request.customerId);
+    const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(request.card, request.estimatedInputTokens, request.maxOutputTokens);
+    const nowMs = this.clock.nowMs();
+    const placed = await this.writer.run(async (trx) => {
+      if (holdMicros > 0) {
+        const guarded = await trx
+          .updateTable('billing_accounts')
+          .set({ held_micros: sql`held_micros + ${holdMicros}` })
+          .where('id', '=', account)
+          .where(sql<boolean>`balance_micros - held_micros >= ${holdMicros}`)
+          .executeTakeFirst();
+        if (Number(guarded.numUpdatedRows) !== 1) return null;
+      }
+      const row = await trx
+        .insertInto('billing_calls')
+        .values({
+          customer_id: request.customerId,
+          account_id: account,
+          key_id: request.keyId,
+          request_id: request.requestId,
+          node_id: this.nodeId,
+          model: request.model,
+          requested_model: request.requestedModel,
+          operation: request.operation,
+          surface: request.surface,
+          rate_card: request.card.name,
+          input_micros_per_million: request.card.inputMicrosPerMillion,
+          output_micros_per_million: request.card.outputMicrosPerMillion,
+          cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
+          estimated_input_tokens: request.estimatedInputTokens,
+          max_output_tokens: request.maxOutputTokens,
+          hold_micros: holdMicros,
+          covered_plan: request.coveredPlan,
+          status: 'open',
+          input_tokens: null,
+          output_tokens: null,
+          cached_input_tokens: null,
+          usage_source: null,
+          cost_micros: null,
+          uncollected_micros: null,
+          outcome: null,
+          created_at: nowMs,
+          settled_at: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    });
+    if (placed === null) {
+      throw new AppError('INSUFFICIENT_CREDIT', 'Insufficient wallet credit for this request', {
+        details: { limit_source: 'wallet', required: moneyJson(holdMicros) },
+      });
+    }
+    return { callId: placed, holdMicros };
+  }
+
+  /** Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. */
+  settle(callId: number, usage: UsageCounts, outcome: string): Promise<Settlement> {
+    const revenueCode = systemCode('revenue');
+    return this.accountOf(revenueCode).then((revenue) =>
+      this.writer.run((trx) => this.settleIn(trx, callId, usage, outcome, revenue)),
+    );
+  }
+
+  private async settleIn(trx: Transaction<Database>, callId: number, usage: UsageCounts, outcome: string, revenue: number): Promise<Settlement> {
+    const call = await trx
+      .selectFrom('billing_calls')
+      .select(['account_id', 'hold_micros', 'covered_plan', 'status', 'cost_micros', 'request_id', 'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million'])
+      .where('id', '=', callId)
+      .executeTakeFirstOrThrow();
+    if (call.status !== 'open') {
+      return { costMicros: Number(call.cost_micros ?? 0), covered: call.covered_plan !== null, alreadySettled: true };
+    }
+    const nowMs = this.clock.nowMs();
+    const fullCost = call.covered_plan ? 0 : costOf(usage, call);
+    let costMicros = fullCost;
+    if (fullCost > call.hold_micros) {
+      // Usage above the worst-case estimate: collect only what the wallet still has beyond other holds.
+      const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', call.account_id).executeTakeFirstOrThrow();
+      const spare = Math.max(0, account.balance_micros - account.held_micros);
+      costMicros = call.hold_micros + Math.min(spare, fullCost - call.hold_micros);
+    }
+    const updated = await trx
+      .updateTable('billing_calls')
+      .set({
+        status: 'settled',
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        cached_input_tokens: usage.cachedInputTokens,
+        usage_source: usage.source,
+        cost_micros: costMicros,
+        uncollected_micros: fullCost - costMicros,
+        outcome,
+        settled_at: nowMs,
+      })
+      .where('id', '=', callId)
+      .where('status', '=', 'open')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) throw new Error(`call ${callId} was settled concurrently`);
+    if (call.hold_micros > 0) {
+      await trx
+        .updateTable('billing_accounts')
+        .set({ held_micros: sql`held_micros - ${call.hold_micros}` })
+        .where('id', '=', call.account_id)
+        .execute();
+    }
+    if (costMicros > 0) {
+      await postTransfer(trx, {
+        kind: 'usage',
+        reference: `call:${callId}`,
+        memo: call.request_id,
+        nowMs,
+        legs: [
+          { accountId: call.account_id, amountMicros: -costMicros },
+          { accountId: revenue, amountMicros: costMicros },
+        ],
+      });
+    }
+    return { costMicros, covered: call.covered_plan !== null, alreadySettled: false };
+  }
+
+  /**
+   * Releases open holds without charging: those of `nodeId` (start-up after a crash of this node's previous
+   * run on SQLite) or those older than `olderThanMs` (sweeper). Returns how many were released.
+   */
+  async releaseOpen(filter: { olderThanMs?: number; all?: boolean }): Promise<number> {
+    let query = this.db.selectFrom('billing_calls').select('id').where('status', '=', 'open');
+    if (!filter.all) query = query.where('created_at', '<', filter.olderThanMs ?? 0);
+    const open = await query.execute();
+    let released = 0;
+    for (const { id } of open) {
+      const done = await this.writer.run(async (trx) => {
+        const call = await trx.selectFrom('billing_calls').select(['account_id', 'hold_micros']).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+        if (!call) return false;
+        await trx
+          .updateTable('billing_calls')
+          .set({ status: 'released', outcome: 'expired', cost_micros: 0, settled_at: this.clock.nowMs() })
+          .where('id', '=', id)
+          .where('status', '=', 'open')
+          .execute();
+        await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros - ${call.hold_micros}` }).where('id', '=', call.account_id).execute();
+        return true;
+      });
+      if (done) released += 1;
+    }
+    return released;
+  }
+
+  /** Moves credit between a customer wallet and a system account (positive = credit to the customer). */
+  async creditIn(
+    trx: Transaction<Database>,
+    input: { customerId: number; wallet?: WalletKind; amountMicros: number; system: SystemAccount; kind: string; memo?: string | null; reference?: string | null },
+  ): Promise<string> {
+    const walletId = await accountId(trx, walletCode(input.customerId, input.wallet ?? 'token'));
+    const systemId = await accountId(trx, systemCode(input.system));
+    if (input.amountMicros < 0) {
+      // A debit correction may not take the wallet below its open holds.
+      const guarded = await trx
+        .updateTable('billing_accounts')
+        .set({ balance_micros: sql`balance_micros` })
+        .where('id', '=', walletId)
+        .where(sql<boolean>`balance_micros - held_micros >= ${-input.amountMicros}`)
+        .executeTakeFirst();
+      if (Number(guarded.numUpdatedRows) !== 1) throw new AppError('INSUFFICIENT_CREDIT', 'The wallet does not hold enough available credit for this debit');
+    }
+    return postTransfer(trx, {
+      kind: input.kind,
+      memo: input.memo ?? null,
+      reference: input.reference ?? null,
+      nowMs: this.clock.nowMs(),
+      legs: [
+        { accountId: walletId, amountMicros: input.amountMicros },
+        { accountId: systemId, amountMicros: -input.amountMicros },
+      ],
+    });
+  }
+
+  async balances(customerId: number): Promise<{ token: { balance: number; held: number }; cash: { balance: number; held: number } }> {
+    const rows = await this.db
+      .selectFrom('billing_accounts')
+      .select(['code', 'balance_micros', 'held_micros'])
+      .where('code', 'in', [walletCode(customerId, 'token'), walletCode(customerId, 'cash')])
+      .execute();
+    const find = (wallet: WalletKind) => {
+      const row = rows.find((candidate) => candidate.code === walletCode(customerId, wallet));
+      return { balance: Number(row?.balance_micros ?? 0), held: Number(row?.held_micros ?? 0) };
+    };
+    return { token: find('token'), cash: find('cash') };
+  }
+}

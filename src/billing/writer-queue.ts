@@ -1,0 +1,85 @@
+/**
+ * Group commit: ledger writes of many concurrent requests (holds, settlements) run in one transaction, so
+ * SQLite with synchronous=FULL pays one fsync per batch instead of one per request. Each operation awaits its
+ * batch's commit. Guards (balance − holds ≥ hold) run inside the batch transaction in arrival order, so
+ * batching never lets two requests spend the same credit. When a batch fails, its operations are retried one
+ * transaction each, so one bad operation cannot fail its neighbours.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../storage/schema.js';
+
+export type WriteOperation<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Pending {
+  operation: WriteOperation<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export interface WriterQueue {
+  run<T>(operation: WriteOperation<T>): Promise<T>;
+  /** Waits until every queued operation has committed. */
+  drain(): Promise<void>;
+}
+
+/** One transaction per operation (PostgreSQL: row locks let separate transactions proceed in parallel). */
+export function directWriter(db: Kysely<Database>): WriterQueue {
+  const inFlight = new Set<Promise<unknown>>();
+  return {
+    run(operation) {
+      const promise = db.transaction().execute(operation);
+      inFlight.add(promise);
+      void promise.catch(() => undefined).finally(() => inFlight.delete(promise));
+      return promise;
+    },
+    async drain() {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export function groupCommitWriter(db: Kysely<Database>, maxBatch: number): WriterQueue {
+  let queue: Pending[] = [];
+  let running: Promise<void> | null = null;
+
+  async function runBatch(batch: Pending[]): Promise<void> {
+    const results: unknown[] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const item of batch) results.push(await item.operation(trx));
+      });
+    } catch {
+      for (const item of batch) {
+        try {
+          item.resolve(await db.transaction().execute(item.operation));
+        } catch (error) {
+          item.reject(error);
+        }
+      }
+      return;
+    }
+    batch.forEach((item, index) => item.resolve(results[index]));
+  }
+
+  async function loop(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      await runBatch(batch);
+    }
+    running = null;
+  }
+
+  return {
+    run<T>(operation: WriteOperation<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ operation, resolve: resolve as (value: unknown) => void, reject });
+        // Start on the next tick so requests arriving in the same tick share the first batch.
+        running ??= new Promise<void>((done) => setImmediate(() => void loop().then(done)));
+      });
+    },
+    async drain() {
+      while (running) await running;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/** Shared setup of the wallet tests: a service with a scripted provider, funded customers, invariant checks. */
+import { expect } from 'vitest';
+import type { KeyPolicy, Principal } from '../../src/accounts/principal.js';
+import type { MeterRequest } from '../../src/billing/meter.js';
+import { createTestContext, operatorHeaders, type TestContext, type TestContextOptions } from '../helpers/context.js';
+
+export const MODEL = 'test-model';
+
+export function billingConfig(upstreamUrl = 'http://127.0.0.1:9', extra: Record<string, unknown> = {}) {
+  return {
+    providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstreamUrl}/v1` }],
+    models: [
+      { id: MODEL, provider: 'scripted', upstreamModel: 'scripted-model', rateCard: 'standard' },
+      { id: 'other-model', provider: 'scripted', upstreamModel: 'scripted-other', rateCard: 'standard' },
+    ],
+    aliases: { 'power-ai': MODEL },
+    ...extra,
+  };
+}
+
+export async function billingContext(options: TestContextOptions & { upstreamUrl?: string } = {}): Promise<TestContext> {
+  const { upstreamUrl, config, ...rest } = options;
+  return createTestContext({ ...rest, config: { ...billingConfig(upstreamUrl), ...config } as TestContextOptions['config'] });
+}
+
+export interface TestCustomer {
+  customerId: number;
+  systemToken: string;
+  systemKeyId: number;
+}
+
+let sequence = 0;
+export async function newCustomer(context: TestContext, creditMicros = 0): Promise<TestCustomer> {
+  sequence += 1;
+  const created = await context.services.customers.create({ email: `buyer${sequence}-${Date.now()}@example.com` });
+  if (creditMicros !== 0) await credit(context, created.customer.id, creditMicros);
+  return { customerId: created.customer.id, systemToken: created.systemToken.key, systemKeyId: created.systemToken.id };
+}
+
+export async function credit(context: TestContext, customerId: number, amountMicros: number): Promise<void> {
+  const response = await context.app.inject({
+    method: 'POST',
+    url: `/api/admin/customers/${customerId}/wallet/adjust`,
+    headers: { ...operatorHeaders, 'idempotency-key': `fund-${customerId}-${Math.random()}` },
+    payload: { amount_micros: amountMicros, reason: 'test funding' },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+export async function userKey(context: TestContext, customerId: number, policy: KeyPolicy = {}, expiresAt: number | null = null) {
+  const issued = await context.services.keys.issue(context.storage.db, { customerId, kind: 'user', role: 'customer', name: 'test key', policy, expiresAt });
+  return { key: issued.plaintext, keyId: issued.row.id };
+}
+
+export async function principalFor(context: TestContext, key: string): Promise<Principal> {
+  return context.services.identity.resolve(key);
+}
+
+export function meterRequest(principal: Principal, overrides: Partial<MeterRequest> = {}): MeterRequest {
+  return {
+    principal,
+    requestedModel: MODEL,
+    modelId: MODEL,
+    operation: 'chat',
+    estimatedInputTokens: 1_000,
+    maxOutputTokens: 1_000,
+    requestId: `req_${Math.random().toString(36).slice(2)}`,
+    ...overrides,
+  };
+}
+
+/** Worst case of the standard card ($4/M in, $24/M out) for the default request: 4_000 + 24_000 µUSD. */
+export const STANDARD_HOLD = 28_000;
+
+export async function expectLedgerConsistent(context: TestContext): Promise<void> {
+  const check = await context.services.billing.checkLedger();
+  expect(check).toEqual({ mismatchedAccounts: [], unbalancedTransfers: [], badHolds: [] });
+}
+
+export async function walletOf(context: TestContext, customerId: number) {
+  return context.services.billing.walletSummary(customerId);
+}

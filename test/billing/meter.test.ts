@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestContext } from '../helpers/context.js';
+import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
+
+describe('wallet holds and settlement through the meter', () => {
+  let context: TestContext;
+  beforeEach(async () => {
+    context = await billingContext();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(context);
+    await context.close();
+  });
+
+  it('holds the worst case, settles the actual usage once and releases the rest', async () => {
+    const buyer = await newCustomer(context, 100_000);
+    const principal = await principalFor(context, buyer.systemToken);
+    const call = await context.services.billing.meter.begin(meterRequest(principal));
+    expect(call.holdMicros).toBe(STANDARD_HOLD);
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000, holdsMicros: STANDARD_HOLD, availableMicros: 100_000 - STANDARD_HOLD });
+    const outcome = await call.settle({ inputTokens: 500, outputTokens: 100, source: 'upstream' }, 'completed');
+    // 500 × $4/M = 2_000 µUSD, 100 × $24/M = 2_400 µUSD.
+    expect(outcome).toEqual({ costMicros: 4_400, covered: false });
+    const again = await call.settle({ inputTokens: 9_999, outputTokens: 9_999, source: 'upstream' }, 'completed');
+    expect(again).toEqual(outcome);
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 95_600, holdsMicros: 0, availableMicros: 95_600 });
+    const rows = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'settled', input_tokens: 500, output_tokens: 100, cost_micros: 4_400, usage_source: 'upstream', rate_card: 'standard' });
+  });
+
+  it('refuses with 402 when available credit is short, and nothing is held', async () => {
+    const buyer = await newCustomer(context, STANDARD_HOLD - 1);
+    const principal = await principalFor(context, buyer.systemToken);
+    await expect(context.services.billing.meter.begin(meterRequest(principal))).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDIT', status: 402 });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: STANDARD_HOLD - 1, holdsMicros: 0 });
+    const rows = await context.storage.db.selectFrom('billing_calls').select('id').where('customer_id', '=', buyer.customerId).execute();
+    expect(rows).toHaveLength(0);
+  });
+
+  it('never lets concurrent holds overspend: exactly K of 1000 succeed', async () => {
+    const K = 37;
+    const buyer = await newCustomer(context, K * STANDARD_HOLD);
+    const principal = await principalFor(context, buyer.systemToken);
+    const results = await Promise.allSettled(
+      Array.from({ length: 1000 }, async () => {
+        const call = await context.services.billing.meter.begin(meterRequest(principal));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
+        await call.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed');
+      }),
+    );
+    const ok = results.filter((result) => result.status === 'fulfilled').length;
+    const refused = results.filter((result) => result.status === 'rejected' && (result.reason as { status?: number }).status === 402).length;
+    expect(ok).toBe(K);
+    expect(refused).toBe(1000 - K);
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
+  });
+
+  it('does not bill operator principals', async () => {
+    const call = await context.services.billing.meter.begin(meterRequest({ kind: 'operator', source: 'static', keyId: null }));
+    expect(call.holdMicros).toBe(0);
+    expect(await call.settle({ inputTokens: 10, outputTokens: 10, source: 'upstream' }, 'completed')).toEqual({ costMicros: 0, covered: true });
+    expect(await context.storage.db.selectFrom('billing_calls').select('id').execute()).toHaveLength(0);
+  });
+
+  it('releases holds left open by a crash at start-up and by the sweeper', async () => {
+    const buyer = await newCustomer(context, 100_000);
+    const principal = await principalFor(context, buyer.systemToken);
+    await context.services.billing.meter.begin(meterRequest(principal));
+    expect((await walletOf(context, buyer.customerId)).holdsMicros).toBe(STANDARD_HOLD);
+    expect(await context.services.billing.sweep()).toBe(0);
+    await context.services.billing.wallet.releaseOpen({ olderThanMs: Date.now() + 1 });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000, holdsMicros: 0 });
+    const row = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'released', outcome: 'expired', cost_micros: 0 });
+  });
+});
