@@ -250,6 +250,11 @@ export class StoredObjectRepository {
     };
   }
 
+  /** The state of a response regardless of owner (a background run checking for a cancel made elsewhere). */
+  async findResponseById(responseId: string): Promise<{ status: string } | undefined> {
+    return this.db.selectFrom('gateway_stored_responses').select('status').where('response_id', '=', responseId).executeTakeFirst();
+  }
+
   /**
    * Moves a response to a new state only while it is in one of `fromStatuses`; returns whether it moved. The
    * guard makes cancel and completion race safely: whichever writes first wins, the other changes nothing.
