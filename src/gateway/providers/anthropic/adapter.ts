@@ -1,0 +1,66 @@
+/** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
+import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { customToolNames } from '../shared/custom-tools.js';
+import { guardStream } from '../shared/guard-stream.js';
+import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
+import { toAnthropicRequest } from './convert-request.js';
+import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
+import { anthropicErrorMessage } from './map-error.js';
+import type { AnthropicResponseBody } from './wire-types.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
+
+export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapter {
+  const http = new UpstreamHttp(provider, anthropicErrorMessage);
+  const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}) };
+
+  async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
+    const { request, destination, signal } = call;
+    const body = toAnthropicRequest(request, { upstreamModel: destination.model.upstreamModel, defaultMaxTokens: destination.model.capabilities.maxOutputTokens });
+    const response = await http.post({
+      path: '/v1/messages',
+      body: JSON.stringify(body),
+      headers: request.stream ? { ...headers, accept: 'text/event-stream' } : headers,
+      signal,
+    });
+    const customNames = customToolNames(request.tools);
+    if (request.stream) return guardStream(decodeAnthropicStream(response.body, customNames), signal);
+    return guardStream(
+      (async function* () {
+        const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+        let parsed: AnthropicResponseBody;
+        try {
+          parsed = JSON.parse(text) as AnthropicResponseBody;
+        } catch {
+          yield { type: 'start' } as StreamPart;
+          yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
+          return;
+        }
+        yield* decodeAnthropicBody(parsed, customNames);
+      })(),
+      signal,
+    );
+  }
+
+  return {
+    stream,
+    async forward(options) {
+      const response = await http.forward({
+        path: options.path,
+        body: JSON.stringify(options.body ?? {}),
+        headers: { ...headers, ...options.headers },
+        signal: options.signal,
+      });
+      const forwarded: Record<string, string> = {};
+      for (const name of FORWARDED_HEADERS) {
+        const value = response.headers[name];
+        if (typeof value === 'string') forwarded[name] = value;
+      }
+      return { status: response.statusCode, headers: forwarded, body: Buffer.from(await readLimited(response.body, JSON_BODY_LIMIT_BYTES)) };
+    },
+    close: () => http.close(),
+  };
+}

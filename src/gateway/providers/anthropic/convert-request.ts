@@ -1,0 +1,85 @@
+/** Normalized request → Anthropic Messages body. Tool results travel as `tool_result` blocks in a user turn. */
+import { AppError } from '../../../kernel/errors.js';
+import { textOf, type ContentPart, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../spec/index.js';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
+import { parseDataUrl } from '../shared/image-url.js';
+import type { AnthropicBlock, AnthropicMessage, AnthropicRequestBody, AnthropicTool } from './wire-types.js';
+
+const EMPTY_SCHEMA = { type: 'object', properties: {} };
+
+function blocksOf(parts: ContentPart[]): AnthropicBlock[] {
+  return parts.map((part): AnthropicBlock => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    const data = parseDataUrl(part.url);
+    return { type: 'image', source: data ? { type: 'base64', media_type: data.mediaType, data: data.data } : { type: 'url', url: part.url } };
+  });
+}
+
+function parseArguments(json: string): unknown {
+  try {
+    return json.trim() === '' ? {} : JSON.parse(json);
+  } catch {
+    throw new AppError('BAD_REQUEST', 'A tool call in the history has arguments that are not valid JSON', { details: { param: 'messages' } });
+  }
+}
+
+function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
+  const messages: AnthropicMessage[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'assistant') {
+      const content: AnthropicBlock[] = blocksOf(message.content).filter((block) => block.type !== 'text' || block.text !== '');
+      for (const call of message.toolCalls) {
+        content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.kind === 'custom' ? { input: call.arguments } : parseArguments(call.arguments) });
+      }
+      messages.push({ role: 'assistant', content });
+      continue;
+    }
+    const blocks: AnthropicBlock[] =
+      message.role === 'tool'
+        ? [{ type: 'tool_result', tool_use_id: message.toolCallId, content: textOf(message.content), ...(message.isError ? { is_error: true } : {}) }]
+        : blocksOf(message.content);
+    const previous = messages[messages.length - 1];
+    // Tool results answer the preceding assistant turn and must share one user turn with what follows them.
+    if (previous?.role === 'user' && previous.content.some((block) => block.type === 'tool_result')) previous.content.push(...blocks);
+    else messages.push({ role: 'user', content: blocks });
+  }
+  return messages;
+}
+
+function convertTool(tool: ToolSpec): AnthropicTool {
+  if (tool.type === 'function') return { name: tool.name, description: tool.description, input_schema: tool.parameters ?? EMPTY_SCHEMA };
+  if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), input_schema: CUSTOM_INPUT_SCHEMA };
+  if (tool.name === 'web_search') {
+    const maxUses = tool.config.max_uses;
+    return { type: 'web_search_20250305', name: 'web_search', ...(typeof maxUses === 'number' ? { max_uses: maxUses } : {}) };
+  }
+  throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, { details: { param: 'tools' } });
+}
+
+function convertToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicRequestBody['tool_choice'] {
+  const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === undefined) return parallel === false ? { type: 'auto', ...disable } : undefined;
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'auto') return { type: 'auto', ...disable };
+  if (choice === 'required') return { type: 'any', ...disable };
+  return { type: 'tool', name: choice.name, ...disable };
+}
+
+export function toAnthropicRequest(request: NormalizedRequest, options: { upstreamModel: string; defaultMaxTokens: number }): AnthropicRequestBody {
+  const body: AnthropicRequestBody = {
+    model: options.upstreamModel,
+    max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens,
+    messages: convertMessages(request),
+    stream: request.stream,
+  };
+  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(convertTool);
+    const choice = convertToolChoice(request.toolChoice, request.parallelToolCalls);
+    if (choice) body.tool_choice = choice;
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = request.stop;
+  return body;
+}

@@ -1,0 +1,58 @@
+/**
+ * The OpenAI-kind provider: chat completions for normalized requests; the Responses API, natively, when the
+ * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
+ */
+import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { customToolNames } from '../shared/custom-tools.js';
+import { guardStream } from '../shared/guard-stream.js';
+import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
+import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
+import { toChatRequest } from './convert-request.js';
+import { openaiErrorMessage } from './map-error.js';
+import { decodeResponsesBody, decodeResponsesStream } from './responses-decoder.js';
+
+const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
+  const http = new UpstreamHttp(provider, openaiErrorMessage);
+  const headers: Record<string, string> = provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
+
+  async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
+    const { request, destination, signal } = call;
+    const upstreamModel = destination.model.upstreamModel;
+    const native = call.native && request.native !== undefined;
+    const body = native
+      ? JSON.stringify({ ...request.native!.body, model: upstreamModel, stream: request.stream })
+      : JSON.stringify(toChatRequest(request, upstreamModel));
+    const path = native ? '/responses' : '/chat/completions';
+    const response = await http.post({
+      path,
+      body,
+      headers: request.stream ? { ...headers, accept: 'text/event-stream', 'x-request-id': call.requestId } : { ...headers, 'x-request-id': call.requestId },
+      signal,
+    });
+    const customNames = customToolNames(request.tools);
+    if (request.stream) {
+      const parts = native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
+      return guardStream(parts, signal);
+    }
+    return guardStream(
+      (async function* () {
+        const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          yield { type: 'start' } as StreamPart;
+          yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
+          return;
+        }
+        yield* native ? decodeResponsesBody(parsed as Record<string, unknown>) : decodeChatBody(parsed as object, customNames);
+      })(),
+      signal,
+    );
+  }
+
+  return { stream, close: () => http.close() };
+}

@@ -1,0 +1,74 @@
+/** Normalized request → OpenAI chat completions body. Custom tools become one-string-parameter functions. */
+import { AppError } from '../../../kernel/errors.js';
+import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../spec/index.js';
+import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
+import type { ChatContentPart, ChatMessage, ChatRequestBody } from './wire-types.js';
+
+function userContent(parts: ContentPart[]): string | ChatContentPart[] {
+  if (parts.every((part) => part.type === 'text')) return textOf(parts);
+  return parts.map((part) =>
+    part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } },
+  );
+}
+
+function convertMessage(message: Message): ChatMessage {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: userContent(message.content) };
+    case 'assistant': {
+      const text = textOf(message.content);
+      return {
+        role: 'assistant',
+        content: text === '' && message.toolCalls.length > 0 ? null : text,
+        ...(message.toolCalls.length > 0
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.kind === 'custom' ? JSON.stringify({ input: call.arguments }) : call.arguments },
+              })),
+            }
+          : {}),
+      };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: textOf(message.content) };
+  }
+}
+
+function convertTools(tools: ToolSpec[], body: ChatRequestBody): void {
+  const functions: NonNullable<ChatRequestBody['tools']> = [];
+  for (const tool of tools) {
+    if (tool.type === 'function') {
+      functions.push({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.strict === undefined ? {} : { strict: tool.strict }) } });
+    } else if (tool.type === 'custom') {
+      functions.push({ type: 'function', function: { name: tool.name, description: customToolDescription(tool), parameters: CUSTOM_INPUT_SCHEMA } });
+    } else if (tool.name === 'web_search') {
+      body.web_search_options = {};
+    } else {
+      throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, { details: { param: 'tools' } });
+    }
+  }
+  if (functions.length > 0) body.tools = functions;
+}
+
+function convertToolChoice(choice: ToolChoice): ChatRequestBody['tool_choice'] {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+export function toChatRequest(request: NormalizedRequest, upstreamModel: string): ChatRequestBody {
+  const messages: ChatMessage[] = [];
+  if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) messages.push(convertMessage(message));
+  const body: ChatRequestBody = { model: upstreamModel, messages, stream: request.stream };
+  if (request.stream) body.stream_options = { include_usage: true };
+  convertTools(request.tools, body);
+  if (request.toolChoice !== undefined && body.tools) body.tool_choice = convertToolChoice(request.toolChoice);
+  if (request.parallelToolCalls !== undefined && body.tools) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
+  return body;
+}

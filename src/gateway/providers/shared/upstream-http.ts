@@ -1,0 +1,126 @@
+/**
+ * HTTP to one upstream provider: a keep-alive undici Pool per provider (created once), timeouts from config,
+ * one retry only when the connection could not be opened (the request provably never left), and every failure
+ * turned into an `UpstreamError` through the one factory.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import { upstreamError, type UpstreamError } from '../../spec/index.js';
+
+/** Extracts the upstream's error message from its error body (each provider's shape differs). */
+export type ErrorMessageReader = (body: unknown) => string | undefined;
+
+const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
+const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const CONNECT_RETRY_DELAY_MS = 50;
+const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
+
+function errorCode(error: unknown): string | undefined {
+  const value = error as { code?: string; cause?: { code?: string } } | undefined;
+  return value?.code ?? value?.cause?.code;
+}
+
+/** Maps a transport failure; an abort by our own signal is passed through untouched. */
+export function transportFailure(error: unknown, signal: AbortSignal): UpstreamError | unknown {
+  if (signal.aborted) return error;
+  const code = errorCode(error);
+  if (code && CONNECT_ERROR_CODES.has(code)) return upstreamError({ kind: 'connect' });
+  if (code && TIMEOUT_ERROR_CODES.has(code)) return upstreamError({ kind: 'timeout' });
+  return upstreamError({ kind: 'network' });
+}
+
+export class UpstreamHttp {
+  private readonly pool: Pool;
+  /** Path prefix of the base URL (`/v1` for `https://api.openai.com/v1`), without a trailing slash. */
+  private readonly basePath: string;
+
+  constructor(
+    private readonly provider: ProviderConfig,
+    private readonly readErrorMessage: ErrorMessageReader,
+  ) {
+    const base = new URL(provider.baseUrl);
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(base.origin, {
+      connections: 256,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: provider.connectTimeoutMs },
+      headersTimeout: provider.requestTimeoutMs,
+      bodyTimeout: provider.idleTimeoutMs,
+    });
+  }
+
+  /**
+   * POSTs a JSON body and resolves with the 2xx response; rejects with an UpstreamError for an error status or a
+   * transport failure. The connect retry is safe because a refused connection carried no request bytes.
+   */
+  async post(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+    const response = await this.requestWithConnectRetry(options);
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    throw await this.statusFailure(response);
+  }
+
+  /** Sends as-is and returns whatever status came back (auxiliary passthrough routes). */
+  async forward(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+    return this.requestWithConnectRetry(options);
+  }
+
+  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+    const request: Dispatcher.RequestOptions = {
+      method: 'POST',
+      path: this.basePath + options.path,
+      body: options.body,
+      headers: { 'content-type': 'application/json', ...options.headers },
+      signal: options.signal,
+    };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.pool.request(request);
+      } catch (error) {
+        const failure = transportFailure(error, options.signal);
+        const connectFailed = (failure as UpstreamError)?.failure === 'connect';
+        if (!connectFailed || attempt >= 2) throw failure;
+        await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
+      }
+    }
+  }
+
+  private async statusFailure(response: Dispatcher.ResponseData): Promise<UpstreamError> {
+    let message: string | undefined;
+    try {
+      const text = await readLimited(response.body, ERROR_BODY_LIMIT_BYTES);
+      message = this.readErrorMessage(JSON.parse(text));
+    } catch {
+      response.body.destroy();
+    }
+    const retryAfter = response.headers['retry-after'];
+    return upstreamError({
+      kind: 'status',
+      upstreamStatus: response.statusCode,
+      retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      message,
+    });
+  }
+
+  get providerId(): string {
+    return this.provider.id;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+export async function readLimited(body: Dispatcher.ResponseData['body'], limitBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limitBytes) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
