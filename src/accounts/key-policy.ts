@@ -3,7 +3,7 @@
  * limit and period, expiry, rate-limit plan), their JSON schemas, and the checks every surface that edits a
  * policy reuses. Schemas reject unknown fields, so a body can never set owner, balance, role or kind.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { validationError, type ValidationIssue } from '../kernel/errors.js';
 import type { ApiKeyRow } from './key-repository.js';
 import { SURFACES, type KeyPolicy, type Surface } from './principal.js';
@@ -14,7 +14,7 @@ export type SpendingPeriod = (typeof SPENDING_PERIODS)[number];
 /** The policy fields as JSON schemas; `nullable` variants clear a setting in updates. */
 export const KeyPolicyFieldSchemas = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  allowed_surfaces: Type.Array(Type.Union(SURFACES.map((surface) => Type.Literal(surface))), {
+  allowed_surfaces: Type.Array(Type.Unsafe<Surface>({ type: 'string', enum: [...SURFACES] }), {
     minItems: 1,
     uniqueItems: true,
     description: 'Surfaces the key may use; absent = every surface except rpc.',
@@ -26,7 +26,9 @@ export const KeyPolicyFieldSchemas = {
     description: 'Model ids or aliases the key may use; absent = all.',
   }),
   spending_limit_micros: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Integer micro-USD.' }),
-  spending_period: Type.Union(SPENDING_PERIODS.map((period) => Type.Literal(period)), {
+  spending_period: Type.Unsafe<SpendingPeriod>({
+    type: 'string',
+    enum: [...SPENDING_PERIODS],
     description: 'Period of the spending limit; absent = lifetime of the key.',
   }),
   expires_at: Type.String({ format: 'date-time', description: 'ISO 8601 date-time; must be in the future.' }),
@@ -34,6 +36,16 @@ export const KeyPolicyFieldSchemas = {
 };
 
 const fields = KeyPolicyFieldSchemas;
+
+/**
+ * The schema plus `null`, as a type list rather than `anyOf`: with type coercion on, an `anyOf` branch may
+ * coerce (`null` to 0, 0 to `null`) before another branch is tried, while a type list coerces only values that
+ * match none of the types.
+ */
+function orNull<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const { type, enum: allowed, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...(allowed ? { enum: [...allowed, null] } : {}) });
+}
 
 export const UserApiKeyCreateBody = Type.Object(
   {
@@ -51,13 +63,13 @@ export const UserApiKeyCreateBody = Type.Object(
 /** Update body: every field optional; `null` clears the setting. At least one field. */
 export const UserApiKeyUpdateBody = Type.Object(
   {
-    name: Type.Optional(Type.Union([fields.name, Type.Null()])),
-    allowed_surfaces: Type.Optional(Type.Union([fields.allowed_surfaces, Type.Null()])),
-    allowed_models: Type.Optional(Type.Union([fields.allowed_models, Type.Null()])),
-    spending_limit_micros: Type.Optional(Type.Union([fields.spending_limit_micros, Type.Null()])),
-    spending_period: Type.Optional(Type.Union([fields.spending_period, Type.Null()])),
-    expires_at: Type.Optional(Type.Union([fields.expires_at, Type.Null()])),
-    rate_limit_plan: Type.Optional(Type.Union([fields.rate_limit_plan, Type.Null()])),
+    name: Type.Optional(orNull(fields.name)),
+    allowed_surfaces: Type.Optional(orNull(fields.allowed_surfaces)),
+    allowed_models: Type.Optional(orNull(fields.allowed_models)),
+    spending_limit_micros: Type.Optional(orNull(fields.spending_limit_micros)),
+    spending_period: Type.Optional(orNull(fields.spending_period)),
+    expires_at: Type.Optional(orNull(fields.expires_at)),
+    rate_limit_plan: Type.Optional(orNull(fields.rate_limit_plan)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
