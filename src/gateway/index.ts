@@ -1,13 +1,54 @@
-/** Gateway domain composition: catalogue and aliases, protocols, providers, stored objects. */
+/**
+ * Gateway domain composition: catalogue and aliases, one provider adapter per provider, the metered `execute`
+ * every protocol calls, and the stored-objects service the protocols save finished calls into.
+ */
 import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
+import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
+import { createProviderAdapter } from './providers/index.js';
+import { AliasStore } from './routing/alias-store.js';
+import { Catalogue } from './routing/catalogue.js';
+import { describeModel, listModels, type ModelDescriptor } from './routing/descriptors.js';
+import { ModelRouter } from './routing/router.js';
+import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface GatewayServices {
+  router: ModelRouter;
+  /** What `execute` needs; lifecycle code (background responses, compaction, completions) calls `execute` with it. */
+  executeDeps: ExecuteDeps;
+  stored: StoredObjectsService;
+  execute(options: ExecuteOptions): Promise<GatewayCall>;
+  listModels(): ModelDescriptor[];
+  describeModel(id: string): ModelDescriptor | undefined;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createGatewayServices(_deps: DomainDeps, _billing: BillingServices): Promise<GatewayServices> {
-  return { async start() {}, async close() {} };
+export async function createGatewayServices(deps: DomainDeps, billing: BillingServices): Promise<GatewayServices> {
+  const { config } = deps;
+  const catalogue = new Catalogue({ providers: config.providers, models: config.models, aliases: config.aliases });
+  const router = new ModelRouter(catalogue, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
+  const executeDeps: ExecuteDeps = {
+    routing: router,
+    meter: billing.meter,
+    logger: deps.logger,
+    defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
+  };
+  const stored = createStoredObjects(deps);
+  return {
+    router,
+    executeDeps,
+    stored,
+    execute: (options) => execute(executeDeps, options),
+    listModels: () => listModels(router, config.rateCards),
+    describeModel: (id) => describeModel(router, id, config.rateCards),
+    async start() {
+      await router.start();
+      stored.start();
+    },
+    async close() {
+      await stored.close();
+      await router.close();
+    },
+  };
 }
