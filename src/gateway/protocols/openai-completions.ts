@@ -7,6 +7,7 @@
 import { AppError, validationError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { FinishReason, NormalizedRequest, Usage } from '../spec/index.js';
+import { countTextTokens } from '../tokens.js';
 
 export const COMPLETION_PROMPTS_MAX = 16;
 
@@ -102,6 +103,11 @@ export interface CompletionsIdentity {
 
 export function completionsIdentity(model: string, nowMs: number): CompletionsIdentity {
   return { id: newId('cmpl'), createdSeconds: Math.floor(nowMs / 1000), model };
+}
+
+/** Usage when the upstream reported none: our tokenizer's count of the prompt and the text. */
+export async function estimatedUsage(prompt: string, text: string): Promise<Usage> {
+  return { inputTokens: await countTextTokens(prompt), outputTokens: await countTextTokens(text) };
 }
 
 export function legacyUsage(usages: Usage[]): JsonObject {

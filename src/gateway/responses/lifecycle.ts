@@ -1,0 +1,125 @@
+/**
+ * The lifecycle of stored responses beyond create: retrieve (and replay), cancel, background mode, compaction
+ * and input-token counting. The Responses protocol supplies how a create body decodes and how a background
+ * create runs; everything else is here.
+ */
+import type { Logger } from 'pino';
+import type { Principal } from '../../accounts/principal.js';
+import type { Clock } from '../../kernel/clock.js';
+import { AppError, validationError } from '../../kernel/errors.js';
+import type { ExecuteDeps } from '../execute.js';
+import type { NormalizedRequest } from '../spec/index.js';
+import type { StoredObjectsService } from '../stored/stored-objects.js';
+import { countInputTokens } from '../tokens.js';
+import { BackgroundResponses, type BackgroundRun } from './background.js';
+import { CompactionSeal } from './compaction-seal.js';
+import { compactConversation } from './compaction.js';
+import { TERMINAL_STATUSES } from './replay.js';
+
+type JsonObject = Record<string, unknown>;
+
+export interface ResponsesLifecycleOptions {
+  executeDeps: ExecuteDeps;
+  stored: StoredObjectsService;
+  clock: Clock;
+  logger: Logger;
+  /** The service secret; compaction summaries are sealed under a key derived from it. */
+  secret: string;
+  /** The Responses protocol's decoder of a create body (throws 422/400 on bad input). */
+  decode: (body: JsonObject) => NormalizedRequest;
+  run: BackgroundRun;
+}
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export class ResponsesLifecycle {
+  readonly background: BackgroundResponses;
+  readonly seal: CompactionSeal;
+
+  constructor(private readonly options: ResponsesLifecycleOptions) {
+    this.seal = new CompactionSeal(options.secret);
+    this.background = new BackgroundResponses({ stored: options.stored, clock: options.clock, logger: options.logger, run: options.run });
+  }
+
+  async retrieve(principal: Principal, responseId: string): Promise<JsonObject> {
+    return (await this.options.stored.findResponse(principal, responseId)).response;
+  }
+
+  /** Polls a pending response until it reaches a terminal state (stream replay of a background response). */
+  async waitForEnd(principal: Principal, responseId: string, signal: AbortSignal, pollMs = 250): Promise<JsonObject> {
+    for (;;) {
+      const response = await this.retrieve(principal, responseId);
+      if (TERMINAL_STATUSES.includes(String(response.status)) || signal.aborted) return response;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
+  cancel(principal: Principal, responseId: string): Promise<JsonObject> {
+    return this.background.cancel(principal, responseId);
+  }
+
+  /** `POST /v1/responses/count_tokens` and `/input_tokens`: a tokenizer estimate, no upstream call, not billed. */
+  async countInputTokens(body: JsonObject): Promise<JsonObject> {
+    if (typeof body.model !== 'string' || body.model === '') {
+      throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
+    }
+    return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode({ ...body, stream: false })) };
+  }
+
+  /** OpenAI's form: `model` plus `input` and/or `previous_response_id`. */
+  async compact(options: { principal: Principal; body: JsonObject; requestId: string; signal: AbortSignal }): Promise<JsonObject> {
+    const { body, principal } = options;
+    if (typeof body.model !== 'string' || body.model === '') {
+      throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
+    }
+    if (body.conversation !== undefined && body.previous_response_id !== undefined) {
+      throw new AppError('BAD_REQUEST', 'previous_response_id cannot be used together with conversation', { details: { param: 'previous_response_id' } });
+    }
+    const earlier = typeof body.previous_response_id === 'string' ? await this.conversationOf(principal, body.previous_response_id) : [];
+    const items = [...earlier, ...inputAsItems(body.input)];
+    if (items.length === 0) throw validationError([{ loc: ['body', 'input'], msg: 'give input or previous_response_id', type: 'missing' }]);
+    return compactConversation(this.options.executeDeps, this.seal, {
+      principal,
+      requestId: options.requestId,
+      model: body.model,
+      items,
+      instructions: typeof body.instructions === 'string' ? body.instructions : undefined,
+      signal: options.signal,
+      nowMs: this.options.clock.nowMs(),
+    });
+  }
+
+  /** The spec's form: compact one stored response (its input and output); `model` defaults to the response's. */
+  async compactStored(options: { principal: Principal; responseId: string; body: JsonObject; requestId: string; signal: AbortSignal }): Promise<JsonObject> {
+    const found = await this.options.stored.findResponse(options.principal, options.responseId);
+    const model = typeof options.body.model === 'string' && options.body.model !== '' ? options.body.model : found.model;
+    return compactConversation(this.options.executeDeps, this.seal, {
+      principal: options.principal,
+      requestId: options.requestId,
+      model,
+      items: await this.conversationOf(options.principal, options.responseId),
+      instructions: typeof options.body.instructions === 'string' ? options.body.instructions : undefined,
+      signal: options.signal,
+      nowMs: this.options.clock.nowMs(),
+    });
+  }
+
+  /** A stored response's input items followed by its output items. */
+  private async conversationOf(principal: Principal, responseId: string): Promise<JsonObject[]> {
+    const found = await this.options.stored.findResponse(principal, responseId);
+    const input = (await this.options.stored.allInputItems(responseId)).map((entry) => entry.item);
+    const output = Array.isArray(found.response.output) ? found.response.output.filter(isObject) : [];
+    return [...input, ...output];
+  }
+
+  close(): Promise<void> {
+    return this.background.close();
+  }
+}
+
+function inputAsItems(input: unknown): JsonObject[] {
+  if (typeof input === 'string') return input === '' ? [] : [{ type: 'message', role: 'user', content: input }];
+  if (Array.isArray(input)) return input.filter(isObject);
+  if (input === undefined || input === null) return [];
+  throw validationError([{ loc: ['body', 'input'], msg: 'input must be a string or a list of items', type: 'value_error' }]);
+}
