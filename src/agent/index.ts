@@ -1,9 +1,21 @@
 /** Agent domain composition: app-server supervisor, managed projects, event log, approvals, files. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
+import { appServerArgs, appServerEnv } from '../appserver/launch.js';
+import { buildCatalog, readBundledCatalog, writeCatalog } from '../appserver/model-catalog.js';
+import { AppServerSupervisor, type LaunchSpec } from '../appserver/supervisor.js';
+import { ApprovalBroker } from './approvals.js';
+import { ProjectEventSink } from './event-sink.js';
 import type { ProjectEvents } from './events/index.js';
+import { ProjectRuntime } from './project-runtime.js';
 import type { ProjectStore } from './projects/types.js';
+import { defaultCodexBinary } from './runtime-config.js';
+import { RuntimeKeys } from './runtime-keys.js';
+import { AgentCatalog } from './agent-catalog.js';
+import { ThreadRepository } from './thread-repository.js';
 
 export interface AgentDependencies {
   billing: BillingServices;
@@ -13,10 +25,128 @@ export interface AgentDependencies {
 }
 
 export interface AgentServices {
+  runtime: ProjectRuntime;
+  approvals: ApprovalBroker;
+  supervisor: AppServerSupervisor;
+  catalog: AgentCatalog;
+  /**
+   * Base URL the app-servers use to reach this service's `/v1` (their model provider). Defaults to the
+   * configured public base URL; the HTTP layer sets the real listening address once it listens.
+   */
+  setServiceUrl(url: string): void;
+  serviceUrl(): string;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createAgentServices(_deps: DomainDeps, _domains: AgentDependencies): Promise<AgentServices> {
-  return { async start() {}, async close() {} };
+/** Customer id under which operators' catalogue calls (permissions, skills) run; it never calls a model. */
+export const CATALOGUE_CUSTOMER_ID = 0;
+
+export async function createAgentServices(deps: DomainDeps, domains: AgentDependencies): Promise<AgentServices> {
+  const { config, storage, clock, logger } = deps;
+  const agentConfig = config.agent;
+  const binary = agentConfig.codexBinary ?? defaultCodexBinary();
+  const homesDir = path.join(config.env.dataDir, 'codex-homes');
+  const log = logger.child({ domain: 'agent' });
+  let serviceUrl = config.publicBaseUrl;
+
+  const events = new ProjectEventSink(domains.projectEvents, log);
+  const approvals = new ApprovalBroker(storage, events, clock, agentConfig.approvalTimeoutMs, log);
+  const threads = new ThreadRepository(storage, clock);
+  const runtimeKeys = new RuntimeKeys(storage, deps.keys, clock);
+  let bundledCatalog: Promise<Awaited<ReturnType<typeof readBundledCatalog>>> | null = null;
+
+  const launch = async (customerId: number): Promise<LaunchSpec> => {
+    const codexHome = path.join(homesDir, String(customerId));
+    await fs.mkdir(codexHome, { recursive: true });
+    bundledCatalog ??= readBundledCatalog(binary);
+    const catalogFile = path.join(codexHome, 'model-catalog.json');
+    await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config)));
+    const token = customerId === CATALOGUE_CUSTOMER_ID ? '' : await runtimeKeys.issue(customerId);
+    const settings = {
+      serviceUrl,
+      catalogFile,
+      defaultModel: agentConfig.defaultModel,
+      webSearch: agentConfig.webSearch,
+      reasoningEffort: agentConfig.reasoningEffort,
+      approvalPolicy: agentConfig.approvalPolicy,
+      sandbox: agentConfig.sandbox,
+      providerRetries: agentConfig.providerRetries,
+    };
+    return { args: appServerArgs(settings), env: appServerEnv(codexHome, token), cwd: codexHome };
+  };
+
+  let runtime!: ProjectRuntime;
+  const supervisor = new AppServerSupervisor(
+    {
+      binary,
+      requestTimeoutMs: agentConfig.requestTimeoutMs,
+      idleStopMs: agentConfig.idleStopMs,
+      lineLengthMax: agentConfig.lineLengthMaxBytes,
+      stopGraceMs: agentConfig.stopGraceMs,
+      restartBackoffInitialMs: agentConfig.restartBackoffInitialMs,
+      restartBackoffMaxMs: agentConfig.restartBackoffMaxMs,
+      restartAttemptsMax: agentConfig.restartAttemptsMax,
+      clientVersion: '1',
+      logger: log,
+    },
+    {
+      launch,
+      onNotification: (customerId, notification) => runtime.handleNotification(customerId, notification),
+      onServerRequest: (customerId, request) => runtime.handleServerRequest(customerId, request),
+      onCrash: (customerId) => runtime.onCrash(customerId),
+      onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
+      isBusy: (customerId) => runtime.isBusy(customerId) || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
+    },
+  );
+  runtime = new ProjectRuntime({
+    projects: domains.projects,
+    threads,
+    approvals,
+    events,
+    acquire: (customerId) => supervisor.acquire(customerId),
+    defaults: () => ({
+      model: agentConfig.defaultModel,
+      reasoningEffort: agentConfig.reasoningEffort,
+      webSearch: agentConfig.webSearch,
+      approvalPolicy: agentConfig.approvalPolicy,
+      sandbox: agentConfig.sandbox,
+    }),
+    logger: log,
+  });
+  const catalog = new AgentCatalog({ supervisor, binary, runtimeKeys, config: agentConfig });
+
+  return {
+    runtime,
+    approvals,
+    supervisor,
+    catalog,
+    setServiceUrl(url) {
+      serviceUrl = url.replace(/\/+$/, '');
+    },
+    serviceUrl: () => serviceUrl,
+    async start() {
+      // App-servers of a previous service process are gone, and with them every dialog they had open.
+      await approvals.markAllPendingLost();
+    },
+    async close() {
+      await supervisor.close();
+      approvals.close();
+    },
+  };
+}
+
+/** Every model id and alias the gateway serves, plus the agent's default model. */
+function catalogEntries(config: DomainDeps['config']): { slug: string; displayName: string }[] {
+  return [
+    { slug: config.agent.defaultModel, displayName: config.agent.defaultModel },
+    ...Object.keys(config.aliases).map((alias) => ({ slug: alias, displayName: alias })),
+    ...config.models.map((model) => ({ slug: model.id, displayName: model.displayName ?? model.id })),
+  ];
+}
+
+/** Live SSE subscribers keep a customer's app-server up; the event log reports them when it can. */
+function hasSubscribers(projectEvents: ProjectEvents, projectIds: string[]): boolean {
+  const counter = (projectEvents as { subscriberCount?: (projectId: string) => number }).subscriberCount;
+  return typeof counter === 'function' && projectIds.some((projectId) => counter.call(projectEvents, projectId) > 0);
 }

@@ -6,6 +6,10 @@ export const AgentSection = Type.Object(
     /** Path of the codex binary; default: the native binary shipped by @openai/codex. */
     codexBinary: Type.Optional(Type.String({ minLength: 1 })),
     defaultModel: Type.String({ minLength: 1, default: 'power-ai' }),
+    /** Known coding model of the bundled Codex catalog whose metadata (tools, instructions) our models get. */
+    modelTemplate: Type.String({ minLength: 1, default: 'gpt-5.5' }),
+    /** Retries of the app-server's own provider client; the gateway already retries upstreams. */
+    providerRetries: Type.Integer({ minimum: 0, maximum: 5, default: 0 }),
     webSearch: Type.Union([Type.Literal('live'), Type.Literal('cached'), Type.Literal('disabled')], { default: 'live' }),
     reasoningEffort: Type.String({ minLength: 1, default: 'xhigh' }),
     approvalPolicy: Type.Union(
@@ -19,6 +23,13 @@ export const AgentSection = Type.Object(
     idleStopMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     approvalTimeoutMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     requestTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),
+    /** Longest JSON-RPC line accepted from the app-server; longer lines are dropped and logged. */
+    lineLengthMaxBytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
+    /** Wait after closing stdin before SIGTERM, and after SIGTERM before SIGKILL. */
+    stopGraceMs: Type.Integer({ minimum: 10, default: 2_000 }),
+    restartBackoffInitialMs: Type.Integer({ minimum: 10, default: 250 }),
+    restartBackoffMaxMs: Type.Integer({ minimum: 10, default: 30_000 }),
+    restartAttemptsMax: Type.Integer({ minimum: 1, default: 8 }),
     eventRetention: Type.Integer({ minimum: 10, default: 10_000, description: 'Events kept per project for replay.' }),
     heartbeatMs: Type.Integer({ minimum: 100, maximum: 15_000, default: 15_000 }),
     subscriberQueueMax: Type.Integer({ minimum: 1, default: 1_000 }),

@@ -1,4 +1,204 @@
-import type { App } from '../app.js';
+/**
+ * Agent runtime routes: status and catalogues, and the runtime of one managed project (open, state, thread,
+ * turns, interrupts, approvals). Every project route checks ownership first (another customer's project is a
+ * 404). Project create/list live in agent-projects.ts, events in agent-events.ts, files in agent-files.ts.
+ */
+import type { AddressInfo } from 'node:net';
+import { Type } from '@sinclair/typebox';
+import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
+import { projectView } from '../../agent/projects/index.js';
 import type { Services } from '../../services.js';
+import type { App } from '../app.js';
 
-export async function agentRoutes(_app: App, _services: Services): Promise<void> {}
+const projectRoute = { auth: 'api', surface: 'projects' } as const;
+const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const TurnBody = Type.Object({
+  input: Type.Optional(
+    Type.Union([
+      Type.String({ minLength: 1 }),
+      Type.Array(
+        Type.Object({
+          type: Type.String(),
+          text: Type.Optional(Type.String()),
+          url: Type.Optional(Type.String()),
+          image_url: Type.Optional(Type.String()),
+          detail: Type.Optional(Type.String()),
+        }),
+        { minItems: 1 },
+      ),
+    ]),
+  ),
+  prompt: Type.Optional(Type.String({ minLength: 1 })),
+  model: Type.Optional(Type.String({ minLength: 1 })),
+  effort: Type.Optional(Type.String({ minLength: 1 })),
+  approvalPolicy: Type.Optional(Type.String({ minLength: 1 })),
+  permissions: Type.Optional(Type.String({ minLength: 1, description: 'Permission profile id, e.g. :workspace' })),
+  permissionProfile: Type.Optional(Type.String({ minLength: 1, description: 'Alias of permissions' })),
+  sandboxPolicy: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Legacy turn-level sandbox policy' })),
+});
+
+export async function agentRoutes(app: App, services: Services): Promise<void> {
+  const { agent } = services;
+  const runtime = agent.runtime;
+
+  // The app-servers call this service's own /v1; once listening, its real loopback address is the one to use.
+  app.addHook('onListen', async () => {
+    const address = app.server.address() as AddressInfo | null;
+    if (address && typeof address === 'object') {
+      const host = address.family === 'IPv6' ? `[${loopbackFor(address.address)}]` : loopbackFor(address.address);
+      agent.setServiceUrl(`http://${host}:${address.port}`);
+    }
+  });
+
+  app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
+    agent.catalog.status(request.principal!),
+  );
+  app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
+    agent.catalog.permissions(request.principal!),
+  );
+  app.get('/api/v1/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
+    agent.catalog.skills(request.principal!),
+  );
+
+  app.get(
+    '/api/v1/projects/:projectId',
+    { config: projectRoute, schema: { tags: ['projects'], summary: 'Project metadata and latest thread summary', params: ProjectParams } },
+    async (request) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      return { ...projectView(project), latest_thread: await runtime.latest(project) };
+    },
+  );
+
+  app.post(
+    '/api/v1/projects/:projectId/open',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Open or resume the project (always its latest thread); an optional prompt starts a turn',
+        params: ProjectParams,
+        body: Type.Object({ prompt: Type.Optional(Type.String({ minLength: 1 })) }),
+      },
+      preValidation: emptyBodyAsObject,
+    },
+    (request) => runtime.open(request.principal!, request.params.projectId, request.body),
+  );
+
+  app.get(
+    '/api/v1/projects/:projectId/state',
+    { config: projectRoute, schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams } },
+    async (request) => {
+      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, false);
+      const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
+      return { project: projectView(project), thread, pending_approvals: pending };
+    },
+  );
+
+  app.get(
+    '/api/v1/projects/:projectId/thread',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'The latest thread, with its turns',
+        params: ProjectParams,
+        querystring: Type.Object({ include_turns: Type.Boolean({ default: true }) }),
+      },
+    },
+    async (request) => {
+      const { thread } = await runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns);
+      return { thread };
+    },
+  );
+
+  app.post(
+    '/api/v1/projects/:projectId/turns',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Start a turn (409 while one runs); Idempotency-Key returns the first result',
+        params: ProjectParams,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+        body: TurnBody,
+      },
+    },
+    async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      const result = key
+        ? await runtime.startTurnOnce(request.principal!, request.params.projectId, request.body, key)
+        : await runtime.startTurn(request.principal!, request.params.projectId, request.body);
+      return reply.code(202).send(result);
+    },
+  );
+
+  app.post(
+    '/api/v1/projects/:projectId/turns/:turnId/interrupt',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Interrupt the running turn (409 when it is not running)',
+        params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), turnId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    (request) => runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId),
+  );
+
+  app.get(
+    '/api/v1/projects/:projectId/approvals',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Approvals of the latest thread (pending by default)',
+        params: ProjectParams,
+        querystring: Type.Object({
+          status: Type.Union([Type.Literal('pending'), Type.Literal('resolved'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('lost'), Type.Literal('all')], {
+            default: 'pending',
+          }),
+        }),
+      },
+    },
+    async (request) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const latest = await runtime.latest(project);
+      if (!latest) return { data: [] };
+      const status = request.query.status === 'all' ? undefined : request.query.status;
+      return { data: await agent.approvals.list(project.id, { threadId: latest.id, status }) };
+    },
+  );
+
+  app.post(
+    '/api/v1/projects/:projectId/approvals/:requestId/resolve',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Resolve an approval; an empty body means {decision: "accept"}; twice → 409 with the recorded outcome',
+        params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), requestId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: Type.Object({ decision: Type.Optional(Type.Union(APPROVAL_DECISIONS.map((decision) => Type.Literal(decision)))) }),
+      },
+      preValidation: emptyBodyAsObject,
+    },
+    async (request) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
+      const decision = request.body.decision ?? 'accept';
+      const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision);
+      return { ...approval, decision_applied: decision };
+    },
+  );
+}
+
+/** These bodies are optional: no body (or an empty one) means "all defaults". */
+async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+function loopbackFor(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '::1';
+  return address;
+}

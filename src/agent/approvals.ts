@@ -1,0 +1,194 @@
+/**
+ * Approval broker: an app-server approval request (a JSON-RPC request from the server) becomes an approval
+ * resource with our own id and the lifecycle pending → resolved | cancelled | expired | lost. Every transition
+ * is one conditional update (only a pending row moves), so a second resolve sees the recorded outcome, and is
+ * appended to the project's event log. The JSON-RPC reply is sent only for `resolved` and `expired`: the
+ * app-server never times out an approval itself, and a cancelled or lost one has no one left to answer.
+ */
+import type { Logger } from 'pino';
+import { AppError, notFound } from '../kernel/errors.js';
+import type { Clock } from '../kernel/clock.js';
+import { newId } from '../kernel/ids.js';
+import type { Storage } from '../storage/database.js';
+import type { AgentApprovalsTable, ApprovalStatus } from '../storage/tables/agent.js';
+import type { ProjectEventSink } from './event-sink.js';
+
+export const APPROVAL_DECISIONS = ['accept', 'acceptForSession', 'decline', 'cancel'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+export interface ApprovalContext {
+  projectId: string;
+  customerId: number;
+  kind: 'commandExecution' | 'fileChange';
+  serverRequestId: string | number;
+  params: Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
+  /** For file changes: the `changes` of the preceding item/started (the request itself carries no diff). */
+  changes?: unknown;
+}
+
+interface Waiter {
+  id: string;
+  customerId: number;
+  threadId: string;
+  turnId: string;
+  serverKey: string;
+  answer(reply: { decision: string }): void;
+  timer: NodeJS.Timeout;
+}
+
+export type ApprovalView = ReturnType<typeof approvalView>;
+
+export function approvalView(row: AgentApprovalsTable) {
+  const params = JSON.parse(row.params_json) as Record<string, unknown>;
+  return {
+    request_id: row.id,
+    kind: row.kind,
+    status: row.status,
+    decision: row.decision === null ? null : (JSON.parse(row.decision) as unknown),
+    thread_id: row.thread_id,
+    turn_id: row.turn_id,
+    item_id: row.item_id,
+    command: params.command ?? null,
+    cwd: params.cwd ?? null,
+    reason: params.reason ?? null,
+    changes: params.changes ?? null,
+    available_decisions: params.availableDecisions ?? null,
+    created_at: Number(row.created_at),
+    expires_at: Number(row.expires_at),
+    finished_at: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
+export class ApprovalBroker {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly byServerKey = new Map<string, string>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly events: ProjectEventSink,
+    private readonly clock: Clock,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records a new pending approval and resolves with the reply for the app-server once it is decided. */
+  async request(context: ApprovalContext): Promise<{ decision: string }> {
+    const now = this.clock.nowMs();
+    const { params } = context;
+    const row: AgentApprovalsTable = {
+      id: newId('apr'),
+      project_id: context.projectId,
+      customer_id: context.customerId,
+      thread_id: params.threadId,
+      turn_id: params.turnId,
+      item_id: params.itemId,
+      kind: context.kind,
+      server_request_id: JSON.stringify(context.serverRequestId),
+      params_json: JSON.stringify(context.changes === undefined ? params : { ...params, changes: context.changes }),
+      status: 'pending',
+      decision: null,
+      created_at: now,
+      expires_at: now + this.timeoutMs,
+      finished_at: null,
+    };
+    await this.storage.db.insertInto('agent_approvals').values(row).execute();
+    const serverKey = `${context.customerId}:${row.server_request_id}`;
+    const reply = new Promise<{ decision: string }>((resolve) => {
+      const timer = setTimeout(() => void this.finish(row.id, 'expired', 'decline').catch(() => undefined), this.timeoutMs);
+      timer.unref();
+      this.waiters.set(row.id, { id: row.id, customerId: context.customerId, threadId: params.threadId, turnId: params.turnId, serverKey, answer: resolve, timer });
+      this.byServerKey.set(serverKey, row.id);
+    });
+    await this.events.append(context.projectId, 'approval/requested', approvalView(row));
+    return reply;
+  }
+
+  /** Applies a client's decision; 404 when unknown to the project, 409 (with the outcome) when already decided. */
+  async resolve(projectId: string, requestId: string, decision: ApprovalDecision): Promise<ApprovalView> {
+    const existing = await this.find(projectId, requestId);
+    if (!existing) throw notFound('Approval request');
+    const finished = await this.finish(requestId, 'resolved', decision);
+    if (finished) return finished;
+    const current = (await this.find(projectId, requestId))!;
+    throw new AppError('CONFLICT', `Approval request is already ${current.status}`, { details: { approval: approvalView(current) } });
+  }
+
+  async list(projectId: string, options: { threadId?: string; status?: ApprovalStatus } = {}): Promise<ApprovalView[]> {
+    let query = this.storage.db.selectFrom('agent_approvals').selectAll().where('project_id', '=', projectId);
+    if (options.threadId) query = query.where('thread_id', '=', options.threadId);
+    if (options.status) query = query.where('status', '=', options.status);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map(approvalView);
+  }
+
+  /** The turn ended (completed, failed or interrupted): its open approvals are closed. */
+  async cancelForTurn(threadId: string, turnId: string): Promise<void> {
+    const ids = [...this.waiters.values()].filter((waiter) => waiter.threadId === threadId && waiter.turnId === turnId).map((waiter) => waiter.id);
+    for (const id of ids) await this.finish(id, 'cancelled', null);
+  }
+
+  /** `serverRequest/resolved`: the app-server closed the dialog itself. No-op for approvals already decided. */
+  async cancelByServerRequest(customerId: number, serverRequestId: unknown): Promise<void> {
+    const id = this.byServerKey.get(`${customerId}:${JSON.stringify(serverRequestId)}`);
+    if (id) await this.finish(id, 'cancelled', null);
+  }
+
+  /** The customer's app-server died: nothing can answer its requests any more. */
+  async markLostForCustomer(customerId: number): Promise<void> {
+    const rows = await this.storage.db
+      .selectFrom('agent_approvals')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('status', '=', 'pending')
+      .execute();
+    for (const row of rows) await this.finish(row.id, 'lost', null);
+  }
+
+  /** At service start: every pending approval belonged to an app-server of the previous service process. */
+  async markAllPendingLost(): Promise<void> {
+    const rows = await this.storage.db.selectFrom('agent_approvals').select('id').where('status', '=', 'pending').execute();
+    for (const row of rows) await this.finish(row.id, 'lost', null);
+  }
+
+  pendingCount(customerId: number): number {
+    let count = 0;
+    for (const waiter of this.waiters.values()) if (waiter.customerId === customerId) count += 1;
+    return count;
+  }
+
+  close(): void {
+    for (const waiter of this.waiters.values()) clearTimeout(waiter.timer);
+    this.waiters.clear();
+    this.byServerKey.clear();
+  }
+
+  private async find(projectId: string, requestId: string): Promise<AgentApprovalsTable | undefined> {
+    return this.storage.db.selectFrom('agent_approvals').selectAll().where('id', '=', requestId).where('project_id', '=', projectId).executeTakeFirst();
+  }
+
+  /** Moves a pending approval to its final state; null when it was no longer pending. */
+  private async finish(id: string, status: Exclude<ApprovalStatus, 'pending'>, decision: string | null): Promise<ApprovalView | null> {
+    const decisionJson = decision === null ? null : JSON.stringify(decision);
+    const result = await this.storage.db
+      .updateTable('agent_approvals')
+      .set({ status, decision: decisionJson, finished_at: this.clock.nowMs() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    const row = await this.storage.db.selectFrom('agent_approvals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const view = approvalView(row);
+    await this.events.append(row.project_id, `approval/${status}`, view);
+    const waiter = this.waiters.get(id);
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      this.waiters.delete(id);
+      this.byServerKey.delete(waiter.serverKey);
+      // Only a decision is an answer; cancelled and lost requests have no live dialog left on the server.
+      if (decision !== null) waiter.answer({ decision });
+      else waiter.answer({ decision: 'cancel' });
+    }
+    this.logger.info({ approvalId: id, status, decision }, 'approval finished');
+    return view;
+  }
+}

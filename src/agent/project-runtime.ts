@@ -1,0 +1,317 @@
+/**
+ * Managed projects on top of the per-customer app-servers: open (always the project's one thread, resumed after
+ * any restart), turns (one at a time per thread), interrupts, and the routing of app-server traffic back to
+ * projects. Every notification of a project's thread is appended to the project's event log before any state
+ * that clients can observe changes hands.
+ */
+import type { Logger } from 'pino';
+import type { Principal } from '../accounts/principal.js';
+import { AppServerError } from '../appserver/errors.js';
+import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
+import type { ManagedAppServer } from '../appserver/supervisor.js';
+import type { Thread, TurnStartParams } from '../appserver/protocol.js';
+import { AppError } from '../kernel/errors.js';
+import type { ApprovalBroker } from './approvals.js';
+import type { ProjectEventSink } from './event-sink.js';
+import type { Project, ProjectStore } from './projects/types.js';
+import type { ThreadRepository } from './thread-repository.js';
+import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
+
+export interface ThreadDefaults {
+  model: string;
+  reasoningEffort: string;
+  webSearch: string;
+  approvalPolicy: string;
+  sandbox: string;
+}
+
+interface ThreadState {
+  projectId: string;
+  customerId: number;
+  activeTurnId: string | null;
+  /** Set while a turn/start is in flight, so a second start is refused before the first is known. */
+  starting: boolean;
+  lastEndedTurnId: string | null;
+}
+
+export interface RuntimeDeps {
+  projects: ProjectStore;
+  threads: ThreadRepository;
+  approvals: ApprovalBroker;
+  events: ProjectEventSink;
+  acquire(customerId: number): Promise<ManagedAppServer>;
+  defaults(): ThreadDefaults;
+  logger: Logger;
+}
+
+export class ProjectRuntime {
+  private readonly states = new Map<string, ThreadState>();
+  /** file-change item id → its changes (approval requests carry no diff). */
+  private readonly fileChanges = new Map<string, unknown>();
+  private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
+  private readonly effortsByModel = new Map<string, readonly string[]>();
+  private readonly idempotentStarts = new Map<string, Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>>>();
+
+  constructor(private readonly deps: RuntimeDeps) {}
+
+  // ---- app-server traffic -------------------------------------------------------------------------------
+
+  handleNotification(customerId: number, notification: JsonRpcNotification): void {
+    const params = (notification.params ?? {}) as Record<string, unknown>;
+    const threadId = (params.threadId as string | undefined) ?? ((params.thread as { id?: string } | undefined)?.id);
+    const state = threadId ? this.states.get(threadId) : undefined;
+    // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
+    if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
+    void this.deps.events.append(state.projectId, notification.method, params);
+    this.track(state, notification.method, params);
+  }
+
+  async handleServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
+    const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
+    const state = this.states.get(params.threadId);
+    const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
+    if (!state || state.customerId !== customerId || kind === null) {
+      // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
+      throw new Error(`${request.method} is not supported by this service`);
+    }
+    return this.deps.approvals.request({
+      projectId: state.projectId,
+      customerId,
+      kind,
+      serverRequestId: request.id,
+      params,
+      changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
+    });
+  }
+
+  private track(state: ThreadState, method: string, params: Record<string, unknown>): void {
+    const turn = params.turn as { id: string } | undefined;
+    const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
+    switch (method) {
+      case 'turn/started':
+        if (turn && state.lastEndedTurnId !== turn.id) state.activeTurnId = turn.id;
+        break;
+      case 'turn/completed':
+        if (turn) {
+          state.lastEndedTurnId = turn.id;
+          if (state.activeTurnId === turn.id) state.activeTurnId = null;
+          void this.deps.approvals.cancelForTurn(params.threadId as string, turn.id);
+        }
+        break;
+      case 'serverRequest/resolved':
+        void this.deps.approvals.cancelByServerRequest(state.customerId, params.requestId);
+        break;
+      case 'item/started':
+        if (item?.type === 'fileChange' && item.id) this.fileChanges.set(item.id, item.changes);
+        break;
+      case 'item/completed':
+        if (item?.type === 'fileChange' && item.id) this.fileChanges.delete(item.id);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The process died: running turns are over (they read back as interrupted after resume). */
+  async onCrash(customerId: number): Promise<void> {
+    for (const state of this.states.values()) {
+      if (state.customerId !== customerId) continue;
+      state.activeTurnId = null;
+      state.starting = false;
+      void this.deps.events.append(state.projectId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
+    }
+    await this.deps.approvals.markLostForCustomer(customerId);
+  }
+
+  /** The new process is up: load again every thread the dead one had loaded. */
+  async onRestart(server: ManagedAppServer, threadIds: string[]): Promise<void> {
+    for (const threadId of threadIds) {
+      try {
+        await server.call('thread/resume', { threadId });
+        server.loadedThreads.add(threadId);
+        const state = this.states.get(threadId);
+        if (state) void this.deps.events.append(state.projectId, 'runtime/resumed', { threadId });
+      } catch (error) {
+        this.deps.logger.warn({ err: error, threadId }, 'could not resume thread after restart');
+      }
+    }
+  }
+
+  isBusy(customerId: number): boolean {
+    for (const state of this.states.values()) {
+      if (state.customerId === customerId && (state.activeTurnId !== null || state.starting)) return true;
+    }
+    return this.deps.approvals.pendingCount(customerId) > 0;
+  }
+
+  projectsOf(customerId: number): string[] {
+    return [...this.states.values()].filter((state) => state.customerId === customerId).map((state) => state.projectId);
+  }
+
+  // ---- project operations -------------------------------------------------------------------------------
+
+  /** Opens the project: resumes its thread (or starts the first one); optionally starts a turn. */
+  async open(principal: Principal, projectId: string, request: { prompt?: string } = {}) {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    const { server, threadId, created } = await this.ensureLoaded(project);
+    const read = await server.call('thread/read', { threadId, includeTurns: false });
+    const turn = request.prompt === undefined ? null : await this.startTurn(principal, projectId, { prompt: request.prompt });
+    return { project_id: project.id, thread: this.threadView(read.thread), resumed: !created, turn };
+  }
+
+  async threadDetail(principal: Principal, projectId: string, includeTurns: boolean) {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    const record = await this.deps.threads.forProject(project.id);
+    if (!record) return { project, thread: null };
+    const { server, threadId } = await this.ensureLoaded(project);
+    const read = await server.call('thread/read', { threadId, includeTurns });
+    return { project, thread: { ...this.threadView(read.thread), ...(includeTurns ? { turns: read.thread.turns } : {}) } };
+  }
+
+  async startTurn(principal: Principal, projectId: string, request: TurnRequest) {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    const input = toUserInput(request);
+    const { server, threadId } = await this.ensureLoaded(project);
+    const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.effortsFor(server, request.model ?? this.deps.defaults().model);
+    const overrides = turnOverrides(request, efforts);
+    const state = this.states.get(threadId)!;
+    if (state.activeTurnId !== null || state.starting) {
+      throw new AppError('CONFLICT', 'A turn is already running on this project; interrupt it or wait for it to finish', {
+        details: { turn_id: state.activeTurnId },
+      });
+    }
+    state.starting = true;
+    try {
+      const params: TurnStartParams = { threadId, input, ...overrides };
+      const result = await server.call('turn/start', params);
+      if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
+      await this.deps.threads.touch(project.id);
+      return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
+    } catch (error) {
+      throw mapAppServerError(error);
+    } finally {
+      state.starting = false;
+    }
+  }
+
+  /** Turn start under an `Idempotency-Key`: the first result is recorded and returned for every repeat. */
+  async startTurnOnce(principal: Principal, projectId: string, request: TurnRequest, idempotencyKey: string) {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    const flightKey = `${project.id}\u0000${idempotencyKey}`;
+    const inFlight = this.idempotentStarts.get(flightKey);
+    if (inFlight) return inFlight;
+    const attempt = (async () => {
+      const recorded = await this.deps.threads.findTurnRequest(project.id, idempotencyKey);
+      if (recorded) return recorded as Awaited<ReturnType<ProjectRuntime['startTurn']>>;
+      const result = await this.startTurn(principal, projectId, request);
+      await this.deps.threads.recordTurnRequest(project.id, idempotencyKey, result);
+      return result;
+    })().finally(() => this.idempotentStarts.delete(flightKey));
+    this.idempotentStarts.set(flightKey, attempt);
+    return attempt;
+  }
+
+  async interrupt(principal: Principal, projectId: string, turnId: string) {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    const record = await this.deps.threads.forProject(project.id);
+    const state = record ? this.states.get(record.threadId) : undefined;
+    // The app-server does not answer an interrupt of a finished turn until some later turn ends.
+    if (!record || !state || state.activeTurnId !== turnId) {
+      throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    }
+    const server = await this.deps.acquire(project.customerId);
+    await server.call('turn/interrupt', { threadId: record.threadId, turnId });
+    return { turn_id: turnId, thread_id: record.threadId, interrupted: true };
+  }
+
+  /** Summary of the latest thread without starting an app-server. */
+  async latest(project: Project) {
+    const record = await this.deps.threads.forProject(project.id);
+    if (!record) return null;
+    const state = this.states.get(record.threadId);
+    return {
+      id: record.threadId,
+      created_at: record.createdAt,
+      loaded: state !== undefined,
+      active_turn_id: state?.activeTurnId ?? null,
+    };
+  }
+
+  activeTurn(threadId: string): string | null {
+    return this.states.get(threadId)?.activeTurnId ?? null;
+  }
+
+  private threadView(thread: Thread) {
+    return {
+      id: thread.id,
+      status: thread.status,
+      preview: thread.preview,
+      name: thread.name,
+      model_provider: thread.modelProvider,
+      cwd_is_workspace: true,
+      created_at: thread.createdAt * 1000,
+      updated_at: thread.updatedAt * 1000,
+      active_turn_id: this.states.get(thread.id)?.activeTurnId ?? null,
+    };
+  }
+
+  private async effortsFor(server: ManagedAppServer, model: string): Promise<readonly string[]> {
+    const cached = this.effortsByModel.get(model);
+    if (cached) return cached;
+    const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
+    for (const entry of listed.data) {
+      this.effortsByModel.set(entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort));
+    }
+    return this.effortsByModel.get(model) ?? KNOWN_EFFORTS;
+  }
+
+  /** One opener per project at a time, so concurrent opens never start two threads. */
+  private ensureLoaded(project: Project) {
+    const existing = this.opening.get(project.id);
+    if (existing) return existing;
+    const opening = this.load(project).finally(() => this.opening.delete(project.id));
+    this.opening.set(project.id, opening);
+    return opening;
+  }
+
+  private async load(project: Project): Promise<{ server: ManagedAppServer; threadId: string; created: boolean }> {
+    const server = await this.deps.acquire(project.customerId);
+    const record = await this.deps.threads.forProject(project.id);
+    if (record && server.loadedThreads.has(record.threadId)) return { server, threadId: record.threadId, created: false };
+    if (record) {
+      this.remember(record.threadId, project);
+      try {
+        await server.call('thread/resume', { threadId: record.threadId });
+        server.loadedThreads.add(record.threadId);
+        return { server, threadId: record.threadId, created: false };
+      } catch (error) {
+        throw mapAppServerError(error);
+      }
+    }
+    const defaults = this.deps.defaults();
+    const started = await server.call('thread/start', {
+      cwd: project.workspaceDir,
+      model: defaults.model,
+      approvalPolicy: defaults.approvalPolicy as TurnStartParams['approvalPolicy'],
+      sandbox: defaults.sandbox as 'danger-full-access',
+      config: { model_reasoning_effort: defaults.reasoningEffort, web_search: defaults.webSearch },
+    });
+    const threadId = started.thread.id;
+    this.remember(threadId, project);
+    server.loadedThreads.add(threadId);
+    const recorded = await this.deps.threads.record(project.id, project.customerId, threadId);
+    await this.deps.events.append(project.id, 'thread/started', { thread: started.thread });
+    return { server, threadId: recorded.threadId, created: true };
+  }
+
+  private remember(threadId: string, project: Project): void {
+    if (!this.states.has(threadId)) {
+      this.states.set(threadId, { projectId: project.id, customerId: project.customerId, activeTurnId: null, starting: false, lastEndedTurnId: null });
+    }
+  }
+}
+
+export function mapAppServerError(error: unknown): unknown {
+  if (error instanceof AppServerError) return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
+  return error;
+}

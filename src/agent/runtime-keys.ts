@@ -1,0 +1,43 @@
+/**
+ * The wallet-linked key a customer's app-server sends to our gateway as its provider credential. A fresh key is
+ * issued at every process start and the previous one revoked, so the plaintext only ever lives in the child's
+ * environment and is never stored or logged.
+ */
+import type { KeyRepository } from '../accounts/key-repository.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Storage } from '../storage/database.js';
+
+export const RUNTIME_KEY_NAME = 'Agent runtime';
+
+export class RuntimeKeys {
+  constructor(
+    private readonly storage: Storage,
+    private readonly keys: KeyRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(customerId: number): Promise<string> {
+    return this.storage.db.transaction().execute(async (trx) => {
+      const previous = await trx.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
+      const issued = await this.keys.issue(trx, { customerId, kind: 'wallet', role: 'customer', name: RUNTIME_KEY_NAME });
+      if (previous) {
+        await this.keys.revoke(trx, previous.key_id, issued.row.id);
+        await trx.updateTable('agent_runtime_keys').set({ key_id: issued.row.id, created_at: this.clock.nowMs() }).where('customer_id', '=', customerId).execute();
+      } else {
+        await trx.insertInto('agent_runtime_keys').values({ customer_id: customerId, key_id: issued.row.id, created_at: this.clock.nowMs() }).execute();
+      }
+      return issued.plaintext;
+    });
+  }
+
+  async current(customerId: number): Promise<{ keyId: number; prefix: string; lastFour: string; createdAt: number } | null> {
+    const row = await this.storage.db
+      .selectFrom('agent_runtime_keys')
+      .innerJoin('api_keys', 'api_keys.id', 'agent_runtime_keys.key_id')
+      .select(['api_keys.id', 'api_keys.prefix', 'api_keys.last_four', 'api_keys.created_at', 'api_keys.revoked_at'])
+      .where('agent_runtime_keys.customer_id', '=', customerId)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null) return null;
+    return { keyId: Number(row.id), prefix: row.prefix, lastFour: row.last_four, createdAt: Number(row.created_at) };
+  }
+}

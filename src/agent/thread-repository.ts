@@ -1,0 +1,60 @@
+/** Project → thread records and the turn-start idempotency records. */
+import type { Clock } from '../kernel/clock.js';
+import type { Storage } from '../storage/database.js';
+
+export interface ProjectThread {
+  projectId: string;
+  customerId: number;
+  threadId: string;
+  createdAt: number;
+}
+
+export class ThreadRepository {
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {}
+
+  async forProject(projectId: string): Promise<ProjectThread | null> {
+    const row = await this.storage.db.selectFrom('agent_project_threads').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+    return row ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) } : null;
+  }
+
+  async forThread(threadId: string): Promise<ProjectThread | null> {
+    const row = await this.storage.db.selectFrom('agent_project_threads').selectAll().where('thread_id', '=', threadId).executeTakeFirst();
+    return row ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) } : null;
+  }
+
+  /** Records the project's thread; keeps the first one if another writer recorded one concurrently. */
+  async record(projectId: string, customerId: number, threadId: string): Promise<ProjectThread> {
+    const now = this.clock.nowMs();
+    await this.storage.db
+      .insertInto('agent_project_threads')
+      .values({ project_id: projectId, customer_id: customerId, thread_id: threadId, created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.column('project_id').doNothing())
+      .execute();
+    return (await this.forProject(projectId))!;
+  }
+
+  async touch(projectId: string): Promise<void> {
+    await this.storage.db.updateTable('agent_project_threads').set({ updated_at: this.clock.nowMs() }).where('project_id', '=', projectId).execute();
+  }
+
+  async findTurnRequest(projectId: string, idempotencyKey: string): Promise<unknown | null> {
+    const row = await this.storage.db
+      .selectFrom('agent_turn_requests')
+      .select('response_json')
+      .where('project_id', '=', projectId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.response_json) as unknown) : null;
+  }
+
+  async recordTurnRequest(projectId: string, idempotencyKey: string, response: unknown): Promise<void> {
+    await this.storage.db
+      .insertInto('agent_turn_requests')
+      .values({ project_id: projectId, idempotency_key: idempotencyKey, response_json: JSON.stringify(response), created_at: this.clock.nowMs() })
+      .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
+      .execute();
+  }
+}

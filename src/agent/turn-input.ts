@@ -1,0 +1,106 @@
+/**
+ * Turn-start request → app-server `turn/start` params. Pure checks with clear 422s: input items (text and
+ * data:-URL images only; the app-server refuses remote image URLs), approval policy, reasoning effort, and the
+ * permission selection — a profile (`permissions`, alias `permissionProfile`) or the legacy `sandboxPolicy`,
+ * never both, since the app-server rejects the combination.
+ */
+import { validationError, type ValidationIssue } from '../kernel/errors.js';
+import type { SandboxPolicy, TurnStartParams, UserInput } from '../appserver/protocol.js';
+
+export interface TurnRequest {
+  input?: string | Array<{ type: string; text?: string; url?: string; image_url?: string; detail?: string }>;
+  prompt?: string;
+  model?: string;
+  effort?: string;
+  approvalPolicy?: string;
+  permissions?: string;
+  permissionProfile?: string;
+  sandboxPolicy?: { type: string; [key: string]: unknown };
+}
+
+export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
+export const KNOWN_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+const SANDBOX_TYPES = ['dangerFullAccess', 'readOnly', 'workspaceWrite', 'externalSandbox'];
+const IMAGE_DETAILS = ['auto', 'low', 'high', 'original'];
+
+export function toUserInput(request: TurnRequest): UserInput[] {
+  const issues: ValidationIssue[] = [];
+  const items: UserInput[] = [];
+  if (request.prompt !== undefined) items.push({ type: 'text', text: request.prompt, text_elements: [] });
+  if (typeof request.input === 'string') items.push({ type: 'text', text: request.input, text_elements: [] });
+  else if (Array.isArray(request.input)) {
+    request.input.forEach((item, index) => {
+      const loc = ['body', 'input', index];
+      if (item.type === 'text' && typeof item.text === 'string') {
+        items.push({ type: 'text', text: item.text, text_elements: [] });
+      } else if (item.type === 'image' || item.type === 'input_image') {
+        const url = item.url ?? item.image_url;
+        if (typeof url !== 'string' || !/^data:image\/[a-z0-9.+-]+;base64,/i.test(url)) {
+          issues.push({ loc: [...loc, 'url'], msg: 'Images must be data: URLs (data:image/<type>;base64,…)', type: 'value_error' });
+        } else if (item.detail !== undefined && !IMAGE_DETAILS.includes(item.detail)) {
+          issues.push({ loc: [...loc, 'detail'], msg: `detail must be one of ${IMAGE_DETAILS.join(', ')}`, type: 'enum' });
+        } else {
+          items.push(item.detail === undefined ? { type: 'image', url } : { type: 'image', url, detail: item.detail as 'auto' });
+        }
+      } else {
+        issues.push({ loc, msg: 'Each input item is {type:"text", text} or {type:"image", url:"data:…"}', type: 'value_error' });
+      }
+    });
+  }
+  if (issues.length > 0) throw validationError(issues);
+  if (items.length === 0) throw validationError([{ loc: ['body', 'input'], msg: 'A turn needs input (text or images)', type: 'missing' }]);
+  return items;
+}
+
+/** The override fields of turn/start; `supportedEfforts` comes from the app-server's model/list. */
+export function turnOverrides(request: TurnRequest, supportedEfforts: readonly string[]): Partial<TurnStartParams> {
+  const issues: ValidationIssue[] = [];
+  const overrides: Partial<TurnStartParams> = {};
+  if (request.model !== undefined) overrides.model = request.model;
+  if (request.effort !== undefined) {
+    if (supportedEfforts.includes(request.effort)) overrides.effort = request.effort as TurnStartParams['effort'];
+    else issues.push({ loc: ['body', 'effort'], msg: `effort must be one of ${supportedEfforts.join(', ')} for this model`, type: 'enum' });
+  }
+  if (request.approvalPolicy !== undefined) {
+    if ((APPROVAL_POLICIES as readonly string[]).includes(request.approvalPolicy)) {
+      overrides.approvalPolicy = request.approvalPolicy as TurnStartParams['approvalPolicy'];
+    } else {
+      issues.push({ loc: ['body', 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
+    }
+  }
+  if (request.permissions !== undefined && request.permissionProfile !== undefined && request.permissions !== request.permissionProfile) {
+    issues.push({ loc: ['body', 'permissionProfile'], msg: 'permissions and permissionProfile name the same setting; send one', type: 'value_error' });
+  }
+  const profile = request.permissions ?? request.permissionProfile;
+  if (profile !== undefined && request.sandboxPolicy !== undefined) {
+    issues.push({ loc: ['body', 'sandboxPolicy'], msg: 'Send either a permission profile (permissions) or the legacy sandboxPolicy, not both', type: 'value_error' });
+  } else if (profile !== undefined) {
+    overrides.permissions = profile;
+  } else if (request.sandboxPolicy !== undefined) {
+    if (SANDBOX_TYPES.includes(request.sandboxPolicy.type)) overrides.sandboxPolicy = sandboxPolicy(request.sandboxPolicy);
+    else issues.push({ loc: ['body', 'sandboxPolicy', 'type'], msg: `type must be one of ${SANDBOX_TYPES.join(', ')}`, type: 'enum' });
+  }
+  if (issues.length > 0) throw validationError(issues);
+  return overrides;
+}
+
+/** Fills the legacy policy's required fields with the app-server's defaults. */
+function sandboxPolicy(input: { type: string; [key: string]: unknown }): SandboxPolicy {
+  const networkAccess = input.networkAccess === true;
+  switch (input.type) {
+    case 'readOnly':
+      return { type: 'readOnly', networkAccess };
+    case 'workspaceWrite':
+      return {
+        type: 'workspaceWrite',
+        writableRoots: Array.isArray(input.writableRoots) ? (input.writableRoots as string[]) : [],
+        networkAccess,
+        excludeTmpdirEnvVar: input.excludeTmpdirEnvVar === true,
+        excludeSlashTmp: input.excludeSlashTmp === true,
+      };
+    case 'externalSandbox':
+      return { type: 'externalSandbox', networkAccess: input.networkAccess === 'enabled' ? 'enabled' : 'restricted' };
+    default:
+      return { type: 'dangerFullAccess' };
+  }
+}

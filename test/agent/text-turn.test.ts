@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataOf, startAgentHarness, type AgentHarness } from './agent-harness.js';
+
+describe('managed project: text turn through the gateway', () => {
+  let harness: AgentHarness;
+  beforeAll(async () => {
+    harness = await startAgentHarness();
+  });
+  afterAll(async () => harness?.close());
+
+  it('opens a project, streams a text turn into the event log and routes the model call through the gateway', async () => {
+    const { context, customer, upstream } = harness;
+    const projectId = await harness.createProject();
+    const opened = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: customer.headers });
+    expect(opened.statusCode).toBe(200);
+    const threadId = opened.json().thread.id as string;
+    expect(opened.json().resumed).toBe(false);
+
+    upstream.enqueue({ kind: 'text', text: 'Hello from the scripted model, in pieces.', chunks: 4 });
+    const started = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: customer.headers, payload: { input: 'say hello' } });
+    expect(started.statusCode).toBe(202);
+    const turnId = started.json().turn_id as string;
+
+    const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
+    expect(dataOf(completed).turn.id).toBe(turnId);
+    expect(dataOf(completed).turn.status).toBe('completed');
+    const events = await harness.events(projectId);
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('thread/started');
+    expect(types).toContain('item/agentMessage/delta');
+    const message = events.find((event) => event.type === 'item/completed' && dataOf(event).item.type === 'agentMessage');
+    expect(dataOf(message!).item.text).toBe('Hello from the scripted model, in pieces.');
+    // Sequence numbers are gap-free and ordered.
+    expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
+
+    // The model call went gateway → upstream with the power-ai alias resolved, and carried apply_patch.
+    const call = upstream.requests.find((request) => request.path.endsWith('/responses'))!;
+    if (harness.viaGateway) {
+      expect(call.body.model).toBe('scripted-model');
+      expect(call.headers.authorization).toBe('Bearer sk-upstream');
+    }
+    const toolNames = (call.body.tools as { name?: string; type: string }[]).map((tool) => tool.name ?? tool.type);
+    expect(toolNames).toContain('apply_patch');
+    expect(call.body.reasoning?.effort).toBe('xhigh');
+
+    const state = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/state`, headers: customer.headers });
+    expect(state.json().thread.id).toBe(threadId);
+    expect(state.json().thread.active_turn_id).toBeNull();
+    expect(state.json().pending_approvals).toEqual([]);
+  });
+});
