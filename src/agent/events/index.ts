@@ -1,18 +1,96 @@
-/** Project event log composition (see types.ts). */
+/**
+ * Project event log composition: the SQL log (group commit, retention), the in-process hub, the optional
+ * Redis relay for other nodes, and the SSE streams of connected clients.
+ */
+import type { Writable } from 'node:stream';
 import type { DomainDeps } from '../../services.js';
-import type { ProjectEventLog } from './types.js';
+import { EventHub } from './event-hub.js';
+import { SqlEventLog } from './event-log.js';
+import { EventStream } from './event-stream.js';
+import { RedisRelay } from './redis-relay.js';
+import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
+
+export type { ProjectEvent, ProjectEventStats } from './types.js';
 
 export interface ProjectEvents extends ProjectEventLog {
+  /** Streams the project's events as SSE frames into `sink` until the client leaves, overflows or the service closes. */
+  stream(options: { projectId: string; after: number | null; sink: Writable }): Promise<void>;
+  /** Live events of one project on this node (committed, in sequence order); returns the unsubscribe function. */
+  subscribe(projectId: string, listener: ProjectEventListener): () => void;
+  /** Logged events after `afterSeq`, oldest first. */
+  readAfter(projectId: string, afterSeq: number, limit: number): Promise<ProjectEvent[]>;
+  /** Applies retention now (it otherwise runs in the background shortly after appends). */
+  prune(): Promise<void>;
+  stats(): ProjectEventStats;
+  /** Ends every open stream (the HTTP server calls this before it stops accepting connections). */
+  endStreams(): void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createProjectEvents(_deps: DomainDeps): Promise<ProjectEvents> {
-  return {
-    async append() {
-      throw new Error('event log not built yet');
+export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEvents> {
+  const { config, logger } = deps;
+  const hub = new EventHub();
+  let relay: RedisRelay | null = null;
+  const log = new SqlEventLog({
+    storage: deps.storage,
+    clock: deps.clock,
+    logger,
+    retention: config.agent.eventRetention,
+    onCommitted: (events) => {
+      hub.publish(events);
+      relay?.publish(events);
     },
-    async start() {},
-    async close() {},
+  });
+  if (config.env.redisUrl) {
+    relay = new RedisRelay(config.env.redisUrl, logger, (events) => {
+      for (const event of events) log.noteRemote(event);
+      hub.publish(events);
+    });
+  }
+  const streams = new Set<EventStream>();
+  const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };
+
+  return {
+    append: (projectId, type, data) => log.append(projectId, type, data),
+    subscribe: (projectId, listener) => hub.subscribe(projectId, listener),
+    readAfter: (projectId, afterSeq, limit) => log.readAfter(projectId, afterSeq, limit),
+    prune: () => log.prune(),
+    async stream({ projectId, after, sink }) {
+      const stream = new EventStream(
+        { projectId, after, sink, heartbeatMs: config.agent.heartbeatMs, queueMax: config.agent.subscriberQueueMax },
+        {
+          log,
+          hub,
+          onEnd: ({ queueLengthMaxSeen, overflowed }) => {
+            counters.queueLengthMaxSeen = Math.max(counters.queueLengthMaxSeen, queueLengthMaxSeen);
+            if (overflowed) counters.overflowDisconnects += 1;
+          },
+        },
+      );
+      streams.add(stream);
+      try {
+        await stream.run();
+      } finally {
+        streams.delete(stream);
+      }
+    },
+    stats: () => ({
+      subscribers: hub.subscriberCount(),
+      overflowDisconnects: counters.overflowDisconnects,
+      commits: log.commits,
+      queueLengthMaxSeen: Math.max(counters.queueLengthMaxSeen, ...[...streams].map((stream) => stream.queueLengthMaxSeen)),
+    }),
+    endStreams() {
+      for (const stream of streams) stream.stop();
+    },
+    async start() {
+      await relay?.start();
+    },
+    async close() {
+      for (const stream of streams) stream.stop();
+      await log.close();
+      await relay?.close();
+    },
   };
 }

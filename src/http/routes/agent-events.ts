@@ -1,4 +1,47 @@
-import type { App } from '../app.js';
+/** The project event stream (SSE): live events, replay after Last-Event-ID or ?after=, reset and overflow frames. */
+import { Type } from '@sinclair/typebox';
+import { validationError } from '../../kernel/errors.js';
+import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
 import type { Services } from '../../services.js';
+import type { App } from '../app.js';
 
-export async function agentEventsRoutes(_app: App, _services: Services): Promise<void> {}
+function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
+  // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
+  if (lastEventId === undefined) return after ?? null;
+  const text = Array.isArray(lastEventId) ? lastEventId[0]! : lastEventId;
+  if (!/^\d{1,15}$/.test(text.trim())) {
+    throw validationError([{ loc: ['header', 'last-event-id'], msg: 'Last-Event-ID must be a sequence number', type: 'int_parsing' }]);
+  }
+  return Number(text.trim());
+}
+
+export async function agentEventsRoutes(app: App, services: Services): Promise<void> {
+  app.addHook('preClose', async () => services.projectEvents.endStreams());
+
+  app.get(
+    '/api/v1/projects/:projectId/events',
+    {
+      config: { auth: 'api', surface: 'projects' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Server-sent events of the project (id: sequence number, event: type); resumes after Last-Event-ID',
+        params: Type.Object({ projectId: Type.String() }),
+        querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }),
+      },
+    },
+    async (request, reply) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const after = cursorFrom(request.headers['last-event-id'], request.query.after);
+      reply.hijack();
+      reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
+      reply.raw.write(encodeSseComment('connected'));
+      try {
+        await services.projectEvents.stream({ projectId: project.id, after, sink: reply.raw });
+      } catch (error) {
+        request.log.error({ err: error, requestId: request.id }, 'project event stream failed');
+      } finally {
+        if (!reply.raw.writableEnded) reply.raw.end();
+      }
+    },
+  );
+}
