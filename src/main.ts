@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type AppConfig } from './config/load-config.js';
 import { buildApp, type App } from './http/app.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type ServiceOptions, type Services } from './services.js';
 
 export interface RunningService {
   app: App;
@@ -30,11 +30,18 @@ export async function ensureOperatorToken(services: Services): Promise<string | 
   return file;
 }
 
-export async function startService(config: AppConfig = loadConfig()): Promise<RunningService> {
-  const services = await createServices(config);
+export interface StartOptions {
+  /** Listen on this port instead of PORT (0 = any free port; benchmarks and tests). */
+  port?: number;
+  /** Services options (logger, clock); by default everything comes from the config. */
+  services?: ServiceOptions;
+}
+
+export async function startService(config: AppConfig = loadConfig(), options: StartOptions = {}): Promise<RunningService> {
+  const services = await createServices(config, options.services);
   await ensureOperatorToken(services);
   const app = await buildApp(services);
-  const address = await app.listen({ port: config.env.port, host: config.env.host });
+  const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host });
   services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
   let stopping: Promise<void> | undefined;
   const stop = () =>
