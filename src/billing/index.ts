@@ -63,7 +63,7 @@ function writerFor(deps: DomainDeps): WriterQueue {
 function limiterFor(deps: DomainDeps): RateLimiter {
   const url = deps.config.env.redisUrl;
   if (!url) return new MemoryRateLimiter(deps.clock);
-  return new RedisRateLimiter(new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false }), deps.clock);
+  return new RedisRateLimiter(new Redis(url, { maxRetriesPerRequest: 2 }), deps.clock, deps.config.billing.redisPrefix);
 }
 
 export async function createBillingServices(deps: DomainDeps): Promise<BillingServices> {

@@ -73,7 +73,7 @@ async function dailyTotals(db: Kysely<Database>, filter: { customerId: number; k
   let query = db
     .selectFrom('billing_calls')
     .select([
-      sql<number>`(created_at / ${DAY_MS})`.as('day_index'),
+      sql<number>`(created_at / ${sql.lit(DAY_MS)})`.as('day_index'),
       (eb) => eb.fn.countAll<number>().as('requests'),
       (eb) => eb.fn.sum<number>(eb.fn.coalesce('input_tokens', eb.lit(0))).as('input_tokens'),
       (eb) => eb.fn.sum<number>(eb.fn.coalesce('output_tokens', eb.lit(0))).as('output_tokens'),
@@ -82,7 +82,7 @@ async function dailyTotals(db: Kysely<Database>, filter: { customerId: number; k
     .where('customer_id', '=', filter.customerId)
     .where('created_at', '>=', sinceMs);
   if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
-  const rows = await query.groupBy(sql`(created_at / ${DAY_MS})`).orderBy(sql`(created_at / ${DAY_MS})`).execute();
+  const rows = await query.groupBy(sql`(created_at / ${sql.lit(DAY_MS)})`).orderBy(sql`(created_at / ${sql.lit(DAY_MS)})`).execute();
   return rows.map((row) => ({
     date: utcDay(Math.floor(Number(row.day_index)) * DAY_MS),
     requests: Number(row.requests),

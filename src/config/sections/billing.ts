@@ -61,6 +61,8 @@ export const BillingSection = {
       sweepIntervalMs: Type.Integer({ minimum: 100, default: 60_000 }),
       idempotencyRetentionMs: Type.Integer({ minimum: 24 * 3600_000, default: 48 * 3600_000 }),
       marketplaceCreditMicros: Type.Integer({ minimum: 0, default: 200_000_000 }),
+      /** Prefix of the shared rate-limit keys in Redis (one per deployment sharing a Redis). */
+      redisPrefix: Type.String({ minLength: 1, default: 'switchyard:limits:' }),
       /** Rate-limit plan of keys that name none; absent = no limit. */
       defaultRateLimitPlan: Type.Optional(Type.String({ minLength: 1 })),
       /** How long rate-card switches and plan subscriptions are cached per node. */

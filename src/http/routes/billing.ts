@@ -114,7 +114,7 @@ export async function billingRoutes(app: App, services: Services): Promise<void>
     '/api/v1/setup/health-check',
     {
       config: account,
-      schema: { tags: ['keys'], summary: 'Non-billable readiness check of the calling key', body: Type.Optional(Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) })) },
+      schema: { tags: ['keys'], summary: 'Non-billable readiness check of the calling key', body: Type.Union([Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }), Type.Null()]) },
     },
     async (request) => {
       const principal = customerOf(request);
