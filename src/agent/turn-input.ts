@@ -28,10 +28,14 @@ export function toUserInput(request: TurnRequest): UserInput[] {
   const items: UserInput[] = [];
   if (request.prompt !== undefined) items.push({ type: 'text', text: request.prompt, text_elements: [] });
   if (typeof request.input === 'string') items.push({ type: 'text', text: request.input, text_elements: [] });
-  else if (Array.isArray(request.input)) {
+  else if (request.input !== undefined && !Array.isArray(request.input)) {
+    issues.push({ loc: ['body', 'input'], msg: 'input is a string or a list of input items', type: 'value_error' });
+  } else if (Array.isArray(request.input)) {
     request.input.forEach((item, index) => {
       const loc = ['body', 'input', index];
-      if (item.type === 'text' && typeof item.text === 'string') {
+      if (item === null || typeof item !== 'object') {
+        issues.push({ loc, msg: 'Each input item is an object', type: 'value_error' });
+      } else if (item.type === 'text' && typeof item.text === 'string') {
         items.push({ type: 'text', text: item.text, text_elements: [] });
       } else if (item.type === 'image' || item.type === 'input_image') {
         const url = item.url ?? item.image_url;

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
 import { projectView } from '../../agent/projects/index.js';
+import type { TurnRequest } from '../../agent/turn-input.js';
 import type { Services } from '../../services.js';
 import type { App } from '../app.js';
 
@@ -14,21 +15,8 @@ const projectRoute = { auth: 'api', surface: 'projects' } as const;
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }) });
 
 const TurnBody = Type.Object({
-  input: Type.Optional(
-    Type.Union([
-      Type.String({ minLength: 1 }),
-      Type.Array(
-        Type.Object({
-          type: Type.String(),
-          text: Type.Optional(Type.String()),
-          url: Type.Optional(Type.String()),
-          image_url: Type.Optional(Type.String()),
-          detail: Type.Optional(Type.String()),
-        }),
-        { minItems: 1 },
-      ),
-    ]),
-  ),
+  // Checked by the runtime: a union here would be mangled by the coercing validator (string ⇄ array).
+  input: Type.Optional(Type.Unknown({ description: 'Text, or a list of {type:"text",text} and {type:"image",url:"data:…"} items' })),
   prompt: Type.Optional(Type.String({ minLength: 1 })),
   model: Type.Optional(Type.String({ minLength: 1 })),
   effort: Type.Optional(Type.String({ minLength: 1 })),
@@ -127,8 +115,8 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
     async (request, reply) => {
       const key = request.headers['idempotency-key'];
       const result = key
-        ? await runtime.startTurnOnce(request.principal!, request.params.projectId, request.body, key)
-        : await runtime.startTurn(request.principal!, request.params.projectId, request.body);
+        ? await runtime.startTurnOnce(request.principal!, request.params.projectId, request.body as TurnRequest, key)
+        : await runtime.startTurn(request.principal!, request.params.projectId, request.body as TurnRequest);
       return reply.code(202).send(result);
     },
   );

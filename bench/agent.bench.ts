@@ -1,0 +1,158 @@
+/**
+ * Agent runtime: (1) latency from one app-server notification line (parsed by the JSON-RPC connection, routed
+ * to its project, appended to the durable event log) to the SSE frame read by each of 100 subscribers, against
+ * a baseline that appends the same event straight to the log; (2) turns per second through the full loop —
+ * HTTP turn start → real app-server → our /v1/responses gateway → scripted upstream → notifications → event
+ * log — against direct gateway /v1/responses calls with the same scripted reply, in the same run.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createParser } from 'eventsource-parser';
+import { JsonRpcConnection } from '../src/appserver/connection.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { startService, type RunningService } from '../src/main.js';
+import { startModelUpstream } from '../test/fakes/model-upstream.js';
+import { round, type BenchReport } from './harness.js';
+
+const SUBSCRIBERS = 100;
+const EVENTS = 200;
+const EVENT_GAP_MS = 5;
+const TURNS = 20;
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+function benchEnv(dataDir: string, configFile: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+  }
+  return { ...env, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configFile, SWITCHYARD_LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+}
+
+async function json(response: Response, expected: number): Promise<any> {
+  if (response.status !== expected) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** One SSE subscriber: calls `onEvent(type, data, receivedAtMs)` per frame until aborted. */
+async function subscribe(url: string, token: string, signal: AbortSignal, onEvent: (type: string, data: string, atMs: number) => void): Promise<void> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal });
+  const parser = createParser({ onEvent: (event) => onEvent(event.event ?? 'message', event.data, performance.now()) });
+  const decoder = new TextDecoder();
+  void (async () => {
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // aborted at the end of the run
+    }
+  })();
+}
+
+export default async function agentBench(report: BenchReport): Promise<void> {
+  report.section('Agent: notification → SSE latency, turns per second');
+  const upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'Scripted answer for the bench.' } });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-agent-bench-'));
+  const configFile = path.join(dataDir, 'config.json');
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-bench' }],
+      models: [{ id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true } }],
+      aliases: { 'power-ai': 'scripted-coder' },
+    }),
+  );
+  let running: RunningService | null = null;
+  const abort = new AbortController();
+  try {
+    running = await startService(loadConfig(benchEnv(dataDir, configFile)), { port: 0 });
+    const { services } = running;
+    const base = running.url;
+    const created = await services.customers.create({ email: 'agent-bench@example.test' });
+    const token = created.systemToken.key;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const project = await json(await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: '{}' }), 201);
+    const opened = await json(await fetch(`${base}/api/v1/projects/${project.id}/open`, { method: 'POST', headers, body: '{}' }), 200);
+    const threadId = opened.thread.id as string;
+
+    // (1) latency at 100 subscribers
+    const received = new Map<string, number[]>();
+    let connected = 0;
+    for (let index = 0; index < SUBSCRIBERS; index += 1) {
+      await subscribe(`${base}/api/v1/projects/${project.id}/events`, token, abort.signal, (type, data, atMs) => {
+        if (type !== 'bench/marker' && type !== 'bench/direct') return;
+        const marker = (JSON.parse(data) as { marker: string }).marker;
+        const times = received.get(marker) ?? [];
+        times.push(atMs);
+        received.set(marker, times);
+      });
+      connected += 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const connection = new JsonRpcConnection({ send: async () => undefined }, {
+      onServerRequest: async () => ({}),
+      onNotification: (notification) => services.agent.runtime.handleNotification(created.customer.id, notification),
+      onProtocolError: () => undefined,
+    }, 1_000);
+    const sentAt = new Map<string, number>();
+    const measure = async (kind: 'line' | 'direct'): Promise<number[]> => {
+      const markers: string[] = [];
+      for (let index = 0; index < EVENTS; index += 1) {
+        const marker = `${kind}-${index}`;
+        markers.push(marker);
+        sentAt.set(marker, performance.now());
+        if (kind === 'line') connection.handleLine(JSON.stringify({ method: 'bench/marker', params: { threadId, marker } }));
+        else void services.projectEvents.append(project.id, 'bench/direct', { threadId, marker });
+        await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const latencies: number[] = [];
+      for (const marker of markers) for (const atMs of received.get(marker) ?? []) latencies.push(atMs - sentAt.get(marker)!);
+      return latencies.sort((a, b) => a - b);
+    };
+    const viaBridge = await measure('line');
+    const direct = await measure('direct');
+    report.line(`${connected} SSE subscribers on one project, ${EVENTS} events ${EVENT_GAP_MS} ms apart; subscribers run in the service's process.`);
+    report.table([
+      { path: 'notification line → SSE frame', 'p50 ms': round(percentile(viaBridge, 0.5), 2), 'p99 ms': round(percentile(viaBridge, 0.99), 2), frames: viaBridge.length },
+      { path: 'baseline: event log append → SSE frame', 'p50 ms': round(percentile(direct, 0.5), 2), 'p99 ms': round(percentile(direct, 0.99), 2), frames: direct.length },
+    ]);
+    report.line(`bridge / baseline p50: ${round(percentile(viaBridge, 0.5) / Math.max(percentile(direct, 0.5), 0.001), 2)}`);
+    abort.abort();
+
+    // (2) turns per second through the full loop, against direct gateway calls
+    const turnEnded = new Map<string, () => void>();
+    const unsubscribe = services.projectEvents.subscribe(project.id, (event) => {
+      if (event.type !== 'turn/completed') return;
+      const turnId = (JSON.parse(event.dataJson) as { turn: { id: string } }).turn.id;
+      turnEnded.get(turnId)?.();
+    });
+    const runTurn = async (): Promise<void> => {
+      const started = await json(await fetch(`${base}/api/v1/projects/${project.id}/turns`, { method: 'POST', headers, body: JSON.stringify({ input: 'bench turn' }) }), 202);
+      await new Promise<void>((resolve) => turnEnded.set(started.turn_id, resolve));
+    };
+    await runTurn();
+    const turnsStart = performance.now();
+    for (let index = 0; index < TURNS; index += 1) await runTurn();
+    const turnsPerSecond = TURNS / ((performance.now() - turnsStart) / 1000);
+    unsubscribe();
+    const callsStart = performance.now();
+    for (let index = 0; index < TURNS; index += 1) {
+      await (await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'power-ai', input: 'bench call', stream: true }) })).text();
+    }
+    const callsPerSecond = TURNS / ((performance.now() - callsStart) / 1000);
+    report.table([
+      { loop: 'agent turn (HTTP → app-server → gateway → upstream → events)', 'per second': round(turnsPerSecond, 2), count: TURNS },
+      { loop: 'baseline: direct POST /v1/responses (stream)', 'per second': round(callsPerSecond, 2), count: TURNS },
+    ]);
+    report.line(`turn / direct call throughput: ${round(turnsPerSecond / callsPerSecond, 3)} (a turn re-sends the whole thread and Codex's ~21 kB instructions)`);
+  } finally {
+    abort.abort();
+    await running?.stop();
+    await upstream.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, operatorHeaders } from '../helpers/context.js';
+import { dataOf, startAgentHarness, type AgentHarness } from './agent-harness.js';
+
+const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+describe('agent routes: status, catalogues, validation, idempotency and ownership', () => {
+  let harness: AgentHarness;
+  let projectId: string;
+  beforeAll(async () => {
+    harness = await startAgentHarness();
+    projectId = await harness.createProject();
+  });
+  afterAll(async () => harness?.close());
+
+  const inject = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = harness.customer.headers) =>
+    harness.context.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+  it('reports the live defaults, the app-server version and the caller’s runtime', async () => {
+    const before = await inject('GET', '/api/v1/agent/status');
+    expect(before.statusCode).toBe(200);
+    expect(before.json().defaults).toEqual({ model: 'power-ai', web_search: 'live', reasoning_effort: 'xhigh', approval_policy: 'never', sandbox: 'danger-full-access' });
+    expect(before.json().runtime.app_server_version).toBe('0.147.0');
+    await inject('POST', `/api/v1/projects/${projectId}/open`);
+    const after = await inject('GET', '/api/v1/agent/status');
+    expect(after.json().account).toMatchObject({ app_server_running: true, loaded_threads: 1 });
+    expect(after.json().account.runtime_key.prefix).toEqual(expect.any(String));
+    expect(after.json().runtime.running_processes).toBeGreaterThanOrEqual(1);
+    // The runtime key never appears in logs.
+    expect(harness.context.logs.join('\n')).not.toContain('SWITCHYARD_AGENT_TOKEN=');
+  });
+
+  it('lists permission presets with their legacy sandboxPolicy and the available skills', async () => {
+    const permissions = await inject('GET', '/api/v1/permissions');
+    expect(permissions.statusCode).toBe(200);
+    const ids = permissions.json().data.map((profile: { id: string }) => profile.id);
+    expect(ids).toEqual(expect.arrayContaining([':read-only', ':workspace', ':danger-full-access']));
+    expect(permissions.json().data.find((profile: { id: string }) => profile.id === ':danger-full-access').sandbox_policy).toEqual({ type: 'dangerFullAccess' });
+    const skills = await inject('GET', '/api/v1/skills');
+    expect(skills.statusCode).toBe(200);
+    expect(skills.json().data.length).toBeGreaterThan(0);
+    expect(skills.json().data[0]).toEqual(expect.objectContaining({ name: expect.any(String), enabled: expect.any(Boolean) }));
+  });
+
+  it('refuses bad turn input with 422 and starts nothing', async () => {
+    const url = `/api/v1/projects/${projectId}/turns`;
+    const cases = [
+      [{}, 'input'],
+      [{ input: 'x', permissions: ':workspace', sandboxPolicy: { type: 'readOnly' } }, 'sandboxPolicy'],
+      [{ input: 'x', effort: 'bogus' }, 'effort'],
+      [{ input: 'x', approvalPolicy: 'sometimes' }, 'approvalPolicy'],
+      [{ input: [{ type: 'image', url: 'https://example.com/cat.png' }] }, 'url'],
+      [{ input: 'x', sandboxPolicy: { type: 'chroot' } }, 'type'],
+    ] as const;
+    const requestsBefore = harness.upstream.requests.length;
+    for (const [payload, field] of cases) {
+      const response = await inject('POST', url, payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(422);
+      expect(JSON.stringify(response.json().detail)).toContain(field);
+    }
+    expect(harness.upstream.requests.length).toBe(requestsBefore);
+    const events = await harness.events(projectId);
+    expect(events.filter((event) => event.type === 'turn/started')).toEqual([]);
+  });
+
+  it('accepts images as data: URLs and overrides, and returns the first result for a repeated Idempotency-Key', async () => {
+    const headers = { ...harness.customer.headers, 'idempotency-key': 'turn-once-1' };
+    const payload = { input: [{ type: 'text', text: 'what is this?' }, { type: 'image', url: PIXEL }], effort: 'high', sandboxPolicy: { type: 'workspaceWrite' }, approvalPolicy: 'on-request' };
+    const [first, second] = await Promise.all([inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers), inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers)]);
+    expect(first.statusCode).toBe(202);
+    expect(second.json()).toEqual(first.json());
+    await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id);
+    const later = await inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers);
+    expect(later.json()).toEqual(first.json());
+    const turnStarts = (await harness.events(projectId)).filter((event) => event.type === 'turn/started');
+    expect(turnStarts).toHaveLength(1);
+    const call = harness.upstream.requests.filter((request) => request.path.endsWith('/responses')).at(-1)!;
+    expect(call.body.reasoning.effort).toBe('high');
+    expect(JSON.stringify(call.body.input)).toContain('data:image/png;base64,');
+  });
+
+  it('answers 404 on every project route for another customer’s project, and for unknown projects', async () => {
+    const other = await harness.context.services.customers.create({ email: `other-${Date.now()}@example.com` });
+    const otherHeaders = bearer(other.systemToken.key);
+    const routes: ['GET' | 'POST', string, unknown?][] = [
+      ['GET', `/api/v1/projects/${projectId}`],
+      ['POST', `/api/v1/projects/${projectId}/open`],
+      ['GET', `/api/v1/projects/${projectId}/state`],
+      ['GET', `/api/v1/projects/${projectId}/thread`],
+      ['POST', `/api/v1/projects/${projectId}/turns`, { input: 'hi' }],
+      ['POST', `/api/v1/projects/${projectId}/turns/some-turn/interrupt`],
+      ['GET', `/api/v1/projects/${projectId}/approvals`],
+      ['POST', `/api/v1/projects/${projectId}/approvals/apr_x/resolve`],
+    ];
+    for (const [method, url, payload] of routes) {
+      const foreign = await inject(method, url, payload, otherHeaders);
+      expect(foreign.statusCode, `${method} ${url}`).toBe(404);
+      expect(JSON.stringify(foreign.json())).not.toContain('thread');
+      const unknown = await inject(method, url.replace(projectId, 'prj_doesnotexist'), payload);
+      expect(unknown.statusCode, `${method} ${url} unknown`).toBe(404);
+    }
+    // Nothing was started for the other customer.
+    expect(harness.context.services.agent.supervisor.peek(other.customer.id)).toBeNull();
+    const operator = await inject('GET', `/api/v1/projects/${projectId}/state`, undefined, operatorHeaders);
+    expect(operator.statusCode).toBe(200);
+  });
+});
