@@ -11,12 +11,15 @@ import { Catalogue } from './routing/catalogue.js';
 import { describeModel, listModels, type ModelDescriptor } from './routing/descriptors.js';
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
+import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
 
 export interface GatewayServices {
   router: ModelRouter;
   /** What `execute` needs; lifecycle code (background responses, compaction, completions) calls `execute` with it. */
   executeDeps: ExecuteDeps;
   stored: StoredObjectsService;
+  /** Background responses, cancel, compaction, input tokens, replay (gateway/responses). */
+  responses: ResponsesLifecycle;
   execute(options: ExecuteOptions): Promise<GatewayCall>;
   listModels(): ModelDescriptor[];
   describeModel(id: string): ModelDescriptor | undefined;
@@ -35,10 +38,12 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
   };
   const stored = createStoredObjects(deps);
+  const responses = createResponsesLifecycle(deps, { executeDeps, stored });
   return {
     router,
     executeDeps,
     stored,
+    responses,
     execute: (options) => execute(executeDeps, options),
     listModels: () => listModels(router, config.rateCards),
     describeModel: (id) => describeModel(router, id, config.rateCards),
@@ -47,6 +52,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
       stored.start();
     },
     async close() {
+      await responses.close();
       await stored.close();
       await router.close();
     },

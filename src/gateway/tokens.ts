@@ -49,3 +49,9 @@ export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
   return (await loadCounter())(text);
 }
+
+/** A quick central estimate (one token per 4 characters) for figures shown before the upstream reports usage. */
+export function roughInputTokens(request: NormalizedRequest): number {
+  const { text, images } = requestText(request);
+  return Math.ceil(text.length / 4) + images * IMAGE_TOKENS;
+}

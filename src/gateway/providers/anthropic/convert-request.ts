@@ -49,6 +49,9 @@ function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
 function convertTool(tool: ToolSpec): AnthropicTool {
   if (tool.type === 'function') return { name: tool.name, description: tool.description, input_schema: tool.parameters ?? EMPTY_SCHEMA };
   if (tool.type === 'custom') return { name: tool.name, description: customToolDescription(tool), input_schema: CUSTOM_INPUT_SCHEMA };
+  const versionedType = tool.config.type;
+  // Anthropic's own server tools (`web_search_20250305`, `bash_20250124`) pass through as the caller wrote them.
+  if (typeof versionedType === 'string' && /_\d{8}$/.test(versionedType)) return tool.config as AnthropicTool;
   if (tool.name === 'web_search') {
     const maxUses = tool.config.max_uses;
     return { type: 'web_search_20250305', name: 'web_search', ...(typeof maxUses === 'number' ? { max_uses: maxUses } : {}) };

@@ -1,0 +1,129 @@
+/** OpenAI chat completions body → normalized request. */
+import { AppError } from '../../../kernel/errors.js';
+import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../spec/index.js';
+import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, stopList, stringMap, type Json } from '../shared/decode-helpers.js';
+
+function contentParts(content: unknown, loc: (string | number)[]): ContentPart[] {
+  if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return invalid(loc, 'must be a string or a list of content parts');
+  return content.map((part, index): ContentPart => {
+    if (!isObject(part)) return invalid([...loc, index], 'must be a content part object');
+    if (part.type === 'text' || part.type === 'refusal') {
+      const text = part.type === 'text' ? part.text : part.refusal;
+      if (typeof text !== 'string') return invalid([...loc, index, 'text'], 'must be a string');
+      return { type: 'text', text };
+    }
+    if (part.type === 'image_url') {
+      const image = part.image_url;
+      const url = typeof image === 'string' ? image : isObject(image) ? image.url : undefined;
+      if (typeof url !== 'string' || url === '') return invalid([...loc, index, 'image_url', 'url'], 'must be an image URL or data URL');
+      const detail = isObject(image) && typeof image.detail === 'string' ? image.detail : undefined;
+      return { type: 'image', url, ...(detail ? { detail } : {}) };
+    }
+    throw new AppError('BAD_REQUEST', `Content part type ${String(part.type)} is not supported; use text or image_url`, { details: { param: loc.join('.') } });
+  });
+}
+
+function toolCallsOf(value: unknown, loc: (string | number)[]): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return invalid(loc, 'must be a list of tool calls');
+  return value.map((call, index): ToolCall => {
+    if (!isObject(call) || typeof call.id !== 'string') return invalid([...loc, index, 'id'], 'must be a string');
+    if (call.type === 'custom' && isObject(call.custom) && typeof call.custom.name === 'string') {
+      return { id: call.id, kind: 'custom', name: call.custom.name, arguments: String(call.custom.input ?? '') };
+    }
+    const fn = call.function;
+    if (!isObject(fn) || typeof fn.name !== 'string') return invalid([...loc, index, 'function', 'name'], 'must be a string');
+    return { id: call.id, kind: 'function', name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) };
+  });
+}
+
+function decodeMessages(value: unknown): { system?: string; messages: Message[] } {
+  if (!Array.isArray(value) || value.length === 0) return invalid(['messages'], 'must be a non-empty list of messages');
+  const system: string[] = [];
+  const messages: Message[] = [];
+  value.forEach((message: unknown, index) => {
+    const loc = ['messages', index];
+    if (!isObject(message)) return invalid(loc, 'must be a message object');
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(contentParts(message.content, [...loc, 'content']).map((part) => (part.type === 'text' ? part.text : '')).join(''));
+        return;
+      case 'user':
+        messages.push({ role: 'user', content: contentParts(message.content, [...loc, 'content']) });
+        return;
+      case 'assistant':
+        messages.push({ role: 'assistant', content: contentParts(message.content, [...loc, 'content']), toolCalls: toolCallsOf(message.tool_calls, [...loc, 'tool_calls']) });
+        return;
+      case 'tool':
+        if (typeof message.tool_call_id !== 'string') return invalid([...loc, 'tool_call_id'], 'must be a string');
+        messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: contentParts(message.content, [...loc, 'content']) });
+        return;
+      default:
+        return invalid([...loc, 'role'], 'must be one of system, developer, user, assistant, tool');
+    }
+  });
+  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages };
+}
+
+function decodeTools(value: unknown): ToolSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return invalid(['tools'], 'must be a list of tools');
+  return value.map((tool: unknown, index): ToolSpec => {
+    if (!isObject(tool)) return invalid(['tools', index], 'must be a tool object');
+    if (tool.type === 'custom' && isObject(tool.custom) && typeof tool.custom.name === 'string') {
+      return { type: 'custom', name: tool.custom.name, description: tool.custom.description as string | undefined, format: tool.custom.format };
+    }
+    const fn = tool.function;
+    if (tool.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string') return invalid(['tools', index], "must be {type:'function', function:{name, parameters}}");
+    return {
+      type: 'function',
+      name: fn.name,
+      description: typeof fn.description === 'string' ? fn.description : undefined,
+      parameters: isObject(fn.parameters) ? fn.parameters : undefined,
+      ...(typeof fn.strict === 'boolean' ? { strict: fn.strict } : {}),
+    };
+  });
+}
+
+function decodeToolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return value;
+  if (isObject(value)) {
+    const named = isObject(value.function) ? value.function.name : isObject(value.custom) ? value.custom.name : undefined;
+    if (typeof named === 'string') return { name: named };
+  }
+  return invalid(['tool_choice'], "must be 'auto', 'none', 'required' or {type:'function', function:{name}}");
+}
+
+export interface DecodedChat {
+  request: NormalizedRequest;
+  includeUsage: boolean;
+  store: boolean;
+}
+
+export function decodeChatRequest(body: Json): DecodedChat {
+  if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
+  const n = optionalInteger(body, 'n');
+  if (n !== undefined && n !== 1) throw new AppError('BAD_REQUEST', 'Only n=1 is supported', { details: { param: 'n' } });
+  const { system, messages } = decodeMessages(body.messages);
+  const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  const request: NormalizedRequest = {
+    model: body.model as string,
+    system,
+    messages,
+    tools: decodeTools(body.tools),
+    toolChoice: decodeToolChoice(body.tool_choice),
+    parallelToolCalls: typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined,
+    maxOutputTokens: optionalInteger(body, 'max_completion_tokens') ?? optionalInteger(body, 'max_tokens'),
+    temperature: optionalNumber(body, 'temperature'),
+    topP: optionalNumber(body, 'top_p'),
+    stop: stopList(body.stop, 'stop'),
+    reasoningEffort: reasoningEffort(body.reasoning_effort, ['reasoning_effort']),
+    metadata: stringMap(body.metadata, 'metadata'),
+    stream: body.stream === true,
+  };
+  return { request, includeUsage: streamOptions.include_usage === true, store: body.store === true };
+}

@@ -1,0 +1,47 @@
+/** Small readers shared by the inbound decoders; each throws a 422 naming the field it could not read. */
+import { validationError } from '../../../kernel/errors.js';
+import type { ReasoningEffort } from '../../spec/index.js';
+
+export type Json = Record<string, unknown>;
+
+export function invalid(loc: (string | number)[], msg: string): never {
+  throw validationError([{ loc: ['body', ...loc], msg, type: 'value_error' }]);
+}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function optionalNumber(body: Json, field: string): number | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid([field], 'must be a number');
+  return value;
+}
+
+export function optionalInteger(body: Json, field: string): number | undefined {
+  const value = optionalNumber(body, field);
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) invalid([field], 'must be a positive integer');
+  return value;
+}
+
+export function stopList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+  return invalid([field], 'must be a string or a list of strings');
+}
+
+export function stringMap(value: unknown, field: string): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value) || !Object.values(value).every((item) => typeof item === 'string')) invalid([field], 'must be an object of string values');
+  return value as Record<string, string>;
+}
+
+const EFFORTS = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+
+export function reasoningEffort(value: unknown, loc: string[]): ReasoningEffort | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !EFFORTS.has(value)) invalid(loc, 'must be one of none, minimal, low, medium, high, xhigh');
+  return value as ReasoningEffort;
+}

@@ -1,0 +1,55 @@
+/**
+ * What every gateway route needs around a model call: an AbortSignal that fires when the client goes away,
+ * and an SSE writer on the raw response (headers + x-request-id at once, every part written as it arrives,
+ * heartbeat comments, no buffering).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../../accounts/principal.js';
+import { SSE_HEADERS } from '../../../kernel/sse.js';
+
+const HEARTBEAT_MS = 15_000;
+const HEARTBEAT = ': keep-alive\n\n';
+
+export function principalOf(request: FastifyRequest): Principal {
+  // app.ts authenticates every `api` route before the handler runs.
+  return request.principal!;
+}
+
+/** Aborts when the response closes before it was completely written (client disconnect). */
+export function clientAbortSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+export class SseWriter {
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly reply: FastifyReply, requestId: string, extraHeaders: Record<string, string> = {}) {
+    reply.hijack();
+    reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...extraHeaders });
+    reply.raw.flushHeaders();
+    this.heartbeat = setInterval(() => this.write(HEARTBEAT), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  get closed(): boolean {
+    return this.reply.raw.destroyed || this.reply.raw.writableEnded;
+  }
+
+  write(text: string): void {
+    if (text !== '' && !this.closed) this.reply.raw.write(text);
+  }
+
+  end(): void {
+    clearInterval(this.heartbeat);
+    if (!this.closed) this.reply.raw.end();
+  }
+}
+
+/** JSON object body of a gateway route (the route schema accepts any object; decoders check the fields). */
+export function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  return (request.body ?? {}) as Record<string, unknown>;
+}

@@ -1,0 +1,134 @@
+/**
+ * Anthropic-style Messages: `POST /v1/messages` (any destination), `POST /v1/messages/count_tokens`, and other
+ * `/v1/messages/{subpath}` calls forwarded to an Anthropic-kind destination. Accepts `x-api-key` like Anthropic.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayCall } from '../../../gateway/execute.js';
+import { decodeMessagesRequest } from '../../../gateway/protocols/anthropic-messages/decode.js';
+import { MessagesStreamEncoder, messageObject } from '../../../gateway/protocols/anthropic-messages/encode.js';
+import { collectParts } from '../../../gateway/protocols/shared/collect.js';
+import type { Destination } from '../../../gateway/spec/index.js';
+import { UpstreamError, upstreamError } from '../../../gateway/spec/index.js';
+import { countInputTokens, roughInputTokens } from '../../../gateway/tokens.js';
+import { AppError, notFound } from '../../../kernel/errors.js';
+import type { Services } from '../../../services.js';
+import type { App } from '../../app.js';
+import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
+
+const DEFAULT_VERSION = '2023-06-01';
+const config = { auth: 'api', surface: 'gateway', allowApiKeyHeader: true, errorFormat: 'anthropic' } as const;
+const tags = ['Model API: messages'];
+const VersionHeaders = Type.Object(
+  {
+    'messages-api-version': Type.Optional(Type.String({ default: DEFAULT_VERSION, description: 'Messages API version (default 2023-06-01).' })),
+    'anthropic-version': Type.Optional(Type.String({ description: 'Accepted as sent by Anthropic clients.' })),
+  },
+  { additionalProperties: true },
+);
+const MessagesBody = Type.Object(
+  {
+    model: Type.String(),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true })),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
+
+/** The version the caller speaks; only the 2023-06-01 wire exists, so other dates are refused clearly. */
+function checkVersion(request: FastifyRequest): void {
+  const headers = request.headers;
+  const version = (headers['messages-api-version'] ?? headers['anthropic-version'] ?? DEFAULT_VERSION) as string;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
+    throw new AppError('BAD_REQUEST', `Unsupported messages API version ${version}; use ${DEFAULT_VERSION}`, { details: {} });
+  }
+}
+
+export async function messagesRoutes(app: App, services: Services): Promise<void> {
+  app.post('/v1/messages', {
+    config,
+    schema: {
+      tags,
+      summary: 'Create a message (Anthropic-style)',
+      description: 'Image blocks and tools supported. `stream: true` returns message_start, content_block_start/delta/stop, message_delta, message_stop.',
+      headers: VersionHeaders,
+      body: MessagesBody,
+    },
+    handler: async (request, reply) => {
+      checkVersion(request);
+      const normalized = decodeMessagesRequest(bodyOf(request));
+      const signal = clientAbortSignal(reply);
+      const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'messages', requestId: request.id, signal });
+      const estimate = roughInputTokens(normalized);
+      if (normalized.stream) return streamMessages(request, reply, call, new MessagesStreamEncoder(normalized.model, estimate));
+      const collected = await collectParts(call.parts);
+      if (collected.error) throw collected.error.toAppError();
+      return messageObject({ model: normalized.model, collected, estimatedInputTokens: estimate });
+    },
+  });
+
+  app.post('/v1/messages/count_tokens', {
+    config,
+    schema: { tags, summary: 'Count the input tokens of a Messages request', headers: VersionHeaders, body: MessagesBody },
+    handler: async (request, reply) => {
+      checkVersion(request);
+      const body = bodyOf(request);
+      const normalized = decodeMessagesRequest(body, { requireMaxTokens: false });
+      const destination = resolveModel(services, normalized.model);
+      if (destination.provider.kind === 'anthropic') {
+        return forward(services, reply, destination, { path: '/v1/messages/count_tokens', body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
+      }
+      return { input_tokens: await countInputTokens(normalized) };
+    },
+  });
+
+  app.post('/v1/messages/*', {
+    config,
+    schema: {
+      tags,
+      summary: 'Auxiliary messages traffic (forwarded to an Anthropic-kind destination)',
+      description: 'The subpath may contain slashes. Forwarded when the body names a model whose destination is Anthropic-kind; otherwise 404.',
+      headers: VersionHeaders,
+      params: Type.Object({ '*': Type.String() }),
+      body: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    },
+    handler: async (request, reply) => {
+      const subpath = request.params['*'];
+      const body = bodyOf(request);
+      const model = typeof body.model === 'string' ? body.model : undefined;
+      const destination = model === undefined ? undefined : services.gateway.router.resolve(model);
+      if (!destination || destination.provider.kind !== 'anthropic') throw notFound(`Messages route /v1/messages/${subpath}`);
+      return forward(services, reply, destination, { path: `/v1/messages/${subpath}`, body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
+    },
+  });
+}
+
+function resolveModel(services: Services, model: string): Destination {
+  const destination = services.gateway.router.resolve(model);
+  if (!destination) throw new AppError('NOT_FOUND', `The model ${model} does not exist or you do not have access to it`);
+  return destination;
+}
+
+async function forward(services: Services, reply: FastifyReply, destination: Destination, options: { path: string; body: unknown; signal: AbortSignal }): Promise<FastifyReply> {
+  const adapter = services.gateway.router.adapterFor(destination);
+  try {
+    const forwarded = await adapter.forward!({ ...options, headers: {} });
+    if (forwarded.status >= 500 || forwarded.status === 429) {
+      throw upstreamError({ kind: 'status', upstreamStatus: forwarded.status, retryAfterHeader: forwarded.headers['retry-after'] });
+    }
+    return reply.code(forwarded.status).type(forwarded.headers['content-type'] ?? 'application/json').send(forwarded.body);
+  } catch (error) {
+    throw error instanceof UpstreamError ? error.toAppError() : error;
+  }
+}
+
+async function streamMessages(request: FastifyRequest, reply: FastifyReply, call: GatewayCall, encoder: MessagesStreamEncoder): Promise<FastifyReply> {
+  const sse = new SseWriter(reply, request.id);
+  try {
+    for await (const part of call.parts) sse.write(encoder.encode(part));
+  } finally {
+    sse.end();
+  }
+  return reply;
+}
