@@ -28,6 +28,8 @@ export interface ResponsesLifecycleOptions {
   /** The Responses protocol's decoder of a create body (throws 422/400 on bad input). */
   decode: (body: JsonObject) => NormalizedRequest;
   run: BackgroundRun;
+  /** The Response object of a just-created background request (id, echo of the request, no output yet). */
+  queuedResponse: (body: JsonObject, nowMs: number) => JsonObject;
 }
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -39,6 +41,22 @@ export class ResponsesLifecycle {
   constructor(private readonly options: ResponsesLifecycleOptions) {
     this.seal = new CompactionSeal(options.secret);
     this.background = new BackgroundResponses({ stored: options.stored, clock: options.clock, logger: options.logger, run: options.run });
+  }
+
+  /**
+   * `POST /v1/responses` with `background: true`: checks the body exactly as a foreground create would (bad
+   * input is refused and nothing is stored), stores it queued and starts it; the caller polls GET.
+   */
+  async createBackground(options: { principal: Principal; body: JsonObject; requestId: string }): Promise<JsonObject> {
+    const { body } = options;
+    if (body.stream === true) {
+      throw new AppError('BAD_REQUEST', 'A background response is not streamed at creation; poll GET /v1/responses/{id}, or GET it with stream=true', {
+        details: { param: 'stream' },
+      });
+    }
+    this.options.decode(body);
+    const queued = this.options.queuedResponse(body, this.options.clock.nowMs());
+    return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });
   }
 
   async retrieve(principal: Principal, responseId: string): Promise<JsonObject> {

@@ -1,0 +1,29 @@
+/** Composition of the responses lifecycle (background runs, cancel, compaction, input tokens, replay). */
+import type { DomainDeps } from '../../services.js';
+import type { ExecuteDeps } from '../execute.js';
+import { decodeResponsesRequest } from '../protocols/openai-responses/decode.js';
+import { ResponsesEncoder } from '../protocols/openai-responses/encode.js';
+import { runResponseInBackground } from '../protocols/openai-responses/run.js';
+import type { StoredObjectsService } from '../stored/stored-objects.js';
+import { ResponsesLifecycle } from './lifecycle.js';
+
+export { ResponsesLifecycle } from './lifecycle.js';
+
+export function createResponsesLifecycle(
+  deps: Pick<DomainDeps, 'clock' | 'logger' | 'config'>,
+  parts: { executeDeps: ExecuteDeps; stored: StoredObjectsService },
+): ResponsesLifecycle {
+  return new ResponsesLifecycle({
+    executeDeps: parts.executeDeps,
+    stored: parts.stored,
+    clock: deps.clock,
+    logger: deps.logger,
+    secret: deps.config.secret,
+    decode: decodeResponsesRequest,
+    run: (options) => runResponseInBackground({ deps: parts.executeDeps, ...options }),
+    queuedResponse: (body, nowMs) => ({
+      ...new ResponsesEncoder({ model: String(body.model), body, createdAtSeconds: Math.floor(nowMs / 1000) }).response(),
+      status: 'queued',
+    }),
+  });
+}
