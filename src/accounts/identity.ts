@@ -55,27 +55,20 @@ export class Identity {
     }
     if (!isWellFormedKey(token)) throw unauthenticated();
 
-    const db = this.storage.db;
-    const row = await this.keys.findByPlaintext(db, token);
+    const row = await this.keys.findForAuthentication(this.storage.db, token);
     const now = this.clock.nowMs();
     if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw unauthenticated();
 
     if (row.role === 'operator') return { kind: 'operator', source: 'managed', keyId: row.id };
-    if (row.customer_id === null) throw unauthenticated();
-    const customer = await db
-      .selectFrom('customers')
-      .select(['id', 'status', 'vip'])
-      .where('id', '=', row.customer_id)
-      .executeTakeFirst();
-    if (!customer || customer.status !== 'active') throw unauthenticated();
+    if (row.customer_id === null || row.customer_status !== 'active') throw unauthenticated();
     this.recordUse(row.id, now);
     return {
       kind: 'customer',
-      customerId: customer.id,
+      customerId: row.customer_id,
       keyId: row.id,
       keyKind: row.kind,
       policy: parsePolicy(row.policy_json),
-      vip: customer.vip === 1,
+      vip: row.customer_vip === 1,
     };
   }
 }

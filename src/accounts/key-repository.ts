@@ -61,6 +61,26 @@ export class KeyRepository {
       .executeTakeFirst();
   }
 
+  /** The key with its customer's status and VIP flag, in one query (the hot path of every request). */
+  findForAuthentication(executor: Executor, plaintext: string) {
+    return executor
+      .selectFrom('api_keys')
+      .leftJoin('customers', 'customers.id', 'api_keys.customer_id')
+      .select([
+        'api_keys.id',
+        'api_keys.customer_id',
+        'api_keys.kind',
+        'api_keys.role',
+        'api_keys.policy_json',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'customers.status as customer_status',
+        'customers.vip as customer_vip',
+      ])
+      .where('api_keys.key_hash', '=', hashKey(this.secret, plaintext))
+      .executeTakeFirst();
+  }
+
   findById(executor: Executor, keyId: number): Promise<ApiKeyRow | undefined> {
     return executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
   }
