@@ -1,4 +1,93 @@
-import type { App } from '../app.js';
+/** Project workspace files: tree, read and atomic write, confined to the project's workspace. */
+import { Type } from '@sinclair/typebox';
+import { FileService } from '../../agent/files/file-service.js';
 import type { Services } from '../../services.js';
+import type { App } from '../app.js';
 
-export async function agentFilesRoutes(_app: App, _services: Services): Promise<void> {}
+const config = { auth: 'api', surface: 'projects' } as const;
+const params = Type.Object({ projectId: Type.String() });
+/** Long enough for any path the service could accept, so overlong paths get its clear 400. */
+const PathString = Type.String({ maxLength: 8192 });
+
+function headerValues(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export async function agentFilesRoutes(app: App, services: Services): Promise<void> {
+  const files = new FileService({ fileSizeLimitBytes: services.config.agent.fileSizeLimitBytes });
+  // Base64 grows content by 4/3; the service itself answers 413 against the configured limit.
+  const bodyLimit = Math.ceil((services.config.agent.fileSizeLimitBytes * 4) / 3) + 64 * 1024;
+
+  app.get(
+    '/api/v1/projects/:projectId/files/tree',
+    {
+      config,
+      schema: {
+        tags: ['projects'],
+        summary: 'List workspace files (relative paths; symlinks reported, not followed; .git internals left out)',
+        params,
+        querystring: Type.Object({
+          path: Type.Optional(PathString),
+          depth: Type.Integer({ minimum: 1, maximum: 10, default: 3 }),
+          limit: Type.Integer({ minimum: 1, maximum: 5000, default: 1000 }),
+        }),
+      },
+    },
+    async (request) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const { path = '', depth, limit } = request.query;
+      return files.tree(project.workspaceDir, path, { depth, limit });
+    },
+  );
+
+  app.get(
+    '/api/v1/projects/:projectId/files/content',
+    {
+      config,
+      schema: {
+        tags: ['projects'],
+        summary: 'Read a workspace file (utf8 text or base64) with its ETag',
+        params,
+        querystring: Type.Object({ path: PathString }),
+      },
+    },
+    async (request, reply) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const file = await files.read(project.workspaceDir, request.query.path);
+      reply.header('etag', file.etag);
+      return { path: file.path, encoding: file.encoding, content: file.content, size_bytes: file.sizeBytes, etag: file.etag };
+    },
+  );
+
+  app.put(
+    '/api/v1/projects/:projectId/files/content',
+    {
+      config,
+      bodyLimit,
+      schema: {
+        tags: ['projects'],
+        summary: 'Write a workspace file atomically (If-Match, If-None-Match: *; parent folders are created)',
+        params,
+        body: Type.Object({
+          path: PathString,
+          content: Type.String(),
+          encoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const written = await files.write(project.workspaceDir, {
+        ...request.body,
+        ifMatch: headerValues(request.headers['if-match']),
+        ifNoneMatch: headerValues(request.headers['if-none-match']),
+      });
+      reply.header('etag', written.etag);
+      return reply.code(written.created ? 201 : 200).send({ path: written.path, size_bytes: written.sizeBytes, etag: written.etag, created: written.created });
+    },
+  );
+}

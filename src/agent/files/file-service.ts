@@ -1,0 +1,265 @@
+/**
+ * Workspace files for the project routes: a bounded tree listing, reads with a strong ETag, and atomic
+ * writes (temp file in the same folder, fsync, rename, folder fsync) with If-Match / If-None-Match. Every
+ * access goes through confined-fs.ts, so nothing outside the workspace is ever read or written.
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import { AppError } from '../../kernel/errors.js';
+import { randomBase62 } from '../../kernel/ids.js';
+import { at, checkedInside, fileError, openDirectory, openEntry, outside, READ_FLAGS } from './confined-fs.js';
+import { joinSegments, parseWorkspacePath } from './workspace-path.js';
+
+export interface TreeEntry {
+  path: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size_bytes?: number;
+}
+
+export interface FileContent {
+  path: string;
+  encoding: 'utf8' | 'base64';
+  content: string;
+  sizeBytes: number;
+  etag: string;
+}
+
+export interface WriteResult {
+  path: string;
+  sizeBytes: number;
+  etag: string;
+  created: boolean;
+}
+
+export interface WriteRequest {
+  path: string;
+  content: string;
+  encoding: 'utf8' | 'base64';
+  /** Values of If-Match (`*` or ETags); absent = no condition. */
+  ifMatch?: string[];
+  /** Values of If-None-Match (`*` = create only, or ETags that must not be current). */
+  ifNoneMatch?: string[];
+}
+
+const GIT_FOLDER = '.git';
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function etagOf(content: Buffer): string {
+  return `"${createHash('sha256').update(content).digest('base64url')}"`;
+}
+
+function isText(content: Buffer): boolean {
+  if (content.includes(0)) return false;
+  try {
+    utf8.decode(content);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refuseGitInternals(segments: readonly string[]): void {
+  if (segments.includes(GIT_FOLDER)) throw new AppError('FORBIDDEN', 'The .git folder is not accessible through the files API');
+}
+
+export class FileService {
+  /** Writes to one file are serialized so If-Match holds between the check and the rename. */
+  private readonly writeLocks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: { fileSizeLimitBytes: number }) {}
+
+  async tree(root: string, relativePath: string, options: { depth: number; limit: number }) {
+    const segments = parseWorkspacePath(relativePath);
+    refuseGitInternals(segments);
+    const entries: TreeEntry[] = [];
+    let truncated = false;
+    const walk = async (directory: FileHandle, prefix: string, level: number): Promise<void> => {
+      const children = (await fs.readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const child of children) {
+        if (entries.length >= options.limit) {
+          truncated = true;
+          return;
+        }
+        const childPath = prefix === '' ? child.name : `${prefix}/${child.name}`;
+        const type = child.isSymbolicLink() ? 'symlink' : child.isDirectory() ? 'directory' : child.isFile() ? 'file' : 'other';
+        const entry: TreeEntry = { path: childPath, type };
+        if (type === 'file') entry.size_bytes = (await fs.lstat(at(directory, child.name)).catch(() => null))?.size ?? 0;
+        entries.push(entry);
+        // Symlinks are reported, never followed; .git internals are left out.
+        if (type !== 'directory' || child.name === GIT_FOLDER || level >= options.depth) continue;
+        const sub = await fs.open(at(directory, child.name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
+        if (!sub) continue;
+        try {
+          await walk(await checkedInside(root, sub), childPath, level + 1);
+        } finally {
+          await sub.close().catch(() => undefined);
+        }
+        if (truncated) return;
+      }
+    };
+    const start = await openDirectory(root, segments).catch((error: unknown) => {
+      throw fileError(error);
+    });
+    try {
+      await walk(start, joinSegments(segments), 1);
+    } finally {
+      await start.close();
+    }
+    return { path: joinSegments(segments), entries, truncated };
+  }
+
+  async read(root: string, relativePath: string): Promise<FileContent> {
+    const segments = this.filePath(relativePath);
+    const parent = await openDirectory(root, segments.slice(0, -1)).catch((error: unknown) => {
+      throw fileError(error);
+    });
+    try {
+      const file = await openEntry(root, parent, segments.at(-1)!, READ_FLAGS).catch((error: unknown) => {
+        throw fileError(error);
+      });
+      try {
+        const content = await this.readOpened(file);
+        const text = isText(content);
+        return {
+          path: joinSegments(segments),
+          encoding: text ? 'utf8' : 'base64',
+          content: content.toString(text ? 'utf8' : 'base64'),
+          sizeBytes: content.length,
+          etag: etagOf(content),
+        };
+      } finally {
+        await file.close();
+      }
+    } finally {
+      await parent.close();
+    }
+  }
+
+  async write(root: string, request: WriteRequest): Promise<WriteResult> {
+    const segments = this.filePath(request.path);
+    const content = this.decode(request);
+    const key = `${root}\0${joinSegments(segments)}`;
+    const previous = this.writeLocks.get(key) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(() => this.writeUnlocked(root, segments, content, request));
+    this.writeLocks.set(key, current);
+    try {
+      return await current;
+    } finally {
+      if (this.writeLocks.get(key) === current) this.writeLocks.delete(key);
+    }
+  }
+
+  private filePath(relativePath: string): string[] {
+    const segments = parseWorkspacePath(relativePath);
+    if (segments.length === 0) throw new AppError('BAD_REQUEST', 'Invalid path: a file path is required');
+    refuseGitInternals(segments);
+    return segments;
+  }
+
+  private decode(request: WriteRequest): Buffer {
+    const limit = this.options.fileSizeLimitBytes;
+    if (request.encoding === 'base64') {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(request.content) || request.content.length % 4 !== 0) {
+        throw new AppError('BAD_REQUEST', 'content is not valid base64');
+      }
+      if (Math.floor((request.content.length * 3) / 4) - 2 > limit) throw this.tooLarge();
+    }
+    const content = Buffer.from(request.content, request.encoding === 'base64' ? 'base64' : 'utf8');
+    if (content.length > limit) throw this.tooLarge();
+    return content;
+  }
+
+  private tooLarge(): AppError {
+    return new AppError('PAYLOAD_TOO_LARGE', `File is larger than the limit of ${this.options.fileSizeLimitBytes} bytes`, {
+      details: { limit_bytes: this.options.fileSizeLimitBytes },
+    });
+  }
+
+  private async readOpened(file: FileHandle): Promise<Buffer> {
+    const stats = await file.stat();
+    if (stats.isDirectory()) throw new AppError('BAD_REQUEST', 'Path is a folder');
+    if (!stats.isFile()) throw new AppError('BAD_REQUEST', 'Path is not a regular file');
+    // A second name of the same file may live outside the workspace.
+    if (stats.nlink > 1) throw new AppError('FORBIDDEN', 'Files with several hard links are not served');
+    if (stats.size > this.options.fileSizeLimitBytes) throw this.tooLarge();
+    return file.readFile();
+  }
+
+  private async writeUnlocked(root: string, segments: string[], content: Buffer, request: WriteRequest, viaLink = false): Promise<WriteResult> {
+    const parent = await openDirectory(root, segments.slice(0, -1), true).catch((error: unknown) => {
+      throw fileError(error);
+    });
+    try {
+      const name = segments.at(-1)!;
+      const existing = await fs.lstat(at(parent, name)).catch(() => null);
+      if (existing?.isSymbolicLink()) {
+        // realpath resolves every link, so a second one means the tree changed under us.
+        if (viaLink) throw outside();
+        return await this.writeThroughLink(root, parent, name, content, request);
+      }
+      if (existing?.isDirectory()) throw new AppError('CONFLICT', 'Path is a folder');
+      if (existing && !existing.isFile()) throw new AppError('BAD_REQUEST', 'Path is not a regular file');
+      const currentEtag = existing ? await this.currentEtag(root, parent, name) : null;
+      checkPreconditions(currentEtag, request);
+      await replaceAtomically(parent, name, content, existing?.mode);
+      return { path: joinSegments(segments), sizeBytes: content.length, etag: etagOf(content), created: existing === null };
+    } finally {
+      await parent.close();
+    }
+  }
+
+  /** A symlink inside the workspace is written through to its target; one pointing out is refused. */
+  private async writeThroughLink(root: string, parent: FileHandle, name: string, content: Buffer, request: WriteRequest): Promise<WriteResult> {
+    let target: string;
+    try {
+      target = await fs.realpath(at(parent, name));
+    } catch {
+      throw outside();
+    }
+    const relative = target.startsWith(`${root}/`) ? target.slice(root.length + 1) : null;
+    if (relative === null) throw outside();
+    return this.writeUnlocked(root, this.filePath(relative), content, request, true);
+  }
+
+  private async currentEtag(root: string, parent: FileHandle, name: string): Promise<string> {
+    const file = await openEntry(root, parent, name, READ_FLAGS).catch((error: unknown) => {
+      throw fileError(error);
+    });
+    try {
+      return etagOf(await this.readOpened(file));
+    } finally {
+      await file.close();
+    }
+  }
+}
+
+function checkPreconditions(currentEtag: string | null, request: WriteRequest): void {
+  if (currentEtag !== null && request.ifNoneMatch?.some((value) => value === '*' || value === currentEtag)) {
+    throw new AppError('PRECONDITION_FAILED', 'The file already exists (If-None-Match)', { details: { etag: currentEtag } });
+  }
+  if (request.ifMatch === undefined) return;
+  const matches = currentEtag !== null && (request.ifMatch.includes('*') || request.ifMatch.includes(currentEtag));
+  if (!matches) throw new AppError('PRECONDITION_FAILED', 'The file changed (If-Match does not match)', { details: { etag: currentEtag } });
+}
+
+/** Temp file in the same folder, fsync, rename over the name, fsync the folder; the temp never outlives a failure. */
+async function replaceAtomically(parent: FileHandle, name: string, content: Buffer, mode?: number): Promise<void> {
+  const temp = `.${name.slice(0, 200)}.${randomBase62(10)}.tmp`;
+  let renamed = false;
+  try {
+    const file = await fs.open(at(parent, temp), WRITE_FLAGS, mode === undefined ? 0o644 : mode & 0o777);
+    try {
+      await file.writeFile(content);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await fs.rename(at(parent, temp), at(parent, name));
+    renamed = true;
+    await parent.sync();
+  } finally {
+    if (!renamed) await fs.unlink(at(parent, temp)).catch(() => undefined);
+  }
+}

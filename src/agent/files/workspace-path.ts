@@ -1,0 +1,47 @@
+/**
+ * The syntactic half of workspace confinement: a client path is a relative, slash-separated path that can be
+ * checked without touching the disk. Everything that could mean "somewhere else" on any platform or after one
+ * more decoding step is refused here; the realpath and descriptor checks in confined-fs.ts do the rest.
+ */
+import path from 'node:path';
+import { AppError } from '../../kernel/errors.js';
+
+export const PATH_LENGTH_MAX = 1024;
+export const SEGMENT_BYTES_MAX = 255;
+
+function badPath(reason: string): AppError {
+  return new AppError('BAD_REQUEST', `Invalid path: ${reason}`);
+}
+
+/**
+ * Splits a client path into its segments ('' or '.' = the workspace root, `[]`). Throws 400 for absolute
+ * paths, `..`, backslashes, drive letters, NUL and other control characters, '%' (left-over percent encoding)
+ * and overlong paths or names.
+ */
+export function parseWorkspacePath(input: string): string[] {
+  if (input.length > PATH_LENGTH_MAX) throw badPath(`longer than ${PATH_LENGTH_MAX} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(input)) throw badPath('control characters are not allowed');
+  if (input.includes('\\')) throw badPath('backslashes are not allowed; use /');
+  // Paths arrive decoded; a '%' left over can only be another encoding layer (%2e, %252e, %u002e, %c0%ae).
+  if (input.includes('%')) throw badPath("'%' is not allowed (send the path decoded)");
+  if (input.startsWith('/')) throw badPath('must be relative to the workspace');
+  if (/^[A-Za-z]:/.test(input)) throw badPath('drive letters are not allowed');
+  const segments: string[] = [];
+  for (const segment of input.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') throw badPath('".." is not allowed');
+    if (Buffer.byteLength(segment) > SEGMENT_BYTES_MAX) throw badPath(`a name is longer than ${SEGMENT_BYTES_MAX} bytes`);
+    segments.push(segment);
+  }
+  return segments;
+}
+
+/** True when `candidate` (absolute, resolved) is the root or below it. */
+export function isInside(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/** The relative client form of segments (the root is ''). */
+export function joinSegments(segments: readonly string[]): string {
+  return segments.join('/');
+}
