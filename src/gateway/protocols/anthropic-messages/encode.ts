@@ -1,7 +1,7 @@
 /** Normalized parts → Anthropic Messages: the `message` object and the `message_start` … `message_stop` stream. */
 import { newId } from '../../../kernel/ids.js';
 import type { FinishReason, StreamPart, Usage } from '../../spec/index.js';
-import type { UpstreamError } from '../../spec/index.js';
+import { mergeUsage, type UpstreamError } from '../../spec/index.js';
 import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 
@@ -85,7 +85,7 @@ export class MessagesStreamEncoder {
   encode(part: StreamPart): string {
     switch (part.type) {
       case 'usage':
-        this.usage = part.usage;
+        this.usage = mergeUsage(this.usage, part.usage);
         return '';
       case 'text-delta': {
         let out = this.start();

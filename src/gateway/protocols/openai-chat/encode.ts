@@ -1,7 +1,7 @@
 /** Normalized parts → OpenAI chat completions: the `chat.completion` object and the `chat.completion.chunk` stream. */
 import { newId } from '../../../kernel/ids.js';
 import type { FinishReason, StreamPart, Usage } from '../../spec/index.js';
-import type { UpstreamError } from '../../spec/index.js';
+import { mergeUsage, type UpstreamError } from '../../spec/index.js';
 import type { Collected } from '../shared/collect.js';
 
 const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', other: 'stop' };
@@ -99,7 +99,7 @@ export class ChatStreamEncoder {
           ? this.chunk({ tool_calls: [{ index: part.index, custom: { input: part.delta } }] })
           : this.chunk({ tool_calls: [{ index: part.index, function: { arguments: part.delta } }] });
       case 'usage':
-        this.usage = part.usage;
+        this.usage = mergeUsage(this.usage, part.usage);
         return '';
       case 'finish':
         return this.chunk({}, FINISH[part.reason]);

@@ -4,7 +4,7 @@
  */
 import { newId } from '../../../kernel/ids.js';
 import type { StreamPart, Usage } from '../../spec/index.js';
-import type { UpstreamError } from '../../spec/index.js';
+import { mergeUsage, type UpstreamError } from '../../spec/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 
 export interface ResponsesEvent {
@@ -157,7 +157,7 @@ export class ResponsesEncoder {
       case 'tool-call-end':
         return this.close();
       case 'usage':
-        this.usage = part.usage;
+        this.usage = mergeUsage(this.usage, part.usage);
         return [];
       case 'finish': {
         const events = this.close();
