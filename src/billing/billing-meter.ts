@@ -10,7 +10,7 @@ import { checkSpendingLimit, checkVip, modelAllowed } from './policy.js';
 import type { RateCards } from './rate-cards.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { UnlimitedPlans } from './unlimited.js';
-import type { Wallet } from './wallet.js';
+import type { HeldCall, Wallet } from './wallet.js';
 
 export interface MeterDeps {
   config: AppConfig;
@@ -61,7 +61,7 @@ export function createMeter(deps: MeterDeps): Meter {
       if (covering) await deps.unlimited.checkFairUse(principal.customerId, covering.plan);
       await deps.rateCards.refresh();
       const card = deps.rateCards.resolve(request.requestedModel in config.aliases ? request.requestedModel : request.modelId);
-      const { callId, holdMicros } = await deps.wallet.hold({
+      const held = await deps.wallet.hold({
         customerId: principal.customerId,
         keyId: principal.keyId,
         requestId: request.requestId,
@@ -74,7 +74,7 @@ export function createMeter(deps: MeterDeps): Meter {
         maxOutputTokens: nonNegativeInteger(request.maxOutputTokens) || config.billing.defaultHoldOutputTokens,
         coveredPlan: covering ? covering.plan.id : null,
       });
-      return meteredCall(deps, callId, holdMicros, release);
+      return meteredCall(deps, held, release);
     } catch (error) {
       await release();
       throw error;
@@ -84,19 +84,19 @@ export function createMeter(deps: MeterDeps): Meter {
   return { begin };
 }
 
-function meteredCall(deps: MeterDeps, callId: number, holdMicros: number, release: () => Promise<void>): MeteredCall {
+function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<void>): MeteredCall {
   let outcome: Promise<SettleOutcome> | null = null;
   return {
-    holdMicros,
+    holdMicros: held.holdMicros,
     settle(usage: MeteredUsage, status) {
       if (outcome) {
-        deps.logger.warn({ callId }, 'billed call settled more than once; the first settlement stands');
+        deps.logger.warn({ callId: held.callId }, 'billed call settled more than once; the first settlement stands');
         return outcome;
       }
       outcome = (async () => {
         try {
           const settled = await deps.wallet.settle(
-            callId,
+            held,
             {
               inputTokens: nonNegativeInteger(usage.inputTokens),
               outputTokens: nonNegativeInteger(usage.outputTokens),
@@ -105,7 +105,7 @@ function meteredCall(deps: MeterDeps, callId: number, holdMicros: number, releas
             },
             status,
           );
-          if (settled.alreadySettled) deps.logger.error({ callId }, 'billed call was already settled or released');
+          if (settled.alreadySettled) deps.logger.error({ callId: held.callId }, 'billed call was released before its settlement');
           return { costMicros: settled.costMicros, covered: settled.covered };
         } finally {
           await release().catch(() => undefined);

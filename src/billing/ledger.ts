@@ -97,6 +97,40 @@ export async function postTransfer(trx: Transaction<Database>, input: TransferIn
   return transferId;
 }
 
+/**
+ * Ledger rows of a batch that no guard reads: entries, and balance moves of system accounts (revenue). They are
+ * written once per transaction (one multi-row insert, one update per account) just before commit, so group
+ * commit does not pay per request for them. Customer balances, which guards read, are never deferred.
+ */
+export class DeferredPostings {
+  private readonly entries: { transfer_id: string; account_id: number; amount_micros: number; kind: string; reference: string | null; memo: string | null; created_at: number }[] = [];
+  private readonly systemDeltas = new Map<number, number>();
+
+  /** Records a balanced transfer whose non-deferred legs the caller already applied to their balances. */
+  add(input: TransferInput, deferredAccountIds: number[]): void {
+    const total = input.legs.reduce((sum, leg) => sum + leg.amountMicros, 0);
+    if (total !== 0) throw new Error(`unbalanced transfer (${total})`);
+    const transferId = randomUUID();
+    for (const leg of input.legs) {
+      if (leg.amountMicros === 0) continue;
+      this.entries.push({ transfer_id: transferId, account_id: leg.accountId, amount_micros: leg.amountMicros, kind: input.kind, reference: input.reference ?? null, memo: input.memo ?? null, created_at: input.nowMs });
+      if (deferredAccountIds.includes(leg.accountId)) this.systemDeltas.set(leg.accountId, (this.systemDeltas.get(leg.accountId) ?? 0) + leg.amountMicros);
+    }
+  }
+
+  async flush(trx: Transaction<Database>): Promise<void> {
+    if (this.entries.length === 0) return;
+    for (let start = 0; start < this.entries.length; start += 500) {
+      await trx.insertInto('ledger_entries').values(this.entries.slice(start, start + 500)).execute();
+    }
+    for (const [id, delta] of this.systemDeltas) {
+      if (delta !== 0) await trx.updateTable('billing_accounts').set({ balance_micros: sql`balance_micros + ${delta}` }).where('id', '=', id).execute();
+    }
+    this.entries.length = 0;
+    this.systemDeltas.clear();
+  }
+}
+
 export interface LedgerCheck {
   /** Accounts whose balance differs from the sum of their entries. */
   mismatchedAccounts: { code: string; balanceMicros: number; entriesMicros: number }[];

@@ -7,7 +7,7 @@ import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { moneyJson, tokenCostCeil } from '../kernel/money.js';
 import type { Database } from '../storage/schema.js';
-import { accountId, postTransfer, systemCode, walletCode, type SystemAccount, type WalletKind } from './ledger.js';
+import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
 import type { WriterQueue } from './writer-queue.js';
 
@@ -37,6 +37,16 @@ export interface Settlement {
   costMicros: number;
   covered: boolean;
   alreadySettled: boolean;
+}
+
+/** What the hold recorded; settlement uses exactly these rates and this hold. */
+export interface HeldCall {
+  callId: number;
+  accountId: number;
+  requestId: string;
+  holdMicros: number;
+  covered: boolean;
+  rates: CardRates;
 }
 
 interface CardRates {
@@ -92,7 +102,7 @@ export class Wallet {
    * Places the worst-case hold in one guarded statement (held grows only while balance − held covers it) and
    * records the call. 402 when the available balance is short. Returns the call id and the hold.
    */
-  async hold(request: HoldRequest): Promise<{ callId: number; holdMicros: number }> {
+  async hold(request: HoldRequest): Promise<HeldCall> {
     const account = await this.walletAccount(request.customerId);
     const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(request.card, request.estimatedInputTokens, request.maxOutputTokens);
     const nowMs = this.clock.nowMs();
@@ -146,34 +156,42 @@ export class Wallet {
         details: { limit_source: 'wallet', required: moneyJson(holdMicros) },
       });
     }
-    return { callId: placed, holdMicros };
+    return {
+      callId: placed,
+      accountId: account,
+      requestId: request.requestId,
+      holdMicros,
+      covered: request.coveredPlan !== null,
+      rates: {
+        input_micros_per_million: request.card.inputMicrosPerMillion,
+        output_micros_per_million: request.card.outputMicrosPerMillion,
+        cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
+      },
+    };
   }
 
   /** Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. */
-  settle(callId: number, usage: UsageCounts, outcome: string): Promise<Settlement> {
-    const revenueCode = systemCode('revenue');
-    return this.accountOf(revenueCode).then((revenue) =>
-      this.writer.run((trx) => this.settleIn(trx, callId, usage, outcome, revenue)),
-    );
+  async settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
+    const revenue = await this.accountOf(systemCode('revenue'));
+    return this.writer.run((trx, postings) => this.settleIn(trx, postings, held, usage, outcome, revenue));
   }
 
-  private async settleIn(trx: Transaction<Database>, callId: number, usage: UsageCounts, outcome: string, revenue: number): Promise<Settlement> {
-    const call = await trx
-      .selectFrom('billing_calls')
-      .select(['account_id', 'hold_micros', 'covered_plan', 'status', 'cost_micros', 'request_id', 'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million'])
-      .where('id', '=', callId)
-      .executeTakeFirstOrThrow();
-    if (call.status !== 'open') {
-      return { costMicros: Number(call.cost_micros ?? 0), covered: call.covered_plan !== null, alreadySettled: true };
-    }
+  private async settleIn(
+    trx: Transaction<Database>,
+    postings: DeferredPostings,
+    held: HeldCall,
+    usage: UsageCounts,
+    outcome: string,
+    revenue: number,
+  ): Promise<Settlement> {
     const nowMs = this.clock.nowMs();
-    const fullCost = call.covered_plan ? 0 : costOf(usage, call);
+    const fullCost = held.covered ? 0 : costOf(usage, held.rates);
     let costMicros = fullCost;
-    if (fullCost > call.hold_micros) {
+    if (fullCost > held.holdMicros) {
       // Usage above the worst-case estimate: collect only what the wallet still has beyond other holds.
-      const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', call.account_id).executeTakeFirstOrThrow();
+      const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
       const spare = Math.max(0, account.balance_micros - account.held_micros);
-      costMicros = call.hold_micros + Math.min(spare, fullCost - call.hold_micros);
+      costMicros = held.holdMicros + Math.min(spare, fullCost - held.holdMicros);
     }
     const updated = await trx
       .updateTable('billing_calls')
@@ -188,30 +206,34 @@ export class Wallet {
         outcome,
         settled_at: nowMs,
       })
-      .where('id', '=', callId)
+      .where('id', '=', held.callId)
       .where('status', '=', 'open')
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new Error(`call ${callId} was settled concurrently`);
-    if (call.hold_micros > 0) {
+    // Released meanwhile (sweeper after the hold TTL): the hold is gone, nothing is charged twice.
+    if (Number(updated.numUpdatedRows) !== 1) return { costMicros: 0, covered: held.covered, alreadySettled: true };
+    if (held.holdMicros > 0 || costMicros > 0) {
       await trx
         .updateTable('billing_accounts')
-        .set({ held_micros: sql`held_micros - ${call.hold_micros}` })
-        .where('id', '=', call.account_id)
+        .set({ held_micros: sql`held_micros - ${held.holdMicros}`, balance_micros: sql`balance_micros - ${costMicros}` })
+        .where('id', '=', held.accountId)
         .execute();
     }
     if (costMicros > 0) {
-      await postTransfer(trx, {
-        kind: 'usage',
-        reference: `call:${callId}`,
-        memo: call.request_id,
-        nowMs,
-        legs: [
-          { accountId: call.account_id, amountMicros: -costMicros },
-          { accountId: revenue, amountMicros: costMicros },
-        ],
-      });
+      postings.add(
+        {
+          kind: 'usage',
+          reference: `call:${held.callId}`,
+          memo: held.requestId,
+          nowMs,
+          legs: [
+            { accountId: held.accountId, amountMicros: -costMicros },
+            { accountId: revenue, amountMicros: costMicros },
+          ],
+        },
+        [revenue],
+      );
     }
-    return { costMicros, covered: call.covered_plan !== null, alreadySettled: false };
+    return { costMicros, covered: held.covered, alreadySettled: false };
   }
 
   /**

@@ -7,8 +7,20 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../storage/schema.js';
+import { DeferredPostings } from './ledger.js';
 
-export type WriteOperation<T> = (trx: Transaction<Database>) => Promise<T>;
+/** An operation of a batch; ledger rows without guards (entries, system balances) go to `postings`. */
+export type WriteOperation<T> = (trx: Transaction<Database>, postings: DeferredPostings) => Promise<T>;
+
+/** One transaction: the operations, then their deferred postings, then commit. */
+async function inTransaction<T>(db: Kysely<Database>, body: (trx: Transaction<Database>, postings: DeferredPostings) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const postings = new DeferredPostings();
+    const result = await body(trx, postings);
+    await postings.flush(trx);
+    return result;
+  });
+}
 
 interface Pending {
   operation: WriteOperation<unknown>;
@@ -27,7 +39,7 @@ export function directWriter(db: Kysely<Database>): WriterQueue {
   const inFlight = new Set<Promise<unknown>>();
   return {
     run(operation) {
-      const promise = db.transaction().execute(operation);
+      const promise = inTransaction(db, operation);
       inFlight.add(promise);
       void promise.catch(() => undefined).finally(() => inFlight.delete(promise));
       return promise;
@@ -45,13 +57,13 @@ export function groupCommitWriter(db: Kysely<Database>, maxBatch: number): Write
   async function runBatch(batch: Pending[]): Promise<void> {
     const results: unknown[] = [];
     try {
-      await db.transaction().execute(async (trx) => {
-        for (const item of batch) results.push(await item.operation(trx));
+      await inTransaction(db, async (trx, postings) => {
+        for (const item of batch) results.push(await item.operation(trx, postings));
       });
     } catch {
       for (const item of batch) {
         try {
-          item.resolve(await db.transaction().execute(item.operation));
+          item.resolve(await inTransaction(db, item.operation));
         } catch (error) {
           item.reject(error);
         }
