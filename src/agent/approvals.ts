@@ -2,8 +2,9 @@
  * Approval broker: an app-server approval request (a JSON-RPC request from the server) becomes an approval
  * resource with our own id and the lifecycle pending → resolved | cancelled | expired | lost. Every transition
  * is one conditional update (only a pending row moves), so a second resolve sees the recorded outcome, and is
- * appended to the project's event log. The JSON-RPC reply is sent only for `resolved` and `expired`: the
- * app-server never times out an approval itself, and a cancelled or lost one has no one left to answer.
+ * appended to the project's event log. `resolved` answers with the client's decision and `expired` with
+ * `decline` (the app-server never times out an approval itself); a cancelled one is answered `cancel`, which
+ * the app-server ignores because it closed the dialog already, and a lost one has no process left to answer.
  */
 import type { Logger } from 'pino';
 import { AppError, notFound } from '../kernel/errors.js';
@@ -184,9 +185,7 @@ export class ApprovalBroker {
       clearTimeout(waiter.timer);
       this.waiters.delete(id);
       this.byServerKey.delete(waiter.serverKey);
-      // Only a decision is an answer; cancelled and lost requests have no live dialog left on the server.
-      if (decision !== null) waiter.answer({ decision });
-      else waiter.answer({ decision: 'cancel' });
+      waiter.answer({ decision: decision ?? 'cancel' });
     }
     this.logger.info({ approvalId: id, status, decision }, 'approval finished');
     return view;

@@ -10,7 +10,7 @@ import { AppServerError } from '../appserver/errors.js';
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
-import { AppError } from '../kernel/errors.js';
+import { AppError, validationError } from '../kernel/errors.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
@@ -44,6 +44,14 @@ export interface RuntimeDeps {
   logger: Logger;
 }
 
+/** Receives the app-server traffic of threads that belong to no managed project (the direct thread surface). */
+export interface UnmanagedThreadHandler {
+  onNotification(customerId: number, notification: JsonRpcNotification): void;
+  onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown>;
+  onCrash(customerId: number): void;
+  isBusy(customerId: number): boolean;
+}
+
 export class ProjectRuntime {
   private readonly states = new Map<string, ThreadState>();
   /** file-change item id → its changes (approval requests carry no diff). */
@@ -52,7 +60,13 @@ export class ProjectRuntime {
   private readonly effortsByModel = new Map<string, readonly string[]>();
   private readonly idempotentStarts = new Map<string, Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>>>();
 
+  private unmanaged: UnmanagedThreadHandler | null = null;
+
   constructor(private readonly deps: RuntimeDeps) {}
+
+  setUnmanagedThreadHandler(handler: UnmanagedThreadHandler): void {
+    this.unmanaged = handler;
+  }
 
   // ---- app-server traffic -------------------------------------------------------------------------------
 
@@ -60,6 +74,7 @@ export class ProjectRuntime {
     const params = (notification.params ?? {}) as Record<string, unknown>;
     const threadId = (params.threadId as string | undefined) ?? ((params.thread as { id?: string } | undefined)?.id);
     const state = threadId ? this.states.get(threadId) : undefined;
+    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onNotification(customerId, notification);
     // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
     void this.deps.events.append(state.projectId, notification.method, params);
@@ -69,6 +84,7 @@ export class ProjectRuntime {
   async handleServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
     const state = this.states.get(params.threadId);
+    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onServerRequest(customerId, request);
     const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
     if (!state || state.customerId !== customerId || kind === null) {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
@@ -114,6 +130,7 @@ export class ProjectRuntime {
 
   /** The process died: running turns are over (they read back as interrupted after resume). */
   async onCrash(customerId: number): Promise<void> {
+    this.unmanaged?.onCrash(customerId);
     for (const state of this.states.values()) {
       if (state.customerId !== customerId) continue;
       state.activeTurnId = null;
@@ -138,6 +155,7 @@ export class ProjectRuntime {
   }
 
   isBusy(customerId: number): boolean {
+    if (this.unmanaged?.isBusy(customerId)) return true;
     for (const state of this.states.values()) {
       if (state.customerId === customerId && (state.activeTurnId !== null || state.starting)) return true;
     }
@@ -172,6 +190,9 @@ export class ProjectRuntime {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     const input = toUserInput(request);
     const { server, threadId } = await this.ensureLoaded(project);
+    if (request.model !== undefined && !(await this.modelKnown(server, request.model))) {
+      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
+    }
     const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.effortsFor(server, request.model ?? this.deps.defaults().model);
     const overrides = turnOverrides(request, efforts);
     const state = this.states.get(threadId)!;
@@ -255,13 +276,22 @@ export class ProjectRuntime {
     };
   }
 
-  private async effortsFor(server: ManagedAppServer, model: string): Promise<readonly string[]> {
-    const cached = this.effortsByModel.get(model);
-    if (cached) return cached;
+  /** Models of the app-server's catalog (ours: every gateway model and alias) with their reasoning efforts. */
+  private async loadModels(server: ManagedAppServer): Promise<void> {
+    if (this.effortsByModel.size > 0) return;
     const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
     for (const entry of listed.data) {
       this.effortsByModel.set(entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort));
     }
+  }
+
+  private async modelKnown(server: ManagedAppServer, model: string): Promise<boolean> {
+    await this.loadModels(server);
+    return this.effortsByModel.has(model);
+  }
+
+  private async effortsFor(server: ManagedAppServer, model: string): Promise<readonly string[]> {
+    await this.loadModels(server);
     return this.effortsByModel.get(model) ?? KNOWN_EFFORTS;
   }
 

@@ -8,7 +8,6 @@ import type { ProjectEvent } from '../../src/agent/events/types.js';
 import type { TestStorage } from '../helpers/databases.js';
 
 export interface AgentHarness {
-  viaGateway: boolean;
   context: TestContext;
   upstream: ModelUpstream;
   customer: { id: number; token: string; headers: { authorization: string } };
@@ -45,17 +44,16 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     env: options.dataDir ? { SWITCHYARD_DATA_DIR: options.dataDir } : undefined,
   });
   await context.listen();
-  // Until the gateway serves POST /v1/responses, the app-server talks to the scripted upstream directly.
-  if (!context.app.hasRoute({ method: 'POST', url: '/v1/responses' })) context.services.agent.setServiceUrl(upstream.url);
   const created = await context.services.customers.create({ email: `agent-${Math.random().toString(36).slice(2)}@example.com` });
   const customer = { id: created.customer.id, token: created.systemToken.key, headers: bearer(created.systemToken.key) };
+  // Agent turns are billed like any gateway call: the customer needs credit.
+  await context.services.billing.adjust({ customerId: customer.id, amountMicros: 100_000_000, reason: 'agent tests', wallet: 'token', idempotencyKey: `agent-${customer.id}` });
   return harnessFor(context, upstream, customer, options);
 }
 
 export function harnessFor(context: TestContext, upstream: ModelUpstream, customer: AgentHarness['customer'], options: HarnessOptions = {}): AgentHarness {
   const events = (projectId: string) => context.services.projectEvents.readAfter(projectId, 0, 10_000);
   return {
-    viaGateway: context.app.hasRoute({ method: 'POST', url: '/v1/responses' }),
     context,
     upstream,
     customer,

@@ -51,6 +51,9 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
       [{ input: 'x', approvalPolicy: 'sometimes' }, 'approvalPolicy'],
       [{ input: [{ type: 'image', url: 'https://example.com/cat.png' }] }, 'url'],
       [{ input: 'x', sandboxPolicy: { type: 'chroot' } }, 'type'],
+      [{ input: 'x', model: 'no-such-model' }, 'model'],
+      [{ input: [{ type: 'text', text: 'x' }, 42] }, 'input'],
+      [{ input: { text: 'x' } }, 'input'],
     ] as const;
     const requestsBefore = harness.upstream.requests.length;
     for (const [payload, field] of cases) {

@@ -35,7 +35,6 @@ describe('returning user and app-server crashes', () => {
     // A new service process on the same data dir and database.
     const context = await createTestContext({ config: { ...gatewayConfig(upstream.url), agent: { requestTimeoutMs: 20_000 } } as never, storage: await reopen(storage), env: { SWITCHYARD_DATA_DIR: dataDir } });
     await context.listen();
-    if (!first.viaGateway) context.services.agent.setServiceUrl(upstream.url);
     const second = harnessFor(context, upstream, first.customer, { upstream, keepStorage: true });
     cleanups.push(() => second.close());
 

@@ -35,10 +35,8 @@ describe('managed project: text turn through the gateway', () => {
 
     // The model call went gateway → upstream with the power-ai alias resolved, and carried apply_patch.
     const call = upstream.requests.find((request) => request.path.endsWith('/responses'))!;
-    if (harness.viaGateway) {
-      expect(call.body.model).toBe('scripted-model');
-      expect(call.headers.authorization).toBe('Bearer sk-upstream');
-    }
+    expect(call.body.model).toBe('scripted-model');
+    expect(call.headers.authorization).toBe('Bearer sk-upstream');
     const toolNames = (call.body.tools as { name?: string; type: string }[]).map((tool) => tool.name ?? tool.type);
     expect(toolNames).toContain('apply_patch');
     expect(call.body.reasoning?.effort).toBe('xhigh');
