@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 /**
  * The `switchyard` command line: `serve`, `migrate`, `keys create --customer <id|email> | --operator`.
+ * `migrate` and `keys create` open only the database (no domain services start), so they are safe to run next
+ * to a running service.
  */
+import path from 'node:path';
+import { KeyRepository } from './accounts/key-repository.js';
+import { normalizeEmail } from './accounts/customer-service.js';
 import { ConfigError } from './config/env.js';
-import { loadConfig } from './config/load-config.js';
+import { loadConfig, type AppConfig } from './config/load-config.js';
+import { systemClock } from './kernel/clock.js';
 import { installSignalHandlers, startService } from './main.js';
-import { createServices } from './services.js';
-import { createLogger } from './services.js';
+import { createStorage, type Storage } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
 
 const USAGE = `usage: switchyard <command>
   serve                                   start the HTTP service (runs migrations first)
@@ -17,31 +23,52 @@ const USAGE = `usage: switchyard <command>
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
+  if (index < 0) return undefined;
+  const value = args[index + 1];
+  if (value === undefined || value.startsWith('--')) throw new ConfigError(`${name} needs a value`);
+  return value;
+}
+
+async function openMigratedStorage(config: AppConfig): Promise<Storage> {
+  const storage = await createStorage({
+    databaseUrl: config.env.databaseUrl,
+    sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
+  });
+  try {
+    await migrateToLatest(storage.db);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  return storage;
 }
 
 async function keysCreate(args: string[]): Promise<void> {
   const config = loadConfig();
-  const services = await createServices(config, { logger: createLogger('warn') });
+  const name = option(args, '--name') ?? null;
+  const customer = option(args, '--customer');
+  if (args.includes('--operator') === (customer !== undefined)) {
+    throw new ConfigError('keys create needs either --operator or --customer <id|email>');
+  }
+  const storage = await openMigratedStorage(config);
   try {
-    const name = option(args, '--name') ?? null;
-    if (args.includes('--operator')) {
-      const issued = await services.keys.issue(services.storage.db, { customerId: null, kind: 'managed', role: 'operator', name });
+    const keys = new KeyRepository(config.secret, systemClock);
+    if (customer === undefined) {
+      const issued = await keys.issue(storage.db, { customerId: null, kind: 'managed', role: 'operator', name });
       process.stdout.write(`${JSON.stringify({ id: issued.row.id, role: 'operator', key: issued.plaintext })}\n`);
       return;
     }
-    const who = option(args, '--customer');
-    if (!who) throw new ConfigError('keys create needs --operator or --customer <id|email>');
-    const customer = await services.storage.db
+    const byId = /^\d+$/.test(customer);
+    const row = await storage.db
       .selectFrom('customers')
       .select('id')
-      .where(/^\d+$/.test(who) ? 'id' : 'email', '=', /^\d+$/.test(who) ? Number(who) : who.toLowerCase())
+      .where(byId ? 'id' : 'email', '=', byId ? Number(customer) : normalizeEmail(customer))
       .executeTakeFirst();
-    if (!customer) throw new ConfigError(`no customer ${who}`);
-    const issued = await services.keys.issue(services.storage.db, { customerId: customer.id, kind: 'managed', role: 'customer', name });
-    process.stdout.write(`${JSON.stringify({ id: issued.row.id, customer_id: customer.id, role: 'customer', key: issued.plaintext })}\n`);
+    if (!row) throw new ConfigError(`no customer ${customer}`);
+    const issued = await keys.issue(storage.db, { customerId: row.id, kind: 'managed', role: 'customer', name });
+    process.stdout.write(`${JSON.stringify({ id: issued.row.id, customer_id: row.id, role: 'customer', key: issued.plaintext })}\n`);
   } finally {
-    await services.close();
+    await storage.close();
   }
 }
 
@@ -55,8 +82,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'migrate': {
-      const services = await createServices(loadConfig(), { logger: createLogger('warn') });
-      await services.close();
+      const storage = await openMigratedStorage(loadConfig());
+      await storage.close();
       process.stdout.write('migrations applied\n');
       return;
     }
