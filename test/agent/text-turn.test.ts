@@ -41,6 +41,14 @@ describe('managed project: text turn through the gateway', () => {
     expect(toolNames).toContain('apply_patch');
     expect(call.body.reasoning?.effort).toBe('xhigh');
 
+    // The gateway billed the call to the customer, authenticated by the agent's own wallet-linked key.
+    const runtimeKey = await context.storage.db.selectFrom('agent_runtime_keys').selectAll().where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+    const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customer.id).execute();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.requested_model).toBe('power-ai');
+    expect(Number(calls[0]!.key_id)).toBe(Number(runtimeKey.key_id));
+    expect(Number(calls[0]!.input_tokens)).toBeGreaterThan(0);
+
     const state = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/state`, headers: customer.headers });
     expect(state.json().thread.id).toBe(threadId);
     expect(state.json().thread.active_turn_id).toBeNull();
