@@ -25,6 +25,8 @@ export interface IssuedKeyView {
 export interface ApiKeyServiceOptions {
   /** Model ids and aliases that exist, for checking `allowed_models`. */
   knownModels: () => ReadonlySet<string>;
+  /** Configured rate-limit plan names, for checking `rate_limit_plan`. */
+  knownRateLimitPlans: () => ReadonlySet<string>;
 }
 
 const viewOf = (row: ApiKeyRow): KeyView => keyView(row, parsePolicy(row.policy_json));
@@ -157,6 +159,10 @@ export class ApiKeyService {
   }
 
   private checkOptions() {
-    return { nowMs: this.clock.nowMs(), knownModels: this.options.knownModels() };
+    return {
+      nowMs: this.clock.nowMs(),
+      knownModels: this.options.knownModels(),
+      knownRateLimitPlans: this.options.knownRateLimitPlans(),
+    };
   }
 }

@@ -81,6 +81,8 @@ export interface PolicyCheckOptions {
   nowMs: number;
   /** Model ids and aliases that exist; when given, unknown models in `allowed_models` are refused. */
   knownModels?: ReadonlySet<string>;
+  /** Configured rate-limit plans; when given, `rate_limit_plan` must name one of them. */
+  knownRateLimitPlans?: ReadonlySet<string>;
   /** Where the fields sit in the request, for the `loc` of validation issues. Default `['body']`. */
   location?: (string | number)[];
 }
@@ -125,6 +127,9 @@ export function applyPolicyInput(current: KeySettings, input: KeyPolicyInput, op
         issues.push({ loc: [...at, 'allowed_models', index], msg: `Unknown model "${model}"`, type: 'value_error' });
       }
     });
+  }
+  if (options.knownRateLimitPlans && typeof input.rate_limit_plan === 'string' && !options.knownRateLimitPlans.has(input.rate_limit_plan)) {
+    issues.push({ loc: [...at, 'rate_limit_plan'], msg: `Unknown rate-limit plan "${input.rate_limit_plan}"`, type: 'value_error' });
   }
   if (policy.spendingPeriod !== undefined && policy.spendingLimitMicros === undefined) {
     issues.push({ loc: [...at, 'spending_period'], msg: 'A spending period needs spending_limit_micros', type: 'value_error' });

@@ -7,6 +7,7 @@ const models = {
   providers: [{ id: 'upstream', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }],
   models: [{ id: 'model-a', provider: 'upstream', upstreamModel: 'model-a' }],
   aliases: { 'power-ai': 'model-a' },
+  rateLimitPlans: { basic: { requestsPerMinute: 60, concurrentRequests: 2 } },
 };
 
 describe('accounts: registration, login, /me and keys', () => {
@@ -153,6 +154,8 @@ describe('accounts: registration, login, /me and keys', () => {
       [{ allowed_models: ['no-such-model'] }, ['body', 'allowed_models', 0]],
       [{ spending_limit_micros: -1 }, ['body', 'spending_limit_micros']],
       [{ spending_period: 'day' }, ['body', 'spending_period']],
+      // An unknown plan must not become "no rate limit".
+      [{ rate_limit_plan: 'unlimited-please' }, ['body', 'rate_limit_plan']],
       [{ expires_at: 'tomorrow' }, ['body', 'expires_at']],
       [{ expires_at: new Date(clock.nowMs() - 1_000).toISOString() }, ['body', 'expires_at']],
       [{}, ['body']],

@@ -45,7 +45,11 @@ export function customerOf(request: FastifyRequest): CustomerPrincipal {
 export async function accountRoutes(app: App, services: Services): Promise<void> {
   const { config, customers } = services;
   const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
-  const apiKeys = new ApiKeyService(services.storage, services.keys, services.clock, { knownModels: () => knownModels });
+  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
+  const apiKeys = new ApiKeyService(services.storage, services.keys, services.clock, {
+    knownModels: () => knownModels,
+    knownRateLimitPlans: () => knownRateLimitPlans,
+  });
 
   app.post(
     '/api/v1/customer/register',
