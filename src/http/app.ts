@@ -145,7 +145,9 @@ function toAppError(error: FastifyError | AppError): AppError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
-  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  // 429 and 503 always tell the client when to come back, even when the thrower named no delay.
+  const retryAfterSeconds = error.retryAfterSeconds ?? (error.status === 429 || error.status === 503 ? 1 : undefined);
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
   const format = request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request);
   return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(format, error, request.id));

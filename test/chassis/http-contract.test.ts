@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
+import { AppError } from '../../src/kernel/errors.js';
 import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
 import { signUp, type SignedUp } from './support.js';
 
@@ -82,10 +83,13 @@ describe('HTTP contract: validation, limits, request ids, 5xx', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('hides the cause of a 5xx and carries the request id', async () => {
+  it('hides the cause of a 5xx, carries the request id, and always sends Retry-After with 429', async () => {
     const app = await buildApp(context.services);
     app.get('/api/v1/test-failure', { config: { auth: 'public' } }, async () => {
       throw new Error('connect ECONNREFUSED 10.1.2.3:5432 password=hunter2');
+    });
+    app.get('/api/v1/test-busy', { config: { auth: 'public' } }, async () => {
+      throw new AppError('RATE_LIMITED', 'slow down');
     });
     await app.ready();
     try {
@@ -93,6 +97,9 @@ describe('HTTP contract: validation, limits, request ids, 5xx', () => {
       expect(response.statusCode).toBe(500);
       expect(response.json()).toEqual({ detail: 'Internal server error', code: 'INTERNAL', request_id: 'support-ticket-42' });
       expect(context.logs.join('')).toContain('support-ticket-42');
+      const busy = await app.inject({ method: 'GET', url: '/api/v1/test-busy' });
+      expect(busy.statusCode).toBe(429);
+      expect(busy.headers['retry-after']).toBe('1');
     } finally {
       await app.close();
     }
