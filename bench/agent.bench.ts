@@ -63,6 +63,7 @@ export default async function agentBench(report: BenchReport): Promise<void> {
       providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-bench' }],
       models: [{ id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true } }],
       aliases: { 'power-ai': 'scripted-coder' },
+      rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
     }),
   );
   let running: RunningService | null = null;
@@ -73,6 +74,7 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     const base = running.url;
     const created = await services.customers.create({ email: 'agent-bench@example.test' });
     const token = created.systemToken.key;
+    await services.billing.adjust({ customerId: created.customer.id, amountMicros: 1_000_000_000, reason: 'agent bench', wallet: 'token', idempotencyKey: 'agent-bench' });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const project = await json(await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: '{}' }), 201);
     const opened = await json(await fetch(`${base}/api/v1/projects/${project.id}/open`, { method: 'POST', headers, body: '{}' }), 200);
@@ -141,7 +143,7 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     unsubscribe();
     const callsStart = performance.now();
     for (let index = 0; index < TURNS; index += 1) {
-      await (await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'power-ai', input: 'bench call', stream: true }) })).text();
+      await (await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'power-ai', input: 'bench call', stream: true, store: false }) })).text();
     }
     const callsPerSecond = TURNS / ((performance.now() - callsStart) / 1000);
     report.table([
