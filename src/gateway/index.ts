@@ -45,8 +45,8 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     stored,
     responses,
     execute: (options) => execute(executeDeps, options),
-    listModels: () => listModels(router, config.rateCards),
-    describeModel: (id) => describeModel(router, id, config.rateCards),
+    listModels: () => listModels(router, config),
+    describeModel: (id) => describeModel(router, id, config),
     async start() {
       await router.start();
       stored.start();

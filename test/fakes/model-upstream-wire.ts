@@ -115,6 +115,9 @@ class SseWriter {
   /** Before each text delta: pause when scripted, and cut the connection when the script says so. */
   async beforeDelta(end: Script['end']): Promise<boolean> {
     if (end.kind === 'drop' && this.deltas >= end.afterChunks) {
+      // Let what was written reach the client first: destroy() discards unflushed writes.
+      await new Promise<void>((resolve) => this.response.write('', () => resolve()));
+      await sleep(20);
       this.response.destroy();
       return false;
     }

@@ -19,11 +19,11 @@ export interface ModelDescriptor {
 }
 
 /** The rate card a model bills by, as integer micro-USD per million tokens plus formatted USD. */
-export function pricingOf(model: ModelConfig, rateCards: Readonly<Record<string, RateCardConfig>>): Record<string, unknown> | null {
-  const card = rateCards[model.rateCard];
+export function pricingOf(cardName: string, rateCards: Readonly<Record<string, RateCardConfig>>): Record<string, unknown> | null {
+  const card = rateCards[cardName];
   if (!card) return null;
   return {
-    rate_card: model.rateCard,
+    rate_card: cardName,
     input_micros_per_million: card.inputMicrosPerMillion,
     output_micros_per_million: card.outputMicrosPerMillion,
     ...(card.cachedInputMicrosPerMillion === undefined ? {} : { cached_input_micros_per_million: card.cachedInputMicrosPerMillion }),
@@ -33,7 +33,13 @@ export function pricingOf(model: ModelConfig, rateCards: Readonly<Record<string,
   };
 }
 
-function describe(id: string, model: ModelConfig, type: 'model' | 'alias', rateCards: Readonly<Record<string, RateCardConfig>>): ModelDescriptor {
+export interface PriceBook {
+  rateCards: Readonly<Record<string, RateCardConfig>>;
+  /** An alias may bill by its own card (billing's `aliasRateCards`) instead of its destination's. */
+  aliasRateCards: Readonly<Record<string, string>>;
+}
+
+function describe(id: string, model: ModelConfig, type: 'model' | 'alias', prices: PriceBook): ModelDescriptor {
   const { capabilities } = model;
   return {
     id,
@@ -49,18 +55,18 @@ function describe(id: string, model: ModelConfig, type: 'model' | 'alias', rateC
       context_window: capabilities.contextWindow,
       max_output_tokens: capabilities.maxOutputTokens,
     },
-    pricing: pricingOf(model, rateCards),
+    pricing: pricingOf((type === 'alias' ? prices.aliasRateCards[id] : undefined) ?? model.rateCard, prices.rateCards),
   };
 }
 
-export function listModels(router: ModelRouter, rateCards: Readonly<Record<string, RateCardConfig>>): ModelDescriptor[] {
-  const aliases = router.aliasEntries().map(([alias]) => describe(alias, router.modelFor(alias)!, 'alias', rateCards));
-  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(model.id, model, 'model', rateCards));
+export function listModels(router: ModelRouter, prices: PriceBook): ModelDescriptor[] {
+  const aliases = router.aliasEntries().map(([alias]) => describe(alias, router.modelFor(alias)!, 'alias', prices));
+  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(model.id, model, 'model', prices));
   return [...aliases, ...models];
 }
 
-export function describeModel(router: ModelRouter, id: string, rateCards: Readonly<Record<string, RateCardConfig>>): ModelDescriptor | undefined {
-  if (router.isAlias(id)) return describe(id, router.modelFor(id)!, 'alias', rateCards);
+export function describeModel(router: ModelRouter, id: string, prices: PriceBook): ModelDescriptor | undefined {
+  if (router.isAlias(id)) return describe(id, router.modelFor(id)!, 'alias', prices);
   const model = router.catalogue.models.get(id);
-  return model ? describe(model.id, model, 'model', rateCards) : undefined;
+  return model ? describe(model.id, model, 'model', prices) : undefined;
 }

@@ -19,7 +19,8 @@ type Json = Record<string, unknown>;
 const ResponsesBody = Type.Object(
   {
     model: Type.String({ description: 'A model id or alias such as `power-ai`.' }),
-    input: Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))]),
+    // A string or a list of items; checked by the decoder (a union here would meet the validator's type coercion).
+    input: Type.Unknown({ description: 'A string, or a list of input items (messages, function calls and their outputs).' }),
     instructions: Type.Optional(Type.String()),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     stream: Type.Optional(Type.Boolean()),
