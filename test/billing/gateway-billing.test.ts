@@ -1,0 +1,143 @@
+/**
+ * Billing through the real HTTP gateway (`POST /v1/chat/completions` against the scripted upstream): the
+ * overspend guard under 1000 concurrent requests, and exactly-once settlement of streams that clients drop.
+ */
+import { encode } from 'gpt-tokenizer';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
+import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
+import { billingContext, credit, expectLedgerConsistent, newCustomer, walletOf } from './helpers.js';
+
+export const CHAT_BODY = { model: 'power-ai', messages: [{ role: 'user', content: 'Count to three.' }], max_tokens: 50 };
+
+export async function chat(url: string, key: string, body: Record<string, unknown> = CHAT_BODY, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) }, body: JSON.stringify(body), signal });
+}
+
+/** One probe call: the hold the gateway places for CHAT_BODY, and usage that costs exactly that hold. */
+export async function probeHold(context: TestContext, upstream: ModelUpstream, url: string, key: string, customerId: number) {
+  const response = await chat(url, key);
+  expect(response.status, await response.clone().text()).toBe(200);
+  const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens } }));
+  return call.hold_micros;
+}
+
+describe('billing through the gateway', () => {
+  let context: TestContext;
+  let upstream: ModelUpstream;
+  let url: string;
+  beforeEach(async () => {
+    upstream = await startModelUpstream();
+    context = await billingContext({ upstreamUrl: upstream.url });
+    url = await context.listen();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(context);
+    await context.close();
+    await upstream.close();
+  });
+
+  it('1000 concurrent requests against a wallet covering exactly K: K succeed, the rest get 402', async () => {
+    const buyer = await newCustomer(context, 1_000_000);
+    const hold = await probeHold(context, upstream, url, buyer.systemToken, buyer.customerId);
+    const K = 123;
+    const { balanceMicros } = await walletOf(context, buyer.customerId);
+    await credit(context, buyer.customerId, K * hold - balanceMicros);
+    const responses = await Promise.all(Array.from({ length: 1000 }, () => chat(url, buyer.systemToken)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(K);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(1000 - K);
+    const refused = await responses.find((response) => response.status === 402)!.json();
+    expect(refused.error).toMatchObject({ code: 'insufficient_credit', type: 'insufficient_quota' });
+    await Promise.all(responses.filter((response) => !response.bodyUsed).map((response) => response.text()));
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
+    const calls = await context.storage.db.selectFrom('billing_calls').select(['status', 'cost_micros']).where('customer_id', '=', buyer.customerId).execute();
+    expect(calls).toHaveLength(K + 1);
+    expect(calls.every((call) => call.status === 'settled')).toBe(true);
+  });
+
+  it('403 for a model outside the key policy and spending_limit_reached, in the OpenAI shape', async () => {
+    const buyer = await newCustomer(context, 1_000_000);
+    const created = await context.services.keys.issue(context.storage.db, {
+      customerId: buyer.customerId,
+      kind: 'user',
+      role: 'customer',
+      policy: { models: ['other-model'], spendingLimitMicros: 1 },
+    });
+    const denied = await chat(url, created.plaintext);
+    expect(denied.status).toBe(403);
+    expect((await denied.json()).error).toMatchObject({ code: 'model_not_allowed' });
+    const spend = await chat(url, created.plaintext, { ...CHAT_BODY, model: 'other-model' });
+    expect(spend.status).toBe(200);
+    const limited = await chat(url, created.plaintext, { ...CHAT_BODY, model: 'other-model' });
+    expect(limited.status).toBe(403);
+    expect((await limited.json()).error).toMatchObject({ code: 'spending_limit_reached' });
+  });
+
+  it('200 streams with random client disconnects: each settled once, billed at least prompt + forwarded tokens', async () => {
+    const buyer = await newCustomer(context, 100_000_000);
+    const words = Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ');
+    upstream.setDefault(() => ({ kind: 'text', text: words, chunks: 30, chunkDelayMs: 3, usage: { inputTokens: 40, outputTokens: 400 } }));
+    const prompt = 'Please stream a long answer.';
+    const promptTokens = encode(prompt).length;
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async () => {
+        const controller = new AbortController();
+        const response = await chat(url, buyer.systemToken, { model: 'power-ai', stream: true, messages: [{ role: 'user', content: prompt }], max_tokens: 500 }, controller.signal);
+        const requestId = response.headers.get('x-request-id')!;
+        const stopAfter = Math.random() < 0.7 ? Math.floor(Math.random() * 25) : Infinity;
+        let forwarded = '';
+        const decoder = new TextDecoder();
+        let buffer = '';
+        try {
+          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+            buffer += decoder.decode(chunk, { stream: true });
+            const events = buffer.split('\n\n');
+            buffer = events.pop()!;
+            for (const event of events) {
+              const data = event.replace(/^data: /, '');
+              if (data === '[DONE]' || !data.startsWith('{')) continue;
+              forwarded += JSON.parse(data).choices?.[0]?.delta?.content ?? '';
+            }
+            if (forwarded.length > 0 && encode(forwarded).length >= stopAfter) {
+              controller.abort();
+              break;
+            }
+          }
+        } catch (error) {
+          if ((error as Error).name !== 'AbortError') throw error;
+        }
+        return { requestId, forwardedTokens: encode(forwarded).length, aborted: controller.signal.aborted };
+      }),
+    );
+    expect(results.filter((result) => result.aborted).length).toBeGreaterThan(50);
+    const deadline = Date.now() + 20_000;
+    while ((await context.storage.db.selectFrom('billing_calls').select('id').where('status', '=', 'open').execute()).length > 0) {
+      if (Date.now() > deadline) throw new Error('holds still open after the grace period');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).execute();
+    expect(calls).toHaveLength(200);
+    const byRequest = new Map(calls.map((call) => [call.request_id, call]));
+    for (const result of results) {
+      const call = byRequest.get(result.requestId)!;
+      expect(call.status).toBe('settled');
+      expect(call.input_tokens!).toBeGreaterThanOrEqual(promptTokens);
+      expect(call.output_tokens!).toBeGreaterThanOrEqual(result.forwardedTokens);
+      if (result.forwardedTokens > 0) expect(call.cost_micros!).toBeGreaterThan(0);
+    }
+    const usageTransfers = await context.storage.db
+      .selectFrom('ledger_entries')
+      .select(['reference', (eb) => eb.fn.countAll<number>().as('legs')])
+      .where('kind', '=', 'usage')
+      .groupBy('reference')
+      .execute();
+    expect(usageTransfers.every((transfer) => Number(transfer.legs) === 2)).toBe(true);
+    expect(usageTransfers).toHaveLength(calls.filter((call) => call.cost_micros! > 0).length);
+    const billed = calls.reduce((sum, call) => sum + call.cost_micros!, 0);
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000_000 - billed, holdsMicros: 0 });
+    const status = await context.app.inject({ method: 'GET', url: '/api/admin/billing/invariants', headers: operatorHeaders });
+    expect(status.json()).toMatchObject({ ok: true });
+  });
+});
