@@ -11,6 +11,7 @@ import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
+import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
@@ -34,6 +35,7 @@ export interface Services extends DomainDeps {
   projects: ProjectStore;
   projectEvents: ProjectEvents;
   agent: AgentServices;
+  direct: DirectServices;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const projects = createProjectStore(deps);
   const projectEvents = await createProjectEvents(deps);
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
+  const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   await billing.start();
   await gateway.start();
   await projectEvents.start();
@@ -92,6 +95,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     projects,
     projectEvents,
     agent,
+    direct,
     async close() {
       await agent.close();
       await projectEvents.close();

@@ -55,7 +55,8 @@ export class SqlProjectStore implements ProjectStore {
   /** Newest first; `after` is the id of the last project of the previous page; customer null = every customer. */
   async list(customerId: number | null, options: { limit?: number; after?: string } = {}): Promise<Project[]> {
     const limit = Math.min(Math.max(options.limit ?? 25, 1), LIST_LIMIT_MAX);
-    let query = this.storage.db.selectFrom('projects').selectAll();
+    // Only managed projects (`prj_…`); the direct surface keeps its per-customer event stream rows here too.
+    let query = this.storage.db.selectFrom('projects').selectAll().where('id', 'like', 'prj_%');
     if (customerId !== null) query = query.where('customer_id', '=', customerId);
     if (options.after !== undefined) {
       const cursor = PROJECT_ID_PATTERN.test(options.after)

@@ -6,6 +6,7 @@ import * as billing from './0003-billing.js';
 import * as agent from './0004-agent.js';
 import * as agentProjects from './0005-agent-projects.js';
 import * as gatewayStored from './0006-gateway-stored.js';
+import * as direct from './0007-direct.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-agent': agent,
   '0005-agent-projects': agentProjects,
   '0006-gateway-stored': gatewayStored,
+  '0007-direct': direct,
 };

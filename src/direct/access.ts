@@ -1,0 +1,35 @@
+/**
+ * Who a direct call acts for, and how app-server refusals read over HTTP. A customer acts on its own
+ * app-server; an operator names the customer (`customer_id`), or reaches a thread through its owner record.
+ */
+import type { Principal } from '../accounts/principal.js';
+import { AppServerError } from '../appserver/errors.js';
+import { AppError, notFound, validationError } from '../kernel/errors.js';
+import type { DirectThreadOwners } from './thread-owners.js';
+
+export function customerFor(principal: Principal, customerId: number | undefined): number {
+  if (principal.kind === 'customer') return principal.customerId;
+  if (customerId === undefined) {
+    throw validationError([{ loc: ['query', 'customer_id'], msg: 'Operators name the customer whose app-server to use', type: 'missing' }]);
+  }
+  return customerId;
+}
+
+/** The customer whose app-server holds the thread; another customer's thread is a 404. */
+export async function threadCustomer(principal: Principal, threadId: string, owners: DirectThreadOwners): Promise<number> {
+  const owner = await owners.ownerOf(threadId);
+  if (principal.kind === 'operator') {
+    if (!owner) throw notFound('Thread');
+    return owner.customerId;
+  }
+  if (owner && owner.customerId !== principal.customerId) throw notFound('Thread');
+  return principal.customerId;
+}
+
+const THREAD_MISSING = /thread not found|thread not loaded|no rollout found|not found for thread|invalid thread id|failed to load rollout/i;
+
+export function mapDirectError(error: unknown): unknown {
+  if (!(error instanceof AppServerError)) return error;
+  if (THREAD_MISSING.test(error.message)) return notFound('Thread');
+  return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
+}

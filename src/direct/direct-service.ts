@@ -1,0 +1,286 @@
+/**
+ * The direct thread and turn surface: threads of the caller's own app-server, started and resumed in working
+ * directories inside the caller's workspace root, turns (one at a time per thread) and interrupts. Threads of
+ * managed projects can be read here but are driven through the project routes, which own their state.
+ */
+import type { Principal } from '../accounts/principal.js';
+import { AppServerError } from '../appserver/errors.js';
+import type { ManagedAppServer } from '../appserver/supervisor.js';
+import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnStartParams } from '../appserver/protocol.js';
+import type { ThreadRepository } from '../agent/thread-repository.js';
+import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
+import { AppError, validationError } from '../kernel/errors.js';
+import { customerFor, mapDirectError, threadCustomer } from './access.js';
+import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from './compat.js';
+import type { DirectThreads } from './direct-threads.js';
+import type { DirectThreadOwners } from './thread-owners.js';
+import type { WorkspaceRoots } from './workspace.js';
+
+export interface ThreadStartRequest extends PermissionSelection {
+  cwd?: string;
+  model?: string;
+  effort?: string;
+  approvalPolicy?: string;
+  baseInstructions?: string;
+  developerInstructions?: string;
+}
+
+export interface TurnStartRequest extends PermissionSelection {
+  threadId: string;
+  input: TurnRequest['input'];
+  model?: string;
+  effort?: string;
+  approvalPolicy?: string;
+  cwd?: string;
+}
+
+export interface ThreadListRequest {
+  cursor?: string;
+  limit: number;
+  cwd?: string;
+  archived?: boolean;
+  searchTerm?: string;
+}
+
+export interface DirectServiceDeps {
+  acquire(customerId: number): Promise<ManagedAppServer>;
+  workspace: WorkspaceRoots;
+  owners: DirectThreadOwners;
+  threads: DirectThreads;
+  projectThreads: ThreadRepository;
+}
+
+export class DirectService {
+  private efforts: Map<string, readonly string[]> | null = null;
+  /** Settings of each thread as the last start or resume reported them. */
+  private readonly settings = new Map<string, ReturnType<DirectService['settingsView']>>();
+
+  constructor(private readonly deps: DirectServiceDeps) {}
+
+  async listThreads(principal: Principal, request: ThreadListRequest, customerIdQuery?: number) {
+    const customerId = customerFor(principal, customerIdQuery);
+    // The caller's app-server holds only the caller's threads; a cwd filter must still name the caller's own tree.
+    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd);
+    const server = await this.deps.acquire(customerId);
+    const listed = await server
+      .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
+      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    return {
+      data: listed.data.map((thread) => this.threadView(thread)),
+      next_cursor: listed.nextCursor,
+      backwards_cursor: listed.backwardsCursor,
+    };
+  }
+
+  async startThread(principal: Principal, request: ThreadStartRequest, customerIdQuery?: number) {
+    const customerId = customerFor(principal, customerIdQuery);
+    const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
+    const server = await this.deps.acquire(customerId);
+    const params = await this.threadParams(server, customerId, request);
+    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    await this.adopt(server, customerId, started.thread, true);
+    return this.settingsView(started);
+  }
+
+  async getThread(principal: Principal, threadId: string, includeTurns: boolean) {
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const server = await this.deps.acquire(customerId);
+    const read = await this.readThread(server, threadId, includeTurns);
+    const managed = await this.deps.projectThreads.forThread(threadId);
+    return { ...this.threadView(read.thread, includeTurns), project_id: managed?.projectId ?? null };
+  }
+
+  async resumeThread(principal: Principal, threadId: string, request: ThreadStartRequest) {
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    await this.refuseManaged(threadId);
+    const server = await this.deps.acquire(customerId);
+    const params = await this.threadParams(server, customerId, request);
+    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.workingDirectory(customerId, request.cwd);
+    const settings = this.settings.get(threadId);
+    // A loaded thread needs no resume (and one without a first turn has no rollout to resume from yet).
+    if (settings && Object.keys(params).length === 0 && cwd === undefined && server.loadedThreads.has(threadId) && this.deps.threads.knows(threadId, customerId)) {
+      const read = await this.readThread(server, threadId, true);
+      return { ...settings, thread: this.threadView(read.thread, true) };
+    }
+    const resumed = await server
+      .call('thread/resume', { threadId, ...params, ...(cwd === undefined ? {} : { cwd }) })
+      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    await this.adopt(server, customerId, resumed.thread, false);
+    return this.settingsView(resumed);
+  }
+
+  async startTurn(principal: Principal, request: TurnStartRequest) {
+    const { threadId } = request;
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    await this.refuseManaged(threadId);
+    const input = toUserInput({ input: request.input });
+    const server = await this.deps.acquire(customerId);
+    const overrides = await this.turnOverrides(server, customerId, request);
+    await this.ensureLoaded(server, customerId, threadId);
+    const params: TurnStartParams = { threadId, input, ...overrides };
+    const result = await this.deps.threads
+      .startTurn(threadId, () => server.call('turn/start', params))
+      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
+  }
+
+  async interrupt(principal: Principal, turnId: string, threadId: string) {
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    // The app-server does not answer an interrupt of a finished turn until some later turn ends.
+    if (this.deps.threads.activeTurn(threadId) !== turnId) throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    const server = await this.deps.acquire(customerId);
+    await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    return { turn_id: turnId, thread_id: threadId, interrupted: true };
+  }
+
+  /** Resumes the newest thread whose cwd is the given directory, else starts one there; a prompt starts a turn. */
+  async openProject(principal: Principal, request: ThreadStartRequest & { prompt?: string }, customerIdQuery?: number) {
+    const customerId = customerFor(principal, customerIdQuery);
+    const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
+    const server = await this.deps.acquire(customerId);
+    const latest = await this.latestThreadIn(server, customerId, cwd);
+    const opened = latest
+      ? await this.resumeThread(principal, latest, { ...request, cwd: undefined })
+      : await this.startThread(principal, { ...request, cwd }, customerIdQuery);
+    const turn = request.prompt === undefined ? null : await this.startTurn(principal, { threadId: opened.thread.id, input: request.prompt });
+    return { ...opened, resumed: latest !== null, turn };
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------------------
+
+  /** Newest by activity among listed threads (not managed projects') and threads recorded before their first turn. */
+  private async latestThreadIn(server: ManagedAppServer, customerId: number, cwd: string): Promise<string | null> {
+    const listed = await server.call('thread/list', { cwd, sortKey: 'updated_at', limit: 20 });
+    let latest: { id: string; atMs: number } | null = null;
+    for (const thread of listed.data) {
+      if (await this.deps.projectThreads.forThread(thread.id)) continue;
+      latest = { id: thread.id, atMs: thread.updatedAt * 1000 };
+      break;
+    }
+    const recorded = await this.deps.owners.latestIn(customerId, cwd);
+    if (recorded && (!latest || recorded.createdAt > latest.atMs)) return recorded.threadId;
+    return latest?.id ?? null;
+  }
+
+  /** thread/read; a thread without a first turn has no turns to include (the app-server refuses to try). */
+  private async readThread(server: ManagedAppServer, threadId: string, includeTurns: boolean) {
+    try {
+      return await server.call('thread/read', { threadId, includeTurns });
+    } catch (error) {
+      if (includeTurns && error instanceof AppServerError && /not materialized/.test(error.message)) return server.call('thread/read', { threadId, includeTurns: false });
+      throw mapDirectError(error);
+    }
+  }
+
+  private async refuseManaged(threadId: string): Promise<void> {
+    const managed = await this.deps.projectThreads.forThread(threadId);
+    if (managed) {
+      throw new AppError('CONFLICT', `This thread belongs to a managed project; use /api/v1/projects/${managed.projectId}`, {
+        details: { project_id: managed.projectId },
+      });
+    }
+  }
+
+  private async adopt(server: ManagedAppServer, customerId: number, thread: Thread, started: boolean): Promise<void> {
+    await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), started);
+  }
+
+  /** A saved thread must be resumed before a turn can start on it. */
+  private async ensureLoaded(server: ManagedAppServer, customerId: number, threadId: string): Promise<void> {
+    if (server.loadedThreads.has(threadId) && this.deps.threads.knows(threadId, customerId)) return;
+    const resumed = await server.call('thread/resume', { threadId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    await this.adopt(server, customerId, resumed.thread, false);
+  }
+
+  private async threadParams(server: ManagedAppServer, customerId: number, request: ThreadStartRequest): Promise<Partial<ThreadStartParams>> {
+    const permissions = threadPermissions(request);
+    const params: Partial<ThreadStartParams> = {};
+    if (request.model !== undefined) params.model = await this.checkModel(server, request.model);
+    if (request.approvalPolicy !== undefined) params.approvalPolicy = checkApproval(request.approvalPolicy);
+    if (permissions.permissions !== undefined) params.permissions = permissions.permissions;
+    if (permissions.sandbox !== undefined) params.sandbox = permissions.sandbox;
+    const config: Record<string, unknown> = { ...permissions.config };
+    if (request.effort !== undefined) config.model_reasoning_effort = await this.checkEffort(server, request.model, request.effort);
+    if (config['sandbox_workspace_write.writable_roots'] !== undefined) {
+      config['sandbox_workspace_write.writable_roots'] = await this.insideAll(customerId, writableRootsOf(permissions));
+    }
+    if (Object.keys(config).length > 0) params.config = config as ThreadStartParams['config'];
+    if (request.baseInstructions !== undefined) params.baseInstructions = request.baseInstructions;
+    if (request.developerInstructions !== undefined) params.developerInstructions = request.developerInstructions;
+    return params;
+  }
+
+  private async turnOverrides(server: ManagedAppServer, customerId: number, request: TurnStartRequest): Promise<Partial<TurnStartParams>> {
+    const overrides: Partial<TurnStartParams> = { ...turnPermissions(request) };
+    if (overrides.sandboxPolicy?.type === 'workspaceWrite') {
+      overrides.sandboxPolicy = { ...overrides.sandboxPolicy, writableRoots: await this.insideAll(customerId, overrides.sandboxPolicy.writableRoots) };
+    }
+    if (request.model !== undefined) overrides.model = await this.checkModel(server, request.model);
+    if (request.effort !== undefined) overrides.effort = (await this.checkEffort(server, request.model, request.effort)) as TurnStartParams['effort'];
+    if (request.approvalPolicy !== undefined) overrides.approvalPolicy = checkApproval(request.approvalPolicy);
+    if (request.cwd !== undefined) overrides.cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
+    return overrides;
+  }
+
+  private async insideAll(customerId: number, paths: string[]): Promise<string[]> {
+    return Promise.all(paths.map((entry) => this.deps.workspace.inside(customerId, entry)));
+  }
+
+  private async modelEfforts(server: ManagedAppServer): Promise<Map<string, readonly string[]>> {
+    if (this.efforts) return this.efforts;
+    const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
+    this.efforts = new Map(listed.data.map((entry) => [entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort)]));
+    return this.efforts;
+  }
+
+  private async checkModel(server: ManagedAppServer, model: string): Promise<string> {
+    if (!(await this.modelEfforts(server)).has(model)) {
+      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${model}; see GET /api/models`, type: 'value_error' }]);
+    }
+    return model;
+  }
+
+  private async checkEffort(server: ManagedAppServer, model: string | undefined, effort: string): Promise<string> {
+    const efforts = (model === undefined ? undefined : (await this.modelEfforts(server)).get(model)) ?? KNOWN_EFFORTS;
+    if (!efforts.includes(effort)) throw validationError([{ loc: ['body', 'effort'], msg: `effort must be one of ${efforts.join(', ')}`, type: 'enum' }]);
+    return effort;
+  }
+
+  threadView(thread: Thread, includeTurns = false) {
+    return {
+      id: thread.id,
+      name: thread.name,
+      preview: thread.preview,
+      cwd: thread.cwd,
+      status: thread.status,
+      model_provider: thread.modelProvider,
+      forked_from_id: thread.forkedFromId,
+      created_at: thread.createdAt * 1000,
+      updated_at: thread.updatedAt * 1000,
+      active_turn_id: this.deps.threads.activeTurn(thread.id),
+      ...(includeTurns ? { turns: thread.turns } : {}),
+    };
+  }
+
+  private settingsView(response: ThreadStartResponse | ThreadResumeResponse) {
+    const view = {
+      thread: this.threadView(response.thread, 'initialTurnsPage' in response),
+      model: response.model,
+      model_provider: response.modelProvider,
+      cwd: response.cwd,
+      approval_policy: response.approvalPolicy,
+      sandbox: response.sandbox,
+      active_permission_profile: response.activePermissionProfile ?? null,
+      reasoning_effort: response.reasoningEffort,
+    };
+    this.settings.set(response.thread.id, view);
+    return view;
+  }
+}
+
+function checkApproval(policy: string): TurnStartParams['approvalPolicy'] {
+  if (!(APPROVAL_POLICIES as readonly string[]).includes(policy)) {
+    throw validationError([{ loc: ['body', 'approval_policy'], msg: `approval_policy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' }]);
+  }
+  return policy as TurnStartParams['approvalPolicy'];
+}

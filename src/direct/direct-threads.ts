@@ -1,0 +1,189 @@
+/**
+ * Live state of direct threads and the routing of their app-server traffic: every notification of a direct
+ * thread is appended to the customer's direct event stream (one durable stream per customer in the project
+ * event log), approval requests go through the agent's approval broker under that stream, and one turn runs
+ * per thread at a time. Threads of managed projects never reach this class (the project runtime owns them).
+ */
+import type { Logger } from 'pino';
+import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
+import type { Thread } from '../appserver/protocol.js';
+import type { ManagedAppServer } from '../appserver/supervisor.js';
+import type { ApprovalBroker } from '../agent/approvals.js';
+import type { ProjectEventSink } from '../agent/event-sink.js';
+import type { UnmanagedThreadHandler } from '../agent/project-runtime.js';
+import type { Clock } from '../kernel/clock.js';
+import { AppError } from '../kernel/errors.js';
+import type { Storage } from '../storage/database.js';
+import type { DirectThreadOwners } from './thread-owners.js';
+
+interface DirectThreadState {
+  customerId: number;
+  activeTurnId: string | null;
+  /** Set while a turn/start is in flight, so a second start is refused before the first is known. */
+  starting: boolean;
+  lastEndedTurnId: string | null;
+}
+
+const STREAM_PREFIX = 'direct-';
+
+/** The event-log stream of a customer's direct threads (never a managed project id, which is `prj_…`). */
+export function directStreamId(customerId: number): string {
+  return `${STREAM_PREFIX}${customerId}`;
+}
+
+export interface DirectThreadsDeps {
+  storage: Storage;
+  clock: Clock;
+  events: ProjectEventSink;
+  approvals: ApprovalBroker;
+  owners: DirectThreadOwners;
+  logger: Logger;
+}
+
+export class DirectThreads implements UnmanagedThreadHandler {
+  private readonly states = new Map<string, DirectThreadState>();
+  /** file-change item id → its changes (approval requests carry no diff). */
+  private readonly fileChanges = new Map<string, unknown>();
+  private readonly streams = new Map<number, Promise<void>>();
+
+  constructor(private readonly deps: DirectThreadsDeps) {}
+
+  /**
+   * Makes the customer's direct stream exist: the event log keys streams by a row of the projects table, so
+   * the stream has one (workspace: the customer's root; it is not a managed project and is never listed).
+   */
+  ensureStream(customerId: number, workspaceRoot: string): Promise<void> {
+    let ready = this.streams.get(customerId);
+    if (!ready) {
+      ready = this.deps.storage.db
+        .insertInto('projects')
+        .values({ id: directStreamId(customerId), customer_id: customerId, name: 'Direct threads', workspace_dir: workspaceRoot, created_at: this.deps.clock.nowMs() })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .execute()
+        .then(() => undefined);
+      ready.catch(() => this.streams.delete(customerId));
+      this.streams.set(customerId, ready);
+    }
+    return ready;
+  }
+
+  /** Routes the thread's traffic to the customer's direct stream from now on. */
+  async remember(threadId: string, customerId: number, workspaceRoot: string): Promise<void> {
+    await this.ensureStream(customerId, workspaceRoot);
+    if (!this.states.has(threadId)) this.states.set(threadId, { customerId, activeTurnId: null, starting: false, lastEndedTurnId: null });
+  }
+
+  /** A thread started, forked or resumed for the customer: owner record, live routing, loaded on its app-server. */
+  async adopt(server: ManagedAppServer, customerId: number, thread: Thread, workspaceRoot: string, started: boolean): Promise<void> {
+    await this.deps.owners.record(thread.id, customerId, thread.cwd);
+    await this.remember(thread.id, customerId, workspaceRoot);
+    server.loadedThreads.add(thread.id);
+    if (started) await this.append(customerId, 'thread/started', { thread });
+  }
+
+  knows(threadId: string, customerId: number): boolean {
+    return this.states.get(threadId)?.customerId === customerId;
+  }
+
+  append(customerId: number, type: string, data: unknown): Promise<void> {
+    return this.deps.events.append(directStreamId(customerId), type, data);
+  }
+
+  activeTurn(threadId: string): string | null {
+    return this.states.get(threadId)?.activeTurnId ?? null;
+  }
+
+  /** Runs `start` as the thread's one turn start; 409 while a turn runs or starts. */
+  async startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>): Promise<T> {
+    const state = this.states.get(threadId);
+    if (!state) throw new AppError('INTERNAL', 'direct thread state missing');
+    if (state.activeTurnId !== null || state.starting) {
+      throw new AppError('CONFLICT', 'A turn is already running on this thread; interrupt it or wait for it to finish', {
+        details: { turn_id: state.activeTurnId },
+      });
+    }
+    state.starting = true;
+    try {
+      const result = await start();
+      if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
+      return result;
+    } finally {
+      state.starting = false;
+    }
+  }
+
+  // ---- app-server traffic (UnmanagedThreadHandler) ----------------------------------------------------------
+
+  onNotification(customerId: number, notification: JsonRpcNotification): void {
+    const params = (notification.params ?? {}) as Record<string, unknown>;
+    const threadId = (params.threadId as string | undefined) ?? (params.thread as { id?: string } | undefined)?.id;
+    const state = threadId ? this.states.get(threadId) : undefined;
+    // thread/started is appended by whoever started the thread, once the thread is known to be direct.
+    if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
+    void this.append(customerId, notification.method, params);
+    this.track(state, customerId, notification.method, params);
+  }
+
+  async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
+    const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
+    const state = this.states.get(params.threadId);
+    const kind =
+      request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
+    if (!state || state.customerId !== customerId || kind === null) {
+      // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
+      throw new Error(`${request.method} is not supported by this service`);
+    }
+    return this.deps.approvals.request({
+      projectId: directStreamId(customerId),
+      customerId,
+      kind,
+      serverRequestId: request.id,
+      params,
+      changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
+    });
+  }
+
+  onCrash(customerId: number): void {
+    for (const state of this.states.values()) {
+      if (state.customerId !== customerId) continue;
+      state.activeTurnId = null;
+      state.starting = false;
+    }
+    if (this.streams.has(customerId)) void this.append(customerId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
+  }
+
+  isBusy(customerId: number): boolean {
+    for (const state of this.states.values()) {
+      if (state.customerId === customerId && (state.activeTurnId !== null || state.starting)) return true;
+    }
+    return false;
+  }
+
+  private track(state: DirectThreadState, customerId: number, method: string, params: Record<string, unknown>): void {
+    const turn = params.turn as { id: string } | undefined;
+    const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
+    switch (method) {
+      case 'turn/started':
+        if (turn && state.lastEndedTurnId !== turn.id) state.activeTurnId = turn.id;
+        break;
+      case 'turn/completed':
+        if (turn) {
+          state.lastEndedTurnId = turn.id;
+          if (state.activeTurnId === turn.id) state.activeTurnId = null;
+          void this.deps.approvals.cancelForTurn(params.threadId as string, turn.id);
+        }
+        break;
+      case 'serverRequest/resolved':
+        void this.deps.approvals.cancelByServerRequest(customerId, params.requestId);
+        break;
+      case 'item/started':
+        if (item?.type === 'fileChange' && item.id) this.fileChanges.set(item.id, item.changes);
+        break;
+      case 'item/completed':
+        if (item?.type === 'fileChange' && item.id) this.fileChanges.delete(item.id);
+        break;
+      default:
+        break;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Direct surface composition: the direct thread and turn service, the model and release catalogue, and the raw
+ * JSON-RPC passthrough, all on the agent's per-customer app-servers, approval broker and event log.
+ */
+import type { AgentServices } from '../agent/index.js';
+import { ProjectEventSink } from '../agent/event-sink.js';
+import type { ProjectEvents } from '../agent/events/index.js';
+import { defaultCodexBinary } from '../agent/runtime-config.js';
+import { ThreadRepository } from '../agent/thread-repository.js';
+import type { GatewayServices } from '../gateway/index.js';
+import type { DomainDeps } from '../services.js';
+import { DirectCatalog } from './direct-catalog.js';
+import { DirectService } from './direct-service.js';
+import { DirectThreads, directStreamId } from './direct-threads.js';
+import { RpcPassthrough } from './rpc-passthrough.js';
+import { DirectThreadOwners } from './thread-owners.js';
+import { WorkspaceRoots } from './workspace.js';
+
+export { directStreamId } from './direct-threads.js';
+
+export interface DirectServices {
+  threads: DirectService;
+  catalog: DirectCatalog;
+  rpc: RpcPassthrough;
+  owners: DirectThreadOwners;
+  /** The customer's direct event stream id in the project event log, created on first use. */
+  stream(customerId: number): Promise<string>;
+}
+
+export function createDirectServices(deps: DomainDeps, domains: { agent: AgentServices; gateway: GatewayServices; projectEvents: ProjectEvents }): DirectServices {
+  const { storage, clock, config } = deps;
+  const logger = deps.logger.child({ domain: 'direct' });
+  const { agent } = domains;
+  const workspace = new WorkspaceRoots(config.env.dataDir);
+  const owners = new DirectThreadOwners(storage, clock);
+  const live = new DirectThreads({ storage, clock, events: new ProjectEventSink(domains.projectEvents, logger), approvals: agent.approvals, owners, logger });
+  agent.runtime.setUnmanagedThreadHandler(live);
+  const projectThreads = new ThreadRepository(storage, clock);
+  const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
+  return {
+    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads }),
+    catalog: new DirectCatalog({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
+    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads }),
+    owners,
+    async stream(customerId) {
+      await live.ensureStream(customerId, await workspace.root(customerId));
+      return directStreamId(customerId);
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The raw JSON-RPC passthrough: one JSON-RPC 2.0 request in, its response out, forwarded to the caller's own
+ * app-server after the guard (rpc-guard.ts). The caller's id is echoed back but never sent: the bridge sends
+ * its own ids, so callers can never collide with the service's requests or answer the server's. Threads
+ * started, forked or resumed here become direct threads (events in the caller's direct stream, approvals
+ * through the approvals routes, one running turn per thread).
+ */
+import type { Principal } from '../accounts/principal.js';
+import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
+import type { ManagedAppServer } from '../appserver/supervisor.js';
+import type { Thread } from '../appserver/protocol.js';
+import type { ThreadRepository } from '../agent/thread-repository.js';
+import { isAppError } from '../kernel/errors.js';
+import { customerFor } from './access.js';
+import type { DirectThreads } from './direct-threads.js';
+import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_SERVER_ERROR, RpcRefusal, ruleFor } from './rpc-guard.js';
+import type { DirectThreadOwners } from './thread-owners.js';
+import type { WorkspaceRoots } from './workspace.js';
+
+export type RpcId = string | number | null;
+
+export type RpcReply =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId; error: { code: number; message: string; data?: unknown } };
+
+export interface RpcPassthroughDeps {
+  acquire(customerId: number): Promise<ManagedAppServer>;
+  workspace: WorkspaceRoots;
+  owners: DirectThreadOwners;
+  threads: DirectThreads;
+  projectThreads: ThreadRepository;
+}
+
+export class RpcPassthrough {
+  constructor(private readonly deps: RpcPassthroughDeps) {}
+
+  async handle(principal: Principal, body: unknown, customerIdQuery?: number): Promise<RpcReply> {
+    const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+    const id = envelope && (typeof envelope.id === 'string' || typeof envelope.id === 'number') ? envelope.id : null;
+    try {
+      const request = this.envelope(envelope);
+      const customerId = customerFor(principal, customerIdQuery);
+      return { jsonrpc: '2.0', id, result: await this.forward(customerId, request.method, request.params) };
+    } catch (error) {
+      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && error.issues?.[0]?.loc[0] === 'query') throw error;
+      return { jsonrpc: '2.0', id, error: rpcError(error) };
+    }
+  }
+
+  private envelope(envelope: Record<string, unknown> | null): { method: string; params: Record<string, unknown> } {
+    if (!envelope) throw new RpcRefusal(RPC_INVALID_REQUEST, 'Send one JSON-RPC request object (batches are not supported)');
+    if (envelope.jsonrpc !== undefined && envelope.jsonrpc !== '2.0') throw new RpcRefusal(RPC_INVALID_REQUEST, 'jsonrpc must be "2.0"');
+    if (typeof envelope.method !== 'string') {
+      const reason = 'result' in envelope || 'error' in envelope ? 'Server requests are answered through the approvals routes, not here' : 'method is required';
+      throw new RpcRefusal(RPC_INVALID_REQUEST, reason);
+    }
+    if (typeof envelope.id !== 'string' && typeof envelope.id !== 'number') {
+      throw new RpcRefusal(RPC_INVALID_REQUEST, 'A request needs an id (string or number); notifications are not forwarded');
+    }
+    const params = envelope.params ?? {};
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new RpcRefusal(RPC_INVALID_PARAMS, 'params must be an object');
+    return { method: envelope.method, params: structuredClone(params) as Record<string, unknown> };
+  }
+
+  private async forward(customerId: number, method: string, params: Record<string, unknown>): Promise<unknown> {
+    const rule = ruleFor(method);
+    const { workspace } = this.deps;
+    const threadId = rule.thread === 'none' ? null : await this.ownedThread(customerId, params.threadId, rule.thread === 'write');
+    const confined = rule.confine ? await rule.confine(params, { customerId, workspace }) : params;
+    const server = await this.deps.acquire(customerId);
+    server.lastActivityMs = Date.now();
+    const call = () => server.client.callRaw(method, confined);
+    if (method === 'turn/start' && threadId !== null) {
+      return this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } });
+    }
+    const result = await call();
+    if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
+      const thread = (result as { thread?: Thread }).thread;
+      if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
+    }
+    return result;
+  }
+
+  /** The thread must be the caller's; writes are refused on threads of managed projects (the project runtime drives them). */
+  private async ownedThread(customerId: number, threadId: unknown, write: boolean): Promise<string> {
+    if (typeof threadId !== 'string' || threadId.length === 0) throw new RpcRefusal(RPC_INVALID_PARAMS, 'threadId is required');
+    const owner = await this.deps.owners.ownerOf(threadId);
+    if (owner && owner.customerId !== customerId) throw new RpcRefusal(RPC_INVALID_REQUEST, `thread not found: ${threadId}`);
+    const managed = await this.deps.projectThreads.forThread(threadId);
+    if (managed && managed.customerId !== customerId) throw new RpcRefusal(RPC_INVALID_REQUEST, `thread not found: ${threadId}`);
+    if (managed && write) {
+      throw new RpcRefusal(RPC_INVALID_REQUEST, `thread ${threadId} belongs to a managed project; use /api/v1/projects/${managed.projectId}`);
+    }
+    // Notifications of the caller's own threads go to its direct stream from the first call on.
+    if (!managed) await this.deps.threads.remember(threadId, customerId, await this.deps.workspace.root(customerId));
+    return threadId;
+  }
+}
+
+function rpcError(error: unknown): { code: number; message: string; data?: unknown } {
+  if (error instanceof RpcRefusal) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof AppServerError) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof AppServerTimeoutError || error instanceof AppServerExitedError) return { code: RPC_SERVER_ERROR, message: error.message };
+  if (isAppError(error)) {
+    const code = error.code === 'VALIDATION_FAILED' || error.code === 'FORBIDDEN' ? RPC_INVALID_PARAMS : RPC_INVALID_REQUEST;
+    if (error.status >= 500) return { code: RPC_SERVER_ERROR, message: 'Internal error' };
+    return { code, message: error.message, data: { code: error.code, ...(error.issues ? { issues: error.issues } : {}), ...error.details } };
+  }
+  return { code: RPC_SERVER_ERROR, message: 'Internal error' };
+}

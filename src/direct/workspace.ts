@@ -1,0 +1,80 @@
+/**
+ * The customer's workspace root `<dataDir>/workspaces/<customerId>` (managed projects live in its
+ * subdirectories). Every working directory, writable root and file path the direct surface or the passthrough
+ * hands to the app-server must resolve inside it, symbolic links included.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../kernel/errors.js';
+
+export class WorkspaceRoots {
+  private readonly workspacesDir: string;
+  private readonly roots = new Map<number, Promise<string>>();
+
+  constructor(dataDir: string) {
+    this.workspacesDir = path.resolve(dataDir, 'workspaces');
+  }
+
+  /** Realpath of the customer's root, created on first use. */
+  root(customerId: number): Promise<string> {
+    let root = this.roots.get(customerId);
+    if (!root) {
+      const directory = path.join(this.workspacesDir, String(customerId));
+      root = fs.mkdir(directory, { recursive: true, mode: 0o755 }).then(() => fs.realpath(directory));
+      root.catch(() => this.roots.delete(customerId));
+      this.roots.set(customerId, root);
+    }
+    return root;
+  }
+
+  /**
+   * A working directory for a thread: relative paths are taken from the root; the directory is created when
+   * missing. Outside the root (also through a symbolic link) → 403.
+   */
+  async workingDirectory(customerId: number, requested: string | undefined | null): Promise<string> {
+    const root = await this.root(customerId);
+    if (requested === undefined || requested === null || requested === '') return root;
+    const resolved = this.lexical(root, requested);
+    await fs.mkdir(resolved, { recursive: true });
+    return this.checkReal(root, resolved, requested);
+  }
+
+  /** A path the caller names (file, directory, writable root); need not exist. Outside the root → 403. */
+  async inside(customerId: number, requested: string): Promise<string> {
+    const root = await this.root(customerId);
+    const resolved = this.lexical(root, requested);
+    // The nearest existing ancestor decides where a symbolic link really points.
+    let existing = resolved;
+    for (;;) {
+      try {
+        const real = await fs.realpath(existing);
+        if (!within(root, real)) throw outside(requested);
+        return path.join(real, path.relative(existing, resolved));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === root) throw error;
+        existing = path.dirname(existing);
+      }
+    }
+  }
+
+  private lexical(root: string, requested: string): string {
+    const resolved = path.resolve(root, requested);
+    if (!within(root, resolved)) throw outside(requested);
+    return resolved;
+  }
+
+  private async checkReal(root: string, resolved: string, requested: string): Promise<string> {
+    const real = await fs.realpath(resolved);
+    if (!within(root, real)) throw outside(requested);
+    return real;
+  }
+}
+
+export function within(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+function outside(requested: string): AppError {
+  return new AppError('FORBIDDEN', 'The path is outside your workspace root', { details: { path: requested } });
+}

@@ -1,0 +1,72 @@
+/**
+ * The raw JSON-RPC passthrough (`POST /api/rpc`) and its notification stream (`GET /api/rpc/events`), for the
+ * operator token and keys whose policy grants `rpc` only. Refusals and app-server errors are JSON-RPC error
+ * objects with HTTP 200; a missing permission is a 403 before anything is read.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { customerFor } from '../../direct/access.js';
+import { validationError } from '../../kernel/errors.js';
+import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
+import type { Services } from '../../services.js';
+import type { App } from '../app.js';
+
+const rpcRoute = { auth: 'api', surface: 'rpc' } as const;
+const CustomerQuery = Type.Object({
+  customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })),
+});
+
+function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
+  // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
+  if (lastEventId === undefined) return after ?? null;
+  const text = (Array.isArray(lastEventId) ? lastEventId[0]! : lastEventId).trim();
+  if (!/^\d{1,15}$/.test(text)) {
+    throw validationError([{ loc: ['header', 'last-event-id'], msg: 'Last-Event-ID must be a sequence number', type: 'int_parsing' }]);
+  }
+  return Number(text);
+}
+
+/** SSE of the customer's direct stream: replay after the cursor, then live events. */
+export async function streamDirectEvents(services: Services, request: FastifyRequest, reply: FastifyReply, customerId: number, after: number | undefined): Promise<void> {
+  const cursor = cursorFrom(request.headers['last-event-id'], after);
+  const streamId = await services.direct.stream(customerId);
+  reply.hijack();
+  reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
+  reply.raw.write(encodeSseComment('connected'));
+  try {
+    await services.projectEvents.stream({ projectId: streamId, after: cursor, sink: reply.raw });
+  } catch (error) {
+    request.log.error({ err: error, requestId: request.id }, 'direct event stream failed');
+  } finally {
+    if (!reply.raw.writableEnded) reply.raw.end();
+  }
+}
+
+export async function directRpcRoutes(app: App, services: Services): Promise<void> {
+  app.post(
+    '/api/rpc',
+    {
+      config: rpcRoute,
+      schema: {
+        tags: ['rpc'],
+        summary: 'One JSON-RPC 2.0 request to your app-server (guarded allow-list); errors are JSON-RPC error objects',
+        querystring: CustomerQuery,
+        body: Type.Unknown({ description: '{"jsonrpc":"2.0","id":1,"method":"thread/goal/get","params":{…}}' }),
+      },
+    },
+    (request) => services.direct.rpc.handle(request.principal!, request.body, request.query.customer_id),
+  );
+
+  app.get(
+    '/api/rpc/events',
+    {
+      config: rpcRoute,
+      schema: {
+        tags: ['rpc'],
+        summary: 'Server-sent notifications of your passthrough session (the direct threads stream; approvals included)',
+        querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), ...CustomerQuery.properties }),
+      },
+    },
+    (request, reply) => streamDirectEvents(services, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
+  );
+}
