@@ -94,13 +94,17 @@ export async function gatewayLifecycleRoutes(app: App, services: Services): Prom
       tags: responseTags,
       summary: 'Compact a stored response into a summary (a billed model call)',
       params: ResponseParams,
-      body: Type.Optional(Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })), instructions: Type.Optional(Type.String()) })),
+      body: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })), instructions: Type.Optional(Type.String()) }),
+    },
+    // The body is optional: none means the response's own model and the default instructions.
+    preValidation: async (request) => {
+      if (request.body === undefined || request.body === null) request.body = {};
     },
     handler: async (request, reply) =>
       lifecycle().compactStored({
         principal: principalOf(request),
         responseId: request.params.response_id,
-        body: (request.body ?? {}) as JsonObject,
+        body: request.body as JsonObject,
         requestId: request.id,
         signal: clientAbortSignal(reply),
       }),
