@@ -194,6 +194,20 @@ describe('project events over SSE', () => {
     }
   });
 
+  it('ends open streams when the service shuts down', async () => {
+    const closing = await createTestContext({ config: { agent: { heartbeatMs: 1_000 } } });
+    const base = await closing.listen();
+    const customer = await closing.services.customers.create({ email: 'shutdown@example.com' });
+    const project = await closing.services.projects.create(customer.customer.id);
+    const client = await SseClient.connect(`${base}/api/v1/projects/${project.id}/events`, bearer(customer.systemToken.key));
+    for (let attempt = 0; attempt < 200 && closing.services.projectEvents.stats().subscribers === 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await closing.close();
+    await client.waitFor((c) => c.ended, 5_000);
+    expect(closing.services.projectEvents.stats().subscribers).toBe(0);
+  });
+
   it('answers 404 for another customer’s or an unknown project and 422 for a bad cursor', async () => {
     const project = await newProject();
     const foreign = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.id}/events`, headers: bearer(stranger.key) });

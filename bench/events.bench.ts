@@ -1,0 +1,148 @@
+/**
+ * Project event log: (1) latency from `append()` (durable write, then fan-out) to the SSE frame parsed by each
+ * client, with 100 subscribers against a baseline of 1 subscriber in the same run; (2) appends per second,
+ * one awaited append at a time (one commit each) against bursts of concurrent appends (group commit), with
+ * no subscriber and with 100. The SSE clients run in the same Node process as the service (one loop, two
+ * cores), so the 100-subscriber figures include the clients' own parsing. SSE is a long-lived stream, so the
+ * clients are plain HTTP readers rather than autocannon requests.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createParser } from 'eventsource-parser';
+import { loadConfig } from '../src/config/load-config.js';
+import { startService, type RunningService } from '../src/main.js';
+import { round, type BenchReport } from './harness.js';
+
+const SUBSCRIBERS = 100;
+const LATENCY_EVENTS = 300;
+const EVENT_GAP_MS = 5;
+const SEQUENTIAL_APPENDS = 300;
+const BURST_APPENDS = 5_000;
+const BURST_SIZE = 250;
+
+function benchEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+  }
+  return { ...env, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_STATIC_TOKEN: randomBytes(24).toString('base64url'), HOST: '127.0.0.1' };
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+interface Subscriber {
+  latenciesMs: number[];
+  close(): void;
+}
+
+/** An SSE client recording, per frame, the time since the event's `sentAt` (same process, same clock). */
+function subscribe(url: string, token: string): Promise<Subscriber> {
+  return new Promise((resolve, reject) => {
+    const latenciesMs: number[] = [];
+    const request = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (response) => {
+      if (response.statusCode !== 200) return reject(new Error(`events: ${response.statusCode}`));
+      const parser = createParser({
+        onEvent: (event) => {
+          if (event.event === 'bench') latenciesMs.push(performance.now() - (JSON.parse(event.data) as { sentAt: number }).sentAt);
+        },
+      });
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => parser.feed(chunk));
+      resolve({ latenciesMs, close: () => request.destroy() });
+    });
+    request.on('error', reject);
+  });
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the SSE clients');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function measureLatency(running: RunningService, token: string, customerId: number, subscriberCount: number) {
+  const project = await running.services.projects.create(customerId, `latency-${subscriberCount}`);
+  const url = `${running.url}/api/v1/projects/${project.id}/events`;
+  const subscribers = await Promise.all(Array.from({ length: subscriberCount }, () => subscribe(url, token)));
+  await waitUntil(() => running.services.projectEvents.stats().subscribers >= subscriberCount, 10_000);
+  try {
+    for (let index = 0; index < LATENCY_EVENTS; index += 1) {
+      await running.services.projectEvents.append(project.id, 'bench', { index, sentAt: performance.now() });
+      await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
+    }
+    await waitUntil(() => subscribers.every((subscriber) => subscriber.latenciesMs.length === LATENCY_EVENTS), 30_000);
+  } finally {
+    subscribers.forEach((subscriber) => subscriber.close());
+  }
+  const all = subscribers.flatMap((subscriber) => subscriber.latenciesMs).sort((a, b) => a - b);
+  return { p50: percentile(all, 0.5), p99: percentile(all, 0.99), frames: all.length };
+}
+
+async function measureAppends(running: RunningService, token: string, customerId: number, subscriberCount: number) {
+  const { projects, projectEvents } = running.services;
+  const sequentialProject = await projects.create(customerId, 'sequential');
+  const burstProject = await projects.create(customerId, 'burst');
+  const subscribers = await Promise.all(
+    Array.from({ length: subscriberCount }, () => subscribe(`${running.url}/api/v1/projects/${burstProject.id}/events`, token)),
+  );
+  await waitUntil(() => projectEvents.stats().subscribers >= subscriberCount, 10_000);
+  try {
+    let started = performance.now();
+    for (let index = 0; index < SEQUENTIAL_APPENDS; index += 1) await projectEvents.append(sequentialProject.id, 'item/delta', { index });
+    const sequentialPerSecond = SEQUENTIAL_APPENDS / ((performance.now() - started) / 1000);
+
+    const commitsBefore = projectEvents.stats().commits;
+    started = performance.now();
+    for (let start = 0; start < BURST_APPENDS; start += BURST_SIZE) {
+      await Promise.all(Array.from({ length: BURST_SIZE }, (_, index) => projectEvents.append(burstProject.id, 'item/delta', { index: start + index, delta: 'token ' })));
+    }
+    const burstPerSecond = BURST_APPENDS / ((performance.now() - started) / 1000);
+    const commits = projectEvents.stats().commits - commitsBefore;
+    return { sequentialPerSecond, burstPerSecond, commits, overflows: projectEvents.stats().overflowDisconnects };
+  } finally {
+    subscribers.forEach((subscriber) => subscriber.close());
+  }
+}
+
+export default async function eventsBench(report: BenchReport): Promise<void> {
+  report.section('Project events: append → SSE frame latency, appends per second');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-events-'));
+  const running = await startService(loadConfig(benchEnv(dataDir)), { port: 0 });
+  try {
+    const customer = await running.services.customers.create({ email: 'events-bench@example.test' });
+    const token = customer.systemToken.key;
+    const customerId = customer.customer.id;
+
+    const baseline = await measureLatency(running, token, customerId, 1);
+    const fanout = await measureLatency(running, token, customerId, SUBSCRIBERS);
+    report.line(
+      `SQLite (WAL, synchronous=FULL), ${LATENCY_EVENTS} events ${EVENT_GAP_MS} ms apart; latency = append() call → frame parsed by the client, clients in the same process.`,
+    );
+    report.table([
+      { subscribers: 1, 'p50 ms': round(baseline.p50, 2), 'p99 ms': round(baseline.p99, 2), frames: baseline.frames },
+      { subscribers: SUBSCRIBERS, 'p50 ms': round(fanout.p50, 2), 'p99 ms': round(fanout.p99, 2), frames: fanout.frames },
+    ]);
+    report.line(`p50 at ${SUBSCRIBERS} subscribers / p50 at 1: ${round(fanout.p50 / baseline.p50, 2)}; p99 ratio: ${round(fanout.p99 / baseline.p99, 2)}`);
+
+    const quiet = await measureAppends(running, token, customerId, 0);
+    const watched = await measureAppends(running, token, customerId, SUBSCRIBERS);
+    report.table([
+      { subscribers: 0, 'awaited one by one (appends/s)': round(quiet.sequentialPerSecond), [`bursts of ${BURST_SIZE} (appends/s)`]: round(quiet.burstPerSecond), 'commits for the bursts': quiet.commits },
+      { subscribers: SUBSCRIBERS, 'awaited one by one (appends/s)': round(watched.sequentialPerSecond), [`bursts of ${BURST_SIZE} (appends/s)`]: round(watched.burstPerSecond), 'commits for the bursts': watched.commits },
+    ]);
+    report.line(
+      `group commit: ${BURST_APPENDS} burst appends took ${quiet.commits} transactions; burst / one-by-one throughput: ${round(quiet.burstPerSecond / quiet.sequentialPerSecond, 1)}; slow-client disconnects during the run: ${watched.overflows}`,
+    );
+  } finally {
+    await running.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
