@@ -145,8 +145,7 @@ function catalogEntries(config: DomainDeps['config']): { slug: string; displayNa
   ];
 }
 
-/** Live SSE subscribers keep a customer's app-server up; the event log reports them when it can. */
+/** Live SSE subscribers keep a customer's app-server up. */
 function hasSubscribers(projectEvents: ProjectEvents, projectIds: string[]): boolean {
-  const counter = (projectEvents as { subscriberCount?: (projectId: string) => number }).subscriberCount;
-  return typeof counter === 'function' && projectIds.some((projectId) => counter.call(projectEvents, projectId) > 0);
+  return projectIds.some((projectId) => projectEvents.subscriberCount(projectId) > 0);
 }

@@ -22,6 +22,8 @@ export interface ProjectEvents extends ProjectEventLog {
   /** Applies retention now (it otherwise runs in the background shortly after appends). */
   prune(): Promise<void>;
   stats(): ProjectEventStats;
+  /** Live subscribers of one project on this node (keeps the project's app-server from idling out). */
+  subscriberCount(projectId: string): number;
   /** Ends every open stream (the HTTP server calls this before it stops accepting connections). */
   endStreams(): void;
   start(): Promise<void>;
@@ -75,6 +77,7 @@ export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEven
         streams.delete(stream);
       }
     },
+    subscriberCount: (projectId) => hub.subscriberCount(projectId),
     stats: () => ({
       subscribers: hub.subscriberCount(),
       overflowDisconnects: counters.overflowDisconnects,
