@@ -18,6 +18,9 @@ function newestMtime(dir) {
 
 const built = fs.existsSync(marker) ? fs.statSync(marker).mtimeMs : 0;
 const sources = Math.max(newestMtime(path.join(root, 'src')), fs.existsSync(path.join(root, 'bench')) ? newestMtime(path.join(root, 'bench')) : 0);
+if (!fs.existsSync(path.join(root, 'src', 'appserver', 'generated', 'VERSION'))) {
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'generate-appserver-types.mjs')], { stdio: 'inherit' });
+}
 if (built === 0 || sources > built) {
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], {
     stdio: 'inherit',
