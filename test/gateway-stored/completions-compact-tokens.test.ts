@@ -128,6 +128,11 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(sent).toContain('Hello from the scripted model.');
     expect(await walletBalance(setup, customer.customerId)).toBeLessThan(before);
 
+    // The compaction item fed back as input reaches the model as the summary it carries.
+    await customer.client.responses.create({ model: MODEL, input: [compaction, { role: 'user', content: 'what was the word?' }] as never });
+    expect(JSON.stringify(lastUpstreamBody())).toContain('The user set the code word heron.');
+    expect(JSON.stringify(lastUpstreamBody())).not.toContain(compaction.encrypted_content);
+
     setup.upstream.enqueue({ kind: 'text', text: 'Summary two.' });
     const again = await customer.client.responses.compact({ model: MODEL, input: [compaction, { role: 'user', content: 'and now?' }] as never });
     expect(again.object).toBe('response.compaction');

@@ -107,3 +107,18 @@ export async function compactConversation(deps: ExecuteDeps, seal: CompactionSea
     usage: responsesUsage(summary.usage),
   };
 }
+
+/**
+ * Input items with every compaction item this service sealed replaced by the summary it carries, as a developer
+ * message: upstreams cannot read our sealed items. Items sealed by someone else (an upstream's own compaction)
+ * are left for that upstream.
+ */
+export function expandCompactionItems(input: unknown, seal: CompactionSeal): unknown {
+  if (!Array.isArray(input)) return input;
+  return input.map((item: unknown) => {
+    if (!isObject(item) || item.type !== 'compaction' || typeof item.encrypted_content !== 'string') return item;
+    const summary = seal.open(item.encrypted_content);
+    if (summary === undefined) return item;
+    return { type: 'message', role: 'developer', content: [{ type: 'input_text', text: `Summary of the earlier conversation (compacted):\n${summary}` }] };
+  });
+}

@@ -13,7 +13,7 @@ import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { countInputTokens } from '../tokens.js';
 import { BackgroundResponses, type BackgroundRun } from './background.js';
 import { CompactionSeal } from './compaction-seal.js';
-import { compactConversation } from './compaction.js';
+import { compactConversation, expandCompactionItems } from './compaction.js';
 import { TERMINAL_STATUSES } from './replay.js';
 
 type JsonObject = Record<string, unknown>;
@@ -59,6 +59,11 @@ export class ResponsesLifecycle {
     return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });
   }
 
+  /** A create body's `input` with this service's compaction items opened (see expandCompactionItems). */
+  expandCompactions(input: unknown): unknown {
+    return expandCompactionItems(input, this.seal);
+  }
+
   async retrieve(principal: Principal, responseId: string): Promise<JsonObject> {
     return (await this.options.stored.findResponse(principal, responseId)).response;
   }
@@ -81,7 +86,7 @@ export class ResponsesLifecycle {
     if (typeof body.model !== 'string' || body.model === '') {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
     }
-    return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode({ ...body, stream: false })) };
+    return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode({ ...body, input: this.expandCompactions(body.input), stream: false })) };
   }
 
   /** OpenAI's form: `model` plus `input` and/or `previous_response_id`. */

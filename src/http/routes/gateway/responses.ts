@@ -42,6 +42,7 @@ export async function responsesRoutes(app: App, services: Services): Promise<voi
     },
     handler: async (request, reply) => {
       const body = bodyOf(request);
+      body.input = services.gateway.responses.expandCompactions(body.input);
       const normalized = decodeResponsesRequest(body);
       if (body.background === true) return services.gateway.responses.createBackground({ principal: principalOf(request), body, requestId: request.id });
       const signal = clientAbortSignal(reply);
