@@ -96,15 +96,16 @@ export class DirectService {
     const server = await this.deps.acquire(customerId);
     const params = await this.threadParams(server, customerId, request);
     const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.workingDirectory(customerId, request.cwd);
-    const settings = this.settings.get(threadId);
-    // A loaded thread needs no resume (and one without a first turn has no rollout to resume from yet).
-    if (settings && Object.keys(params).length === 0 && cwd === undefined && server.loadedThreads.has(threadId) && this.deps.threads.knows(threadId, customerId)) {
-      const read = await this.readThread(server, threadId, true);
-      return { ...settings, thread: this.threadView(read.thread, true) };
+    let resumed: ThreadResumeResponse;
+    try {
+      resumed = await server.call('thread/resume', { threadId, ...params, ...(cwd === undefined ? {} : { cwd }) });
+    } catch (error) {
+      // A thread without a first turn has no rollout to resume from; while it is loaded there is nothing to resume.
+      const settings = this.settings.get(threadId);
+      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapDirectError(error);
+      if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
+      return { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) };
     }
-    const resumed = await server
-      .call('thread/resume', { threadId, ...params, ...(cwd === undefined ? {} : { cwd }) })
-      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
     await this.adopt(server, customerId, resumed.thread, false);
     return this.settingsView(resumed);
   }
