@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_EVENTS_CHANNEL } from '../../src/agent/events/redis-relay.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { seqs, SseClient } from './sse-client.js';
 
@@ -30,6 +32,36 @@ describe('project events across nodes through Redis', () => {
     await Promise.all(Array.from({ length: 60 }, (_, index) => appending.services.projectEvents.append(project.id, 'turn/plan', { index })));
     await client.waitFor((c) => c.events.length === 60);
     expect(seqs(client.events)).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
+    client.close();
+  });
+
+  it('fills a hole left by a lost relay message from the log', async () => {
+    const customer = await appending.services.customers.create({ email: 'lost@example.com' });
+    const project = await appending.services.projects.create(customer.customer.id);
+    const url = serving.url ?? (await serving.listen());
+    const client = await SseClient.connect(`${url}/api/v1/projects/${project.id}/events`, bearer(customer.systemToken.key));
+    for (let attempt = 0; attempt < 200 && serving.services.projectEvents.subscriberCount(project.id) === 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await appending.services.projectEvents.append(project.id, 'turn/started', { n: 1 });
+    await client.waitFor((c) => c.events.length === 1);
+    // Events 2 and 3 reach the log but their relay messages are lost; only event 4 is relayed.
+    const rows = [2, 3, 4].map((seq) => ({ project_id: project.id, seq, type: 'item/delta', data: JSON.stringify({ n: seq }), created_at: Date.now() }));
+    await appending.storage.db.insertInto('project_events').values(rows).execute();
+    const publisher = new Redis(REDIS_URL);
+    try {
+      const last = rows[2]!;
+      const message = { node: 'another-node', events: [{ projectId: project.id, seq: 4, type: last.type, dataJson: last.data, createdAt: last.created_at }] };
+      await publisher.publish(PROJECT_EVENTS_CHANNEL, JSON.stringify(message));
+    } finally {
+      publisher.disconnect();
+    }
+    await client.waitFor((c) => c.events.length === 4);
+    expect(seqs(client.events)).toEqual([1, 2, 3, 4]);
+    expect(client.events.map((event) => JSON.parse(event.data).n)).toEqual([1, 2, 3, 4]);
+    // The appending node's cached sequence is stale now; the primary key turns that into a retry, not a duplicate.
+    expect(await appending.services.projectEvents.append(project.id, 'turn/completed', { n: 5 })).toBe(5);
+    await client.waitFor((c) => c.events.length === 5);
     client.close();
   });
 });
