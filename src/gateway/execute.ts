@@ -99,6 +99,8 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     upstream = await deps.routing.adapterFor(destination).stream({ request, destination, native, signal, requestId: options.requestId });
   } catch (error) {
     await settleQuietly(deps.logger, metered, await tracker.final(), signal.aborted ? 'aborted' : 'failed', options.requestId);
+    // The caller left before the upstream answered: nobody reads this, and it is not a server failure.
+    if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
     throw error instanceof UpstreamError ? error.toAppError() : error;
   }
   return { destination, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };

@@ -1,0 +1,80 @@
+/**
+ * The processes of the gateway benchmark, each in its own Node process so the load generator, the gateway and
+ * the scripted upstream do not share an event loop: `upstream` runs the scripted model upstream, `gateway`
+ * runs the whole service pointed at it. Each reports its URL (and the gateway a customer key) over IPC.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config/load-config.js';
+import { startService } from '../src/main.js';
+import { startModelUpstream } from '../test/fakes/model-upstream.js';
+
+export interface ChildHandle {
+  process: ChildProcess;
+  info: { url: string; key?: string };
+  stop(): Promise<void>;
+}
+
+/** Starts this file as a child in the given role and waits for its ready message. */
+export function startChild(role: 'upstream' | 'gateway', upstreamUrl?: string): Promise<ChildHandle> {
+  const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${role} process exited early (${code})`)));
+    child.once('message', (info) =>
+      resolve({
+        process: child,
+        info: info as ChildHandle['info'],
+        stop: () =>
+          new Promise<void>((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      }),
+    );
+  });
+}
+
+async function runUpstream(): Promise<void> {
+  const upstream = await startModelUpstream();
+  process.send!({ url: upstream.url });
+  process.once('SIGTERM', () => void upstream.close().then(() => process.exit(0)));
+}
+
+async function runGateway(upstreamUrl: string): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-gateway-'));
+  const configPath = path.join(dataDir, 'config.json');
+  fs.writeFileSync(
+    configPath,
+    JSON.stringify({
+      providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstreamUrl}/v1` }],
+      models: [{ id: 'bench-model', provider: 'scripted', upstreamModel: 'scripted-model' }],
+      aliases: { 'power-ai': 'bench-model' },
+      rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
+      // The gateway's own overhead is measured; billing's is measured by billing.bench.
+      billing: { enabled: false },
+    }),
+  );
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+  Object.assign(env, { SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configPath, SWITCHYARD_STATIC_TOKEN: 'bench-operator-token-0123456789-abcdef', SWITCHYARD_LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
+  const running = await startService(loadConfig(env), { port: 0 });
+  const created = await running.services.customers.create({ email: 'bench-gateway@example.test' });
+  process.send!({ url: running.url, key: created.systemToken.key });
+  process.once('SIGTERM', () =>
+    void running.stop().then(() => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+  );
+}
+
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [role, upstreamUrl] = process.argv.slice(2);
+  if (role === 'upstream') void runUpstream();
+  else if (role === 'gateway') void runGateway(upstreamUrl!);
+}
