@@ -79,6 +79,21 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(items.data).toHaveLength(1);
   });
 
+  it('streams a background response still running: the replay waits for its end', async () => {
+    setup.upstream.enqueue({ kind: 'text', text: 'slow background answer', chunks: 3, chunkDelayMs: 150 });
+    const queued = await customer.client.responses.create({ model: MODEL, input: 'take your time', background: true });
+    const stream = await customer.client.responses.retrieve(queued.id, { stream: true });
+    const types: string[] = [];
+    let final: { status?: string; id?: string } | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.completed') final = event.response;
+    }
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    expect(final).toMatchObject({ id: queued.id, status: 'completed' });
+  });
+
   it('cancels a pending background response: the upstream call is aborted and billed once', async () => {
     const before = await walletBalance(setup, customer.customerId);
     const seen = setup.upstream.requests.length;
@@ -109,6 +124,18 @@ describe('stored responses and their lifecycle through the openai client', () =>
     const queued = await customer.client.responses.create({ model: MODEL, input: 'quick', background: true });
     await setup.context.services.gateway.responses.background.settled(queued.id);
     expect((await customer.client.responses.cancel(queued.id)).status).toBe('completed');
+  });
+
+  it('records a pending response whose run lost its heartbeat as failed when it is read', async () => {
+    setup.upstream.enqueue({ kind: 'hang' });
+    const queued = await customer.client.responses.create({ model: MODEL, input: 'orphaned', background: true });
+    expect((await customer.client.responses.retrieve(queued.id)).status).toMatch(/queued|in_progress/);
+    // As if the node running it had stopped long ago: its last heartbeat is old.
+    await setup.context.storage.db.updateTable('gateway_stored_responses').set({ updated_at: 0 }).where('response_id', '=', queued.id).execute();
+    const read = await customer.client.responses.retrieve(queued.id);
+    expect(read.status).toBe('failed');
+    expect(read.error?.message).toContain('interrupted');
+    await setup.context.services.gateway.responses.background.close();
   });
 
   it('refuses a bad background create with a 422 and stores nothing', async () => {

@@ -6,7 +6,8 @@
  * guarded update (`queued → in_progress → completed|failed|incomplete`, or `→ cancelled`), so cancel and
  * completion race safely: the first write wins and a cancelled response never flips back to completed.
  * Cancel aborts the upstream call when this node runs it; a node running a response cancelled elsewhere sees
- * the state change on its next check and aborts too. Billing settles exactly once either way (execute's finally).
+ * the state change on its next heartbeat and aborts too. Billing settles exactly once either way (execute's finally).
+ * A run whose heartbeat stops (its node went away) is recorded as failed when it is next read.
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../../accounts/principal.js';
@@ -17,8 +18,10 @@ import type { StoredResponse } from '../stored/stored-repository.js';
 type JsonObject = Record<string, unknown>;
 
 export const PENDING_STATUSES = ['queued', 'in_progress'];
-/** How often a running background response checks whether it was cancelled on another node. */
-const CANCEL_CHECK_INTERVAL_MS = 2_000;
+/** How often a running background response proves it is alive and checks whether it was cancelled elsewhere. */
+const HEARTBEAT_INTERVAL_MS = 2_000;
+/** A pending response without a heartbeat for this long has lost the node that ran it. */
+export const ABANDONED_AFTER_MS = 30_000;
 
 export interface BackgroundRunOptions {
   principal: Principal;
@@ -76,7 +79,7 @@ export class BackgroundResponses {
       nowMs: this.options.clock.nowMs(),
     });
     if (!started) return;
-    const watcher = setInterval(() => void this.abortIfCancelledElsewhere(responseId), CANCEL_CHECK_INTERVAL_MS);
+    const watcher = setInterval(() => void this.heartbeat(responseId), HEARTBEAT_INTERVAL_MS);
     watcher.unref();
     try {
       const final = await this.options.run(options);
@@ -101,11 +104,24 @@ export class BackgroundResponses {
     }
   }
 
-  private async abortIfCancelledElsewhere(responseId: string): Promise<void> {
+  private async heartbeat(responseId: string): Promise<void> {
     const entry = this.running.get(responseId);
     if (!entry) return;
-    const row = await this.options.stored.repositoryForLifecycle.findResponseById(responseId).catch(() => undefined);
-    if (row === undefined || row.status === 'cancelled') entry.controller.abort();
+    const status = await this.options.stored.repositoryForLifecycle.heartbeatResponse(responseId, this.options.clock.nowMs()).catch(() => 'unknown');
+    if (status === undefined || status === 'cancelled') entry.controller.abort();
+  }
+
+  /**
+   * The response as a client may see it now. A pending run whose heartbeat stopped (its node stopped or crashed)
+   * is recorded as failed at this point, so a poller never waits forever.
+   */
+  async current(principal: Principal, responseId: string): Promise<StoredResponse> {
+    const found = await this.options.stored.findResponse(principal, responseId);
+    const nowMs = this.options.clock.nowMs();
+    if (!found.background || !PENDING_STATUSES.includes(found.status) || nowMs - found.updatedAtMs < ABANDONED_AFTER_MS) return found;
+    const failed = { ...found.response, status: 'failed', error: { code: 'server_error', message: 'The response was interrupted: the service stopped while it ran' } };
+    const moved = await this.options.stored.repositoryForLifecycle.transitionResponse({ responseId, fromStatuses: PENDING_STATUSES, status: 'failed', response: failed, nowMs });
+    return moved ? { ...found, status: 'failed', response: failed } : this.options.stored.findResponse(principal, responseId);
   }
 
   /**
@@ -113,7 +129,7 @@ export class BackgroundResponses {
    * is returned unchanged.
    */
   async cancel(principal: Principal, responseId: string): Promise<JsonObject> {
-    const found: StoredResponse = await this.options.stored.findResponse(principal, responseId);
+    const found = await this.current(principal, responseId);
     if (!found.background || !PENDING_STATUSES.includes(found.status)) return found.response;
     const cancelled = { ...found.response, status: 'cancelled' };
     const moved = await this.options.stored.repositoryForLifecycle.transitionResponse({

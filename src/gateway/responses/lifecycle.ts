@@ -65,7 +65,7 @@ export class ResponsesLifecycle {
   }
 
   async retrieve(principal: Principal, responseId: string): Promise<JsonObject> {
-    return (await this.options.stored.findResponse(principal, responseId)).response;
+    return (await this.background.current(principal, responseId)).response;
   }
 
   /** Polls a pending response until it reaches a terminal state (stream replay of a background response). */

@@ -73,6 +73,8 @@ export interface StoredResponse {
   response: Record<string, unknown>;
   request: Record<string, unknown>;
   createdAtMs: number;
+  /** Last state change or heartbeat of the run. */
+  updatedAtMs: number;
 }
 
 /** Thrown when a paging cursor names no object visible to the caller. */
@@ -247,12 +249,23 @@ export class StoredObjectRepository {
       response: parseObject(row.response_json),
       request: parseObject(row.request_json),
       createdAtMs: row.created_at,
+      updatedAtMs: row.updated_at,
     };
   }
 
-  /** The state of a response regardless of owner (a background run checking for a cancel made elsewhere). */
-  async findResponseById(responseId: string): Promise<{ status: string } | undefined> {
-    return this.db.selectFrom('gateway_stored_responses').select('status').where('response_id', '=', responseId).executeTakeFirst();
+  /**
+   * The heartbeat of a running background response: marks it alive and returns its state (regardless of owner),
+   * so the run notices a cancel made on another node.
+   */
+  async heartbeatResponse(responseId: string, nowMs: number): Promise<string | undefined> {
+    await this.db
+      .updateTable('gateway_stored_responses')
+      .set({ updated_at: nowMs })
+      .where('response_id', '=', responseId)
+      .where('status', 'in', ['queued', 'in_progress'])
+      .execute();
+    const row = await this.db.selectFrom('gateway_stored_responses').select('status').where('response_id', '=', responseId).executeTakeFirst();
+    return row?.status;
   }
 
   /**
