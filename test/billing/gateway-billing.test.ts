@@ -5,23 +5,8 @@
 import { encode } from 'gpt-tokenizer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
-import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
-import { billingContext, credit, expectLedgerConsistent, newCustomer, walletOf } from './helpers.js';
-
-export const CHAT_BODY = { model: 'power-ai', messages: [{ role: 'user', content: 'Count to three.' }], max_tokens: 50 };
-
-export async function chat(url: string, key: string, body: Record<string, unknown> = CHAT_BODY, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) }, body: JSON.stringify(body), signal });
-}
-
-/** One probe call: the hold the gateway places for CHAT_BODY, and usage that costs exactly that hold. */
-export async function probeHold(context: TestContext, upstream: ModelUpstream, url: string, key: string, customerId: number) {
-  const response = await chat(url, key);
-  expect(response.status, await response.clone().text()).toBe(200);
-  const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
-  upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens } }));
-  return call.hold_micros;
-}
+import { operatorHeaders, type TestContext } from '../helpers/context.js';
+import { billingContext, chat, CHAT_BODY, credit, expectLedgerConsistent, newCustomer, probeHold, walletOf } from './helpers.js';
 
 describe('billing through the gateway', () => {
   let context: TestContext;

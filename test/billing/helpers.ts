@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import type { KeyPolicy, Principal } from '../../src/accounts/principal.js';
 import type { MeterRequest } from '../../src/billing/meter.js';
-import { createTestContext, operatorHeaders, type TestContext, type TestContextOptions } from '../helpers/context.js';
+import type { ModelUpstream } from '../fakes/model-upstream.js';
+import { bearer, createTestContext, operatorHeaders, type TestContext, type TestContextOptions } from '../helpers/context.js';
 
 export const MODEL = 'test-model';
 
@@ -18,9 +19,10 @@ export function billingConfig(upstreamUrl = 'http://127.0.0.1:9', extra: Record<
   };
 }
 
-export async function billingContext(options: TestContextOptions & { upstreamUrl?: string } = {}): Promise<TestContext> {
+/** `config` is raw config-file JSON (schema defaults apply), merged over the scripted-provider catalogue. */
+export async function billingContext(options: Omit<TestContextOptions, 'config'> & { upstreamUrl?: string; config?: Record<string, unknown> } = {}): Promise<TestContext> {
   const { upstreamUrl, config, ...rest } = options;
-  return createTestContext({ ...rest, config: { ...billingConfig(upstreamUrl), ...config } as TestContextOptions['config'] });
+  return createTestContext({ ...rest, config: { ...billingConfig(upstreamUrl), ...config } as unknown as TestContextOptions['config'] });
 }
 
 export interface TestCustomer {
@@ -80,3 +82,19 @@ export async function expectLedgerConsistent(context: TestContext): Promise<void
 export async function walletOf(context: TestContext, customerId: number) {
   return context.services.billing.walletSummary(customerId);
 }
+
+export const CHAT_BODY = { model: 'power-ai', messages: [{ role: 'user', content: 'Count to three.' }], max_tokens: 50 };
+
+export async function chat(url: string, key: string, body: Record<string, unknown> = CHAT_BODY, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) }, body: JSON.stringify(body), signal });
+}
+
+/** One probe call: the hold the gateway places for CHAT_BODY, and usage that costs exactly that hold. */
+export async function probeHold(context: TestContext, upstream: ModelUpstream, url: string, key: string, customerId: number) {
+  const response = await chat(url, key);
+  expect(response.status, await response.clone().text()).toBe(200);
+  const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens } }));
+  return call.hold_micros;
+}
+
