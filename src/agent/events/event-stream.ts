@@ -15,7 +15,7 @@ import type { SqlEventLog } from './event-log.js';
 import type { ProjectEvent } from './types.js';
 
 const REPLAY_PAGE_SIZE = 500;
-/** How long a disconnected slow client may take to accept its final frame before the socket is destroyed. */
+/** How long an ended stream's client may take to accept the last frames before the socket is destroyed. */
 const OVERFLOW_GRACE_MS = 2_000;
 
 /** Frames are encoded once per event and shared by every subscriber. */
@@ -71,7 +71,7 @@ export class EventStream {
   stop(): void {
     this.closed = true;
     this.wakeUp();
-    if (!this.options.sink.writableEnded) this.options.sink.end();
+    this.endWithGrace();
   }
 
   /** Resolves when the stream is over (client gone, overflow or stop). */
@@ -208,8 +208,15 @@ export class EventStream {
   }
 
   private disconnectSlowClient(): void {
+    this.endWithGrace(encodeSseFrame({ event: 'overflow', data: { last_event_id: this.lastWrittenSeq, reason: 'client too slow' } }));
+  }
+
+  /** Ends the response; a client that does not read it within the grace time loses the socket. */
+  private endWithGrace(finalChunk?: string): void {
     const { sink } = this.options;
-    sink.end(encodeSseFrame({ event: 'overflow', data: { last_event_id: this.lastWrittenSeq, reason: 'client too slow' } }));
-    setTimeout(() => sink.destroy(), OVERFLOW_GRACE_MS).unref();
+    if (sink.writableEnded) return;
+    if (finalChunk === undefined) sink.end();
+    else sink.end(finalChunk);
+    if (!sink.writableFinished) setTimeout(() => sink.destroy(), OVERFLOW_GRACE_MS).unref();
   }
 }
