@@ -15,6 +15,8 @@ import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
+import { ModelOptions } from './model-options.js';
+import { applyNotification, threadView, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
 
 export interface ThreadDefaults {
@@ -23,15 +25,6 @@ export interface ThreadDefaults {
   webSearch: string;
   approvalPolicy: string;
   sandbox: string;
-}
-
-interface ThreadState {
-  projectId: string;
-  customerId: number;
-  activeTurnId: string | null;
-  /** Set while a turn/start is in flight, so a second start is refused before the first is known. */
-  starting: boolean;
-  lastEndedTurnId: string | null;
 }
 
 export interface RuntimeDeps {
@@ -57,7 +50,7 @@ export class ProjectRuntime {
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
-  private readonly effortsByModel = new Map<string, readonly string[]>();
+  private readonly models = new ModelOptions();
   private readonly idempotentStarts = new Map<string, Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>>>();
 
   private unmanaged: UnmanagedThreadHandler | null = null;
@@ -101,31 +94,9 @@ export class ProjectRuntime {
   }
 
   private track(state: ThreadState, method: string, params: Record<string, unknown>): void {
-    const turn = params.turn as { id: string } | undefined;
-    const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
-    switch (method) {
-      case 'turn/started':
-        if (turn && state.lastEndedTurnId !== turn.id) state.activeTurnId = turn.id;
-        break;
-      case 'turn/completed':
-        if (turn) {
-          state.lastEndedTurnId = turn.id;
-          if (state.activeTurnId === turn.id) state.activeTurnId = null;
-          void this.deps.approvals.cancelForTurn(params.threadId as string, turn.id);
-        }
-        break;
-      case 'serverRequest/resolved':
-        void this.deps.approvals.cancelByServerRequest(state.customerId, params.requestId);
-        break;
-      case 'item/started':
-        if (item?.type === 'fileChange' && item.id) this.fileChanges.set(item.id, item.changes);
-        break;
-      case 'item/completed':
-        if (item?.type === 'fileChange' && item.id) this.fileChanges.delete(item.id);
-        break;
-      default:
-        break;
-    }
+    const change = applyNotification(state, this.fileChanges, method, params);
+    if (change.endedTurnId) void this.deps.approvals.cancelForTurn(params.threadId as string, change.endedTurnId);
+    if (change.closedServerRequest !== undefined) void this.deps.approvals.cancelByServerRequest(state.customerId, change.closedServerRequest);
   }
 
   /** The process died: running turns are over (they read back as interrupted after resume). */
@@ -190,10 +161,10 @@ export class ProjectRuntime {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     const input = toUserInput(request);
     const { server, threadId } = await this.ensureLoaded(project);
-    if (request.model !== undefined && !(await this.modelKnown(server, request.model))) {
+    if (request.model !== undefined && !(await this.models.known(server, request.model))) {
       throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
     }
-    const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.effortsFor(server, request.model ?? this.deps.defaults().model);
+    const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
     const overrides = turnOverrides(request, efforts);
     const state = this.states.get(threadId)!;
     if (state.activeTurnId !== null || state.starting) {
@@ -263,36 +234,7 @@ export class ProjectRuntime {
   }
 
   private threadView(thread: Thread) {
-    return {
-      id: thread.id,
-      status: thread.status,
-      preview: thread.preview,
-      name: thread.name,
-      model_provider: thread.modelProvider,
-      cwd_is_workspace: true,
-      created_at: thread.createdAt * 1000,
-      updated_at: thread.updatedAt * 1000,
-      active_turn_id: this.states.get(thread.id)?.activeTurnId ?? null,
-    };
-  }
-
-  /** Models of the app-server's catalog (ours: every gateway model and alias) with their reasoning efforts. */
-  private async loadModels(server: ManagedAppServer): Promise<void> {
-    if (this.effortsByModel.size > 0) return;
-    const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
-    for (const entry of listed.data) {
-      this.effortsByModel.set(entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort));
-    }
-  }
-
-  private async modelKnown(server: ManagedAppServer, model: string): Promise<boolean> {
-    await this.loadModels(server);
-    return this.effortsByModel.has(model);
-  }
-
-  private async effortsFor(server: ManagedAppServer, model: string): Promise<readonly string[]> {
-    await this.loadModels(server);
-    return this.effortsByModel.get(model) ?? KNOWN_EFFORTS;
+    return threadView(thread, this.states.get(thread.id)?.activeTurnId ?? null);
   }
 
   /** One opener per project at a time, so concurrent opens never start two threads. */

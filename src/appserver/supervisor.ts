@@ -85,6 +85,8 @@ export interface SupervisorStatus {
 
 export class AppServerSupervisor {
   private readonly entries = new Map<number, Entry>();
+  /** Processes on their way out (idle stop), which a new process of the same customer waits for. */
+  private readonly stopping = new Map<number, Promise<void>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
 
@@ -137,24 +139,38 @@ export class AppServerSupervisor {
       }));
   }
 
+  /**
+   * Stops the customer's process. The entry leaves the map at once, so a concurrent acquire starts a fresh
+   * process — but only after this one has exited, so two processes never hold the same threads.
+   */
   async stop(customerId: number): Promise<void> {
     const entry = this.entries.get(customerId);
-    if (!entry) return;
+    if (!entry) return this.stopping.get(customerId);
+    this.entries.delete(customerId);
     entry.stopping = true;
     if (entry.restartTimer) clearTimeout(entry.restartTimer);
-    await entry.starting?.catch(() => undefined);
-    await entry.server?.client.stop();
-    this.entries.delete(customerId);
+    const done = (async () => {
+      await entry.starting?.catch(() => undefined);
+      await entry.server?.client.stop();
+    })();
+    this.stopping.set(customerId, done);
+    try {
+      await done;
+    } finally {
+      if (this.stopping.get(customerId) === done) this.stopping.delete(customerId);
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
     await Promise.all([...this.entries.keys()].map((customerId) => this.stop(customerId)));
+    await Promise.all([...this.stopping.values()]);
   }
 
   private async launch(customerId: number, entry: Entry, resumeThreads: string[]): Promise<ManagedAppServer> {
     try {
+      await this.stopping.get(customerId);
       const spec = await this.hooks.launch(customerId);
       const log = this.options.logger.child({ customerId });
       let server: ManagedAppServer | null = null;

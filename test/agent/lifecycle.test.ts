@@ -59,9 +59,11 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     const projectId = await harness.createProject();
     const project = await services.projects.requireOwned({ kind: 'operator', source: 'static', keyId: null }, projectId);
     const opened = await post(`/api/v1/projects/${projectId}/open`);
+    expect(opened.statusCode).toBe(200);
     const threadId = opened.json().thread.id as string;
     harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo held > held.txt', workdir: project.workspaceDir }) }));
-    await post(`/api/v1/projects/${projectId}/turns`, { input: 'go', approvalPolicy: 'untrusted', permissions: ':workspace' });
+    const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'go', approvalPolicy: 'untrusted', permissions: ':workspace' });
+    expect(started.statusCode).toBe(202);
     const requested = dataOf(await harness.waitForEvent(projectId, (event) => event.type === 'approval/requested'));
     const pid = services.agent.supervisor.peek(harness.customer.id)!.pid;
     await sleep(2_000);
