@@ -95,6 +95,11 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   try {
     destination = resolveOrThrow(deps.routing, request);
     native = isNative(destination, request);
+    if (!native && request.nativeOnly?.length) {
+      throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only a model that speaks the Responses API natively accepts this; ${request.model} does not`, {
+        details: { param: 'input' },
+      });
+    }
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
     upstream = await deps.routing.adapterFor(destination).stream({ request, destination, native, signal, requestId: options.requestId });
   } catch (error) {

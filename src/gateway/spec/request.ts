@@ -58,6 +58,11 @@ export interface NormalizedRequest {
   stream: boolean;
   /** Set by the Responses protocol; used only when the destination has `capabilities.responsesApi`. */
   native?: NativeResponsesBody;
+  /**
+   * Parts of the native body the normalized form cannot carry (an `input_file` part, an unknown item type).
+   * The call may go only to a destination that takes the native body; elsewhere it is refused, never trimmed.
+   */
+  nativeOnly?: string[];
 }
 
 export function hasImages(request: NormalizedRequest): boolean {

@@ -2,11 +2,10 @@
  * OpenAI Responses create body → normalized request. The original body rides along in `native`, so a destination
  * that speaks Responses receives it unchanged apart from `model`.
  */
-import { AppError } from '../../../kernel/errors.js';
 import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../spec/index.js';
 import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, stringMap, type Json } from '../shared/decode-helpers.js';
 
-function partsOf(content: unknown, loc: (string | number)[]): ContentPart[] {
+function partsOf(content: unknown, loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return invalid(loc, 'must be a string or a list of content parts');
@@ -26,20 +25,21 @@ function partsOf(content: unknown, loc: (string | number)[]): ContentPart[] {
         return;
       case 'input_image': {
         const url = typeof part.image_url === 'string' ? part.image_url : undefined;
-        if (!url) throw new AppError('BAD_REQUEST', 'input_image needs an image_url (file_id images are not supported)', { details: { param: loc.join('.') } });
-        parts.push({ type: 'image', url, ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) });
+        // A file_id image still counts as an image for the capability check.
+        parts.push({ type: 'image', url: url ?? '', ...(typeof part.detail === 'string' ? { detail: part.detail } : {}) });
+        if (!url) nativeOnly.push(`an input_image by file_id at ${loc.join('.')}`);
         return;
       }
       default:
-        throw new AppError('BAD_REQUEST', `Content part type ${String(part.type)} is not supported`, { details: { param: loc.join('.') } });
+        nativeOnly.push(`content part type ${String(part.type)} at ${loc.join('.')}`);
     }
   });
   return parts;
 }
 
-function outputText(output: unknown): ContentPart[] {
+function outputText(output: unknown, nativeOnly: string[]): ContentPart[] {
   if (typeof output === 'string') return [{ type: 'text', text: output }];
-  return partsOf(output, ['input', 'output']);
+  return partsOf(output, ['input', 'output'], nativeOnly);
 }
 
 /** Appends a message, merging tool calls into the assistant turn they belong to. */
@@ -51,7 +51,7 @@ function assistantTurn(messages: Message[]): Extract<Message, { role: 'assistant
   return turn;
 }
 
-function decodeInput(input: unknown, system: string[]): Message[] {
+function decodeInput(input: unknown, system: string[], nativeOnly: string[]): Message[] {
   if (typeof input === 'string') return [{ role: 'user', content: [{ type: 'text', text: input }] }];
   if (!Array.isArray(input)) return invalid(['input'], 'must be a string or a list of input items');
   const messages: Message[] = [];
@@ -61,7 +61,7 @@ function decodeInput(input: unknown, system: string[]): Message[] {
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
     switch (type) {
       case 'message': {
-        const content = partsOf(item.content, [...loc, 'content']);
+        const content = partsOf(item.content, [...loc, 'content'], nativeOnly);
         if (item.role === 'system' || item.role === 'developer') {
           system.push(content.map((part) => (part.type === 'text' ? part.text : '')).join(''));
         } else if (item.role === 'assistant') {
@@ -84,7 +84,7 @@ function decodeInput(input: unknown, system: string[]): Message[] {
       case 'function_call_output':
       case 'custom_tool_call_output':
         if (typeof item.call_id !== 'string') return invalid([...loc, 'call_id'], 'must be a string');
-        messages.push({ role: 'tool', toolCallId: item.call_id, content: outputText(item.output) });
+        messages.push({ role: 'tool', toolCallId: item.call_id, content: outputText(item.output, nativeOnly) });
         return;
       // Reasoning, web search and compaction items are the upstream's own state; only a native destination reads them.
       case 'reasoning':
@@ -93,7 +93,7 @@ function decodeInput(input: unknown, system: string[]): Message[] {
       case 'item_reference':
         return;
       default:
-        throw new AppError('BAD_REQUEST', `Input item type ${String(type)} is not supported`, { details: { param: `input.${index}` } });
+        nativeOnly.push(`input item type ${String(type)} at input.${index}`);
     }
   });
   return messages;
@@ -113,6 +113,9 @@ function decodeTool(tool: unknown, index: number, into: ToolSpec[]): void {
     tool.tools.forEach((inner: unknown) => decodeTool(inner, index, into));
   } else if (tool.type === 'web_search' || tool.type === 'web_search_preview') {
     into.push({ type: 'builtin', name: 'web_search', config: tool });
+  } else if (tool.execution === 'client' && isObject(tool.parameters)) {
+    // A client-run tool of another type (Codex's tool_search) is, to a plain upstream, a function.
+    into.push({ type: 'function', name: typeof tool.name === 'string' ? tool.name : String(tool.type), description, parameters: tool.parameters });
   } else if (typeof tool.type === 'string') {
     into.push({ type: 'builtin', name: tool.type, config: tool });
   } else {
@@ -138,8 +141,9 @@ export function decodeResponsesRequest(body: Json): NormalizedRequest {
   if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
   if (body.input === undefined || body.input === null) invalid(['input'], 'is required');
   const system: string[] = [];
+  const nativeOnly: string[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') system.push(body.instructions);
-  const messages = decodeInput(body.input, system);
+  const messages = decodeInput(body.input, system, nativeOnly);
   const tools: ToolSpec[] = [];
   if (body.tools !== undefined && body.tools !== null) {
     if (!Array.isArray(body.tools)) invalid(['tools'], 'must be a list of tools');
@@ -160,5 +164,6 @@ export function decodeResponsesRequest(body: Json): NormalizedRequest {
     metadata: stringMap(body.metadata, 'metadata'),
     stream: body.stream === true,
     native: { protocol: 'openai-responses', body },
+    ...(nativeOnly.length > 0 ? { nativeOnly } : {}),
   };
 }
