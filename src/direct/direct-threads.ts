@@ -81,6 +81,12 @@ export class DirectThreads implements UnmanagedThreadHandler {
     if (started) await this.append(customerId, 'thread/started', { thread });
   }
 
+  /** Stops routing a thread that turned out not to exist (ids come from callers). */
+  forget(threadId: string): void {
+    const state = this.states.get(threadId);
+    if (state && state.activeTurnId === null && !state.starting) this.states.delete(threadId);
+  }
+
   knows(threadId: string, customerId: number): boolean {
     return this.states.get(threadId)?.customerId === customerId;
   }

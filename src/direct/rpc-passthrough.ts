@@ -66,14 +66,20 @@ export class RpcPassthrough {
     const rule = ruleFor(method);
     const { workspace } = this.deps;
     const threadId = rule.thread === 'none' ? null : await this.ownedThread(customerId, params.threadId, rule.thread === 'write');
+    const newlyRouted = threadId !== null && rule.thread === 'write' && !this.deps.threads.knows(threadId, customerId);
     const confined = rule.confine ? await rule.confine(params, { customerId, workspace }) : params;
+    // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
+    if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));
     const server = await this.deps.acquire(customerId);
     server.lastActivityMs = Date.now();
     const call = () => server.client.callRaw(method, confined);
-    if (method === 'turn/start' && threadId !== null) {
-      return this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } });
+    let result: unknown;
+    try {
+      result = method === 'turn/start' && threadId !== null ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }) : await call();
+    } catch (error) {
+      if (newlyRouted && error instanceof AppServerError) this.deps.threads.forget(threadId);
+      throw error;
     }
-    const result = await call();
     if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
       const thread = (result as { thread?: Thread }).thread;
       if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
@@ -91,8 +97,6 @@ export class RpcPassthrough {
     if (managed && write) {
       throw new RpcRefusal(RPC_INVALID_REQUEST, `thread ${threadId} belongs to a managed project; use /api/v1/projects/${managed.projectId}`);
     }
-    // Notifications of the caller's own threads go to its direct stream from the first call on.
-    if (!managed) await this.deps.threads.remember(threadId, customerId, await this.deps.workspace.root(customerId));
     return threadId;
   }
 }

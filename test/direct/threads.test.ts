@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SseClient, seqs } from '../agent-events/sse-client.js';
 import { dataOf, startDirectHarness, type Caller, type DirectHarness } from './support.js';
 
 describe('direct thread and turn surface', () => {
@@ -151,5 +152,39 @@ describe('direct thread and turn surface', () => {
 
     const release = await inject('GET', '/api/core/releases/current');
     expect(release.json()).toMatchObject({ app_server_version: '0.147.0', reference_cli_target: '0.147.0', synced: true });
+  });
+});
+
+describe('direct threads across app-server restarts and over SSE', () => {
+  let harness: DirectHarness;
+  beforeAll(async () => {
+    harness = await startDirectHarness();
+  });
+  afterAll(async () => harness?.close());
+
+  it('streams the caller’s direct events over SSE with replay, and resumes a saved thread after its app-server stopped', async () => {
+    const { context, customer } = harness;
+    const headers = customer.headers;
+    const threadId = (await context.app.inject({ method: 'POST', url: '/api/threads', headers, payload: { cwd: 'sse' } })).json().thread.id as string;
+    const first = await context.app.inject({ method: 'POST', url: '/api/turns', headers, payload: { thread_id: threadId, input: 'one' } });
+    await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id);
+
+    const client = await SseClient.connect(`${context.url}/api/events?after=0`, headers);
+    try {
+      expect(client.response.statusCode).toBe(200);
+      await client.waitFor((sse) => sse.events.some((message) => message.event === 'turn/completed'));
+      expect(client.events[0]).toMatchObject({ id: '1', event: 'thread/started' });
+
+      // The customer's app-server goes away (idle stop); the saved thread is read from disk and resumed for the next turn.
+      await context.services.agent.supervisor.stop(customer.id);
+      const read = await context.app.inject({ method: 'GET', url: `/api/threads/${threadId}?include_turns=true`, headers });
+      expect(read.json().turns).toHaveLength(1);
+      const second = await context.app.inject({ method: 'POST', url: '/api/turns', headers, payload: { thread_id: threadId, input: 'two' } });
+      expect(second.statusCode).toBe(202);
+      await client.waitFor((sse) => sse.events.some((message) => message.event === 'turn/completed' && JSON.parse(message.data).turn.id === second.json().turn_id));
+      expect(seqs(client.events)).toEqual(client.events.map((_message, index) => index + 1));
+    } finally {
+      client.close();
+    }
   });
 });
