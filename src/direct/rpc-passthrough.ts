@@ -67,6 +67,10 @@ export class RpcPassthrough {
     const { workspace } = this.deps;
     const threadId = rule.thread === 'none' ? null : await this.ownedThread(customerId, params.threadId, rule.thread === 'write');
     const newlyRouted = threadId !== null && rule.thread === 'write' && !this.deps.threads.knows(threadId, customerId);
+    // The app-server does not answer an interrupt of a finished turn until some later turn ends.
+    if (method === 'turn/interrupt' && threadId !== null && this.deps.threads.activeTurn(threadId) !== params.turnId) {
+      throw new RpcRefusal(RPC_INVALID_REQUEST, 'This turn is not running');
+    }
     const confined = rule.confine ? await rule.confine(params, { customerId, workspace }) : params;
     // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
     if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));

@@ -48,6 +48,8 @@ describe('raw JSON-RPC passthrough', () => {
     await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId);
     expect((await rpc('thread/goal/clear', { threadId })).result).toEqual({ cleared: true });
     expect((await rpc('thread/goal/get', { threadId })).result).toEqual({ goal: null });
+    // Interrupting a turn that is not running is answered at once (the app-server would hold the reply).
+    expect((await rpc('turn/interrupt', { threadId, turnId: 'finished-or-unknown' })).error).toMatchObject({ code: -32600, message: 'This turn is not running' });
 
     const hooks = await rpc('hooks/list', { cwds: ['goals'] });
     expect(hooks.result.data).toEqual([{ cwd: path.join(root, 'goals'), hooks: [], warnings: [], errors: [] }]);
