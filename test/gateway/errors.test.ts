@@ -48,8 +48,11 @@ describe('upstream failures before the answer', () => {
 
   it('maps an upstream 500 to 502 with Retry-After and no upstream address in the body', async () => {
     gateway.upstream.enqueue({ kind: 'http_error', status: 500, body: { error: { message: `boom at ${gateway.upstream.url}` } } });
+    const before = gateway.upstream.requests.length;
     const response = await post('/v1/responses', { model: MODELS.native, input: 'hi' });
     expect(response.status).toBe(502);
+    // A request that reached the upstream is never resent.
+    expect(gateway.upstream.requests.length).toBe(before + 1);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const text = await response.text();
     expect(text).not.toContain('127.0.0.1');

@@ -23,9 +23,18 @@ describe('model listing', () => {
     expect(ids).toEqual(expect.arrayContaining(['power-ai', MODELS.openai, MODELS.anthropic, 'vendor/slashed-model']));
 
     const alias = await client.models.retrieve('power-ai');
-    expect(alias).toMatchObject({ id: 'power-ai', object: 'model', type: 'alias', pricing: { rate_card: 'standard', input_micros_per_million: 4_000_000, output_usd_per_million: "24.000000" } });
+    expect(alias).toMatchObject({ id: 'power-ai', object: 'model', alias: true, pricing: { rate_card: 'standard', input_micros_per_million: 4_000_000, output_usd_per_million: "24.000000" } });
     const claude = await client.models.retrieve(MODELS.anthropic);
     expect(claude).toMatchObject({ capabilities: { images: true, tools: true }, pricing: { rate_card: 'heavy-load', input_micros_per_million: 6_000_000 } });
+  });
+
+  it('lists models to the Anthropic client too (x-api-key, its list shape)', async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: gateway.key, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    expect(ids).toContain('power-ai');
+    expect((await client.models.retrieve(MODELS.anthropic)).type).toBe('model');
   });
 
   it('serves model ids that contain slashes and 404s unknown ones', async () => {

@@ -13,7 +13,11 @@ export interface ModelDescriptor {
   created: number;
   owned_by: string;
   display_name: string;
-  type: 'model' | 'alias';
+  /** Anthropic clients read `type` and `created_at` from the same list. */
+  type: 'model';
+  created_at: string;
+  /** True for a service alias (`power-ai`) whose destination may change. */
+  alias: boolean;
   capabilities: { tools: boolean; images: boolean; responses_api: boolean; context_window: number; max_output_tokens: number };
   pricing: Record<string, unknown> | null;
 }
@@ -47,7 +51,9 @@ function describe(id: string, model: ModelConfig, type: 'model' | 'alias', price
     created: 0,
     owned_by: type === 'alias' ? 'switchyard' : model.provider,
     display_name: type === 'alias' ? id : (model.displayName ?? model.id),
-    type,
+    type: 'model',
+    created_at: new Date(0).toISOString(),
+    alias: type === 'alias',
     capabilities: {
       tools: capabilities.tools,
       images: capabilities.images,

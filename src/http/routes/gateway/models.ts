@@ -6,13 +6,17 @@ import type { App } from '../../app.js';
 
 export async function modelRoutes(app: App, services: Services): Promise<void> {
   app.get('/v1/models', {
-    config: { auth: 'api', surface: 'gateway' },
+    config: { auth: 'api', surface: 'gateway', allowApiKeyHeader: true },
     schema: { tags: ['Model API: models'], summary: 'List models and aliases (power-ai among them) with capabilities and prices' },
-    handler: async () => ({ object: 'list', data: services.gateway.listModels() }),
+    handler: async () => {
+      const data = services.gateway.listModels();
+      // OpenAI's list shape, with Anthropic's paging fields so either SDK can read it.
+      return { object: 'list', data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+    },
   });
 
   app.get('/v1/models/*', {
-    config: { auth: 'api', surface: 'gateway' },
+    config: { auth: 'api', surface: 'gateway', allowApiKeyHeader: true },
     schema: {
       tags: ['Model API: models'],
       summary: 'One model or alias descriptor',
