@@ -3,6 +3,7 @@
  * and an SSE writer on the raw response (headers + x-request-id at once, every part written as it arrives,
  * heartbeat comments, no buffering).
  */
+import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../../accounts/principal.js';
 import { SSE_HEADERS } from '../../../kernel/sse.js';
@@ -31,7 +32,7 @@ export class SseWriter {
     reply.hijack();
     reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...extraHeaders });
     reply.raw.flushHeaders();
-    this.heartbeat = setInterval(() => this.write(HEARTBEAT), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => void this.write(HEARTBEAT), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
@@ -39,8 +40,14 @@ export class SseWriter {
     return this.reply.raw.destroyed || this.reply.raw.writableEnded;
   }
 
-  write(text: string): void {
-    if (text !== '' && !this.closed) this.reply.raw.write(text);
+  /**
+   * Writes at once; resolves after `drain` when the socket's buffer is full, so a slow client slows the upstream
+   * read instead of growing memory.
+   */
+  async write(text: string): Promise<void> {
+    if (text === '' || this.closed) return;
+    const raw = this.reply.raw;
+    if (!raw.write(text)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
   }
 
   end(): void {

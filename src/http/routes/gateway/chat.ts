@@ -54,9 +54,9 @@ async function streamChat(options: { request: FastifyRequest; reply: FastifyRepl
   try {
     for await (const part of call.parts) {
       collector.add(part);
-      sse.write(encoder.encode(part));
+      await sse.write(encoder.encode(part));
     }
-    if (collector.result.finish && !collector.result.error) sse.write(encoder.end());
+    if (collector.result.finish && !collector.result.error) await sse.write(encoder.end());
   } finally {
     sse.end();
   }

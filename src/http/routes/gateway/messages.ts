@@ -126,7 +126,7 @@ async function forward(services: Services, reply: FastifyReply, destination: Des
 async function streamMessages(request: FastifyRequest, reply: FastifyReply, call: GatewayCall, encoder: MessagesStreamEncoder): Promise<FastifyReply> {
   const sse = new SseWriter(reply, request.id);
   try {
-    for await (const part of call.parts) sse.write(encoder.encode(part));
+    for await (const part of call.parts) await sse.write(encoder.encode(part));
   } finally {
     sse.end();
   }

@@ -63,12 +63,12 @@ async function streamResponses(options: { request: FastifyRequest; reply: Fastif
   try {
     if (call.native) {
       const relay = new NativeResponsesRelay(model, body);
-      for await (const part of call.parts) sse.write(relay.encode(part));
+      for await (const part of call.parts) await sse.write(relay.encode(part));
       final = relay.latest;
     } else {
       const encoder = new ResponsesEncoder({ model, body });
-      for (const event of encoder.opening()) sse.write(sseEvent(event));
-      for await (const part of call.parts) for (const event of encoder.encode(part)) sse.write(sseEvent(event));
+      for (const event of encoder.opening()) await sse.write(sseEvent(event));
+      for await (const part of call.parts) for (const event of encoder.encode(part)) await sse.write(sseEvent(event));
       final = encoder.response();
     }
   } finally {
