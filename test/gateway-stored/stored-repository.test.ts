@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResponseRepository } from '../../src/gateway/stored/response-repository.js';
 import { StoredObjectRepository, UnknownCursorError, type NewStoredCompletion } from '../../src/gateway/stored/stored-repository.js';
 import { dialects, openTestStorage, type TestStorage } from '../helpers/databases.js';
 
@@ -24,9 +25,11 @@ function completion(id: string, overrides: Partial<NewStoredCompletion> = {}): N
 describe.each(dialects)('stored object repository on %s', (dialect) => {
   let storage: TestStorage;
   let repository: StoredObjectRepository;
+  let responses: ResponseRepository;
   beforeAll(async () => {
     storage = await openTestStorage(dialect);
     repository = new StoredObjectRepository(storage.db);
+    responses = new ResponseRepository(storage.db);
     for (let index = 0; index < 5; index += 1) {
       await repository.insertCompletion(
         completion(`cmpl-${index}`, {
@@ -89,7 +92,7 @@ describe.each(dialects)('stored object repository on %s', (dialect) => {
   });
 
   it('moves a response only from the expected states', async () => {
-    await repository.insertResponse({
+    await responses.insertResponse({
       responseId: 'resp_1',
       owner: 'key:1',
       model: 'model-a',
@@ -101,7 +104,7 @@ describe.each(dialects)('stored object repository on %s', (dialect) => {
       createdAtMs: NOW,
       expiresAtMs: NOW + 60_000,
     });
-    const cancelled = await repository.transitionResponse({
+    const cancelled = await responses.transitionResponse({
       responseId: 'resp_1',
       fromStatuses: ['queued', 'in_progress'],
       status: 'cancelled',
@@ -109,7 +112,7 @@ describe.each(dialects)('stored object repository on %s', (dialect) => {
       nowMs: NOW,
     });
     expect(cancelled).toBe(true);
-    const lateCompletion = await repository.transitionResponse({
+    const lateCompletion = await responses.transitionResponse({
       responseId: 'resp_1',
       fromStatuses: ['queued', 'in_progress'],
       status: 'completed',
@@ -117,8 +120,8 @@ describe.each(dialects)('stored object repository on %s', (dialect) => {
       nowMs: NOW,
     });
     expect(lateCompletion).toBe(false);
-    expect(await repository.findResponse('key:1', 'resp_1', NOW)).toMatchObject({ status: 'cancelled', background: true });
-    expect(await repository.findResponse('key:2', 'resp_1', NOW)).toBeUndefined();
+    expect(await responses.findResponse('key:1', 'resp_1', NOW)).toMatchObject({ status: 'cancelled', background: true });
+    expect(await responses.findResponse('key:2', 'resp_1', NOW)).toBeUndefined();
   });
 
   it('purges expired objects with their items', async () => {

@@ -7,7 +7,7 @@ import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, isAppError } from '../../kernel/errors.js';
 import { execute, type ExecuteDeps, type GatewayCall } from '../execute.js';
-import type { FinishReason, Usage } from '../spec/index.js';
+import { mergeUsage, type FinishReason, type Usage } from '../spec/index.js';
 import { collectText } from '../responses/collect-text.js';
 import {
   completionBody,
@@ -87,7 +87,7 @@ async function* streamAll(
         text += part.delta;
         yield completionChunk(identity, index, part.delta, null);
       } else if (part.type === 'finish') finishReason = part.reason;
-      else if (part.type === 'usage') usage = { ...usage, ...part.usage };
+      else if (part.type === 'usage') usage = mergeUsage(usage, part.usage);
       else if (part.type === 'error') {
         yield completionStreamError(part.error.toAppError());
         yield '[DONE]';

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
-import type { StoredResponse } from '../stored/stored-repository.js';
+import type { StoredResponse } from '../stored/response-repository.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -70,7 +70,7 @@ export class BackgroundResponses {
 
   private async runToEnd(options: BackgroundRunOptions): Promise<void> {
     const responseId = String(options.queued.id);
-    const repository = this.options.stored.repositoryForLifecycle;
+    const repository = this.options.stored.responseRows;
     const started = await repository.transitionResponse({
       responseId,
       fromStatuses: ['queued'],
@@ -107,7 +107,7 @@ export class BackgroundResponses {
   private async heartbeat(responseId: string): Promise<void> {
     const entry = this.running.get(responseId);
     if (!entry) return;
-    const status = await this.options.stored.repositoryForLifecycle.heartbeatResponse(responseId, this.options.clock.nowMs()).catch(() => 'unknown');
+    const status = await this.options.stored.responseRows.heartbeatResponse(responseId, this.options.clock.nowMs()).catch(() => 'unknown');
     if (status === undefined || status === 'cancelled') entry.controller.abort();
   }
 
@@ -120,7 +120,7 @@ export class BackgroundResponses {
     const nowMs = this.options.clock.nowMs();
     if (!found.background || !PENDING_STATUSES.includes(found.status) || nowMs - found.updatedAtMs < ABANDONED_AFTER_MS) return found;
     const failed = { ...found.response, status: 'failed', error: { code: 'server_error', message: 'The response was interrupted: the service stopped while it ran' } };
-    const moved = await this.options.stored.repositoryForLifecycle.transitionResponse({ responseId, fromStatuses: PENDING_STATUSES, status: 'failed', response: failed, nowMs });
+    const moved = await this.options.stored.responseRows.transitionResponse({ responseId, fromStatuses: PENDING_STATUSES, status: 'failed', response: failed, nowMs });
     return moved ? { ...found, status: 'failed', response: failed } : this.options.stored.findResponse(principal, responseId);
   }
 
@@ -132,7 +132,7 @@ export class BackgroundResponses {
     const found = await this.current(principal, responseId);
     if (!found.background || !PENDING_STATUSES.includes(found.status)) return found.response;
     const cancelled = { ...found.response, status: 'cancelled' };
-    const moved = await this.options.stored.repositoryForLifecycle.transitionResponse({
+    const moved = await this.options.stored.responseRows.transitionResponse({
       responseId,
       fromStatuses: PENDING_STATUSES,
       status: 'cancelled',

@@ -1,4 +1,5 @@
 /** Drains a non-streamed call into its text, finish reason and usage (estimated when the upstream gave none). */
+import { collectParts } from '../protocols/shared/collect.js';
 import type { FinishReason, StreamPart, Usage } from '../spec/index.js';
 import { countTextTokens } from '../tokens.js';
 
@@ -12,15 +13,9 @@ export interface CollectedText {
 
 /** An `error` part (upstream failure after 200) becomes the thrown error, in the service's error model. */
 export async function collectText(parts: AsyncIterable<StreamPart>, promptText: string): Promise<CollectedText> {
-  let text = '';
-  let finishReason: FinishReason | undefined;
-  let usage: Usage | undefined;
-  for await (const part of parts) {
-    if (part.type === 'text-delta') text += part.delta;
-    else if (part.type === 'finish') finishReason = part.reason;
-    else if (part.type === 'usage') usage = { ...usage, ...part.usage };
-    else if (part.type === 'error') throw part.error.toAppError();
-  }
+  const collected = await collectParts(parts);
+  if (collected.error) throw collected.error.toAppError();
+  const { text, finish: finishReason, usage } = collected;
   if (usage) return { text, finishReason, usage, usageEstimated: false };
   return {
     text,

@@ -2,12 +2,14 @@
 import type { DomainDeps } from '../../services.js';
 import { StoredObjectsService } from './stored-objects.js';
 import { StoredObjectRepository } from './stored-repository.js';
+import { ResponseRepository } from './response-repository.js';
 
 export { StoredObjectsService, ownerScope } from './stored-objects.js';
 
 export function createStoredObjects(deps: Pick<DomainDeps, 'storage' | 'clock' | 'logger' | 'config'>): StoredObjectsService {
   return new StoredObjectsService({
-    db: new StoredObjectRepository(deps.storage.db),
+    objects: new StoredObjectRepository(deps.storage.db),
+    responses: new ResponseRepository(deps.storage.db),
     clock: deps.clock,
     logger: deps.logger,
     retentionMs: deps.config.storedObjects.retentionMs,

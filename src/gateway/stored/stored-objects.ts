@@ -18,8 +18,8 @@ import {
   type PageRequest,
   type StoredCompletion,
   type StoredItem,
-  type StoredResponse,
 } from './stored-repository.js';
+import type { ResponseRepository, StoredResponse } from './response-repository.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -51,7 +51,8 @@ export function cursorList<T extends { id?: unknown }>(page: Page<T>): CursorLis
 }
 
 export interface StoredObjectsOptions {
-  db: StoredObjectRepository;
+  objects: StoredObjectRepository;
+  responses: ResponseRepository;
   clock: Clock;
   logger: Logger;
   retentionMs: number;
@@ -59,15 +60,14 @@ export interface StoredObjectsOptions {
 
 export class StoredObjectsService implements StoredObjects {
   private readonly repository: StoredObjectRepository;
+  /** Response rows; the responses lifecycle moves their state (background runs, cancel). */
+  readonly responseRows: ResponseRepository;
   private purgeTimer: NodeJS.Timeout | undefined;
   private purgeRunning: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: StoredObjectsOptions) {
-    this.repository = options.db;
-  }
-
-  get repositoryForLifecycle(): StoredObjectRepository {
-    return this.repository;
+    this.repository = options.objects;
+    this.responseRows = options.responses;
   }
 
   private nowMs(): number {
@@ -111,7 +111,7 @@ export class StoredObjectsService implements StoredObjects {
     stored: boolean;
   }): Promise<void> {
     const createdAtMs = this.nowMs();
-    await this.repository.insertResponse({
+    await this.responseRows.insertResponse({
       responseId: String(options.response.id),
       owner: ownerScope(options.principal),
       model: String(options.response.model ?? ''),
@@ -154,13 +154,13 @@ export class StoredObjectsService implements StoredObjects {
 
   /** A visible response of this bearer, or a 404. */
   async findResponse(principal: Principal, responseId: string): Promise<StoredResponse> {
-    const found = await this.repository.findResponse(ownerScope(principal), responseId, this.nowMs());
+    const found = await this.responseRows.findResponse(ownerScope(principal), responseId, this.nowMs());
     if (!found) throw notFound('Response');
     return found;
   }
 
   async deleteResponse(principal: Principal, responseId: string): Promise<JsonObject> {
-    const deleted = await this.repository.deleteResponse(ownerScope(principal), responseId, this.nowMs());
+    const deleted = await this.responseRows.deleteResponse(ownerScope(principal), responseId, this.nowMs());
     if (!deleted) throw notFound('Response');
     return { id: responseId, object: 'response', deleted: true };
   }

@@ -1,19 +1,16 @@
 /**
- * Persistence of stored chat completions, responses and their items. Every read is scoped to an owner (the
+ * Persistence of stored chat completions, the items of every stored object, and the retention purge. Every read is scoped to an owner (the
  * bearer's key) and ignores expired rows, so retention holds exactly even between two purge runs; another
  * owner's id behaves exactly like an id that does not exist.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import { deleteChildren, insertItems, parseObject, replaceMetadata, type StoredItem } from './stored-rows.js';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+export type { StoredItem } from './stored-rows.js';
 
 export type SortOrder = 'asc' | 'desc';
 
-export interface StoredItem {
-  itemId: string;
-  item: Record<string, unknown>;
-}
 
 export interface PageRequest {
   limit: number;
@@ -51,40 +48,12 @@ export interface CompletionFilter extends PageRequest {
   metadata?: Record<string, string>;
 }
 
-export interface NewStoredResponse {
-  responseId: string;
-  owner: string;
-  model: string;
-  status: string;
-  background: boolean;
-  response: Record<string, unknown>;
-  request: Record<string, unknown>;
-  inputItems: StoredItem[];
-  createdAtMs: number;
-  expiresAtMs: number;
-}
-
-export interface StoredResponse {
-  responseId: string;
-  owner: string;
-  model: string;
-  status: string;
-  background: boolean;
-  response: Record<string, unknown>;
-  request: Record<string, unknown>;
-  createdAtMs: number;
-  /** Last state change or heartbeat of the run. */
-  updatedAtMs: number;
-}
-
 /** Thrown when a paging cursor names no object visible to the caller. */
 export class UnknownCursorError extends Error {
   constructor(readonly cursor: string) {
     super(`cursor ${cursor} not found`);
   }
 }
-
-const parseObject = (json: string): Record<string, unknown> => JSON.parse(json) as Record<string, unknown>;
 
 export class StoredObjectRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -210,104 +179,6 @@ export class StoredObjectRepository {
     };
   }
 
-  async insertResponse(response: NewStoredResponse): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('gateway_stored_responses')
-        .values({
-          response_id: response.responseId,
-          owner: response.owner,
-          model: response.model,
-          status: response.status,
-          background: response.background ? 1 : 0,
-          response_json: JSON.stringify(response.response),
-          request_json: JSON.stringify(response.request),
-          created_at: response.createdAtMs,
-          updated_at: response.createdAtMs,
-          expires_at: response.expiresAtMs,
-        })
-        .execute();
-      await insertItems(trx, response.responseId, response.inputItems);
-    });
-  }
-
-  async findResponse(owner: string, responseId: string, nowMs: number): Promise<StoredResponse | undefined> {
-    const row = await this.db
-      .selectFrom('gateway_stored_responses')
-      .selectAll()
-      .where('response_id', '=', responseId)
-      .where('owner', '=', owner)
-      .where('expires_at', '>', nowMs)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      responseId: row.response_id,
-      owner: row.owner,
-      model: row.model,
-      status: row.status,
-      background: row.background === 1,
-      response: parseObject(row.response_json),
-      request: parseObject(row.request_json),
-      createdAtMs: row.created_at,
-      updatedAtMs: row.updated_at,
-    };
-  }
-
-  /**
-   * The heartbeat of a running background response: marks it alive and returns its state (regardless of owner),
-   * so the run notices a cancel made on another node.
-   */
-  async heartbeatResponse(responseId: string, nowMs: number): Promise<string | undefined> {
-    await this.db
-      .updateTable('gateway_stored_responses')
-      .set({ updated_at: nowMs })
-      .where('response_id', '=', responseId)
-      .where('status', 'in', ['queued', 'in_progress'])
-      .execute();
-    const row = await this.db.selectFrom('gateway_stored_responses').select('status').where('response_id', '=', responseId).executeTakeFirst();
-    return row?.status;
-  }
-
-  /**
-   * Moves a response to a new state only while it is in one of `fromStatuses`; returns whether it moved. The
-   * guard makes cancel and completion race safely: whichever writes first wins, the other changes nothing.
-   */
-  async transitionResponse(options: {
-    responseId: string;
-    fromStatuses: string[];
-    status: string;
-    response: Record<string, unknown>;
-    nowMs: number;
-    expiresAtMs?: number;
-  }): Promise<boolean> {
-    const result = await this.db
-      .updateTable('gateway_stored_responses')
-      .set({
-        status: options.status,
-        response_json: JSON.stringify(options.response),
-        updated_at: options.nowMs,
-        ...(options.expiresAtMs === undefined ? {} : { expires_at: options.expiresAtMs }),
-      })
-      .where('response_id', '=', options.responseId)
-      .where('status', 'in', options.fromStatuses)
-      .executeTakeFirst();
-    return result.numUpdatedRows > 0n;
-  }
-
-  async deleteResponse(owner: string, responseId: string, nowMs: number): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const deleted = await trx
-        .deleteFrom('gateway_stored_responses')
-        .where('response_id', '=', responseId)
-        .where('owner', '=', owner)
-        .where('expires_at', '>', nowMs)
-        .executeTakeFirst();
-      if (deleted.numDeletedRows === 0n) return false;
-      await deleteChildren(trx, [responseId]);
-      return true;
-    });
-  }
-
   /** Deletes up to `batchSize` expired objects of each kind with their items; returns how many objects went. */
   async purgeExpired(nowMs: number, batchSize = 500): Promise<number> {
     const completionIds = (
@@ -329,29 +200,6 @@ export class StoredObjectRepository {
     });
     return completionIds.length + responseIds.length;
   }
-}
-
-async function insertItems(trx: Executor, objectId: string, items: StoredItem[]): Promise<void> {
-  if (items.length === 0) return;
-  await trx
-    .insertInto('gateway_stored_items')
-    .values(items.map((entry, position) => ({ object_id: objectId, position, item_id: entry.itemId, item_json: JSON.stringify(entry.item) })))
-    .execute();
-}
-
-async function replaceMetadata(trx: Executor, objectId: string, metadata: Record<string, string>): Promise<void> {
-  await trx.deleteFrom('gateway_stored_metadata').where('object_id', '=', objectId).execute();
-  const pairs = Object.entries(metadata);
-  if (pairs.length === 0) return;
-  await trx
-    .insertInto('gateway_stored_metadata')
-    .values(pairs.map(([key, value]) => ({ object_id: objectId, key, value })))
-    .execute();
-}
-
-async function deleteChildren(trx: Executor, objectIds: string[]): Promise<void> {
-  await trx.deleteFrom('gateway_stored_items').where('object_id', 'in', objectIds).execute();
-  await trx.deleteFrom('gateway_stored_metadata').where('object_id', 'in', objectIds).execute();
 }
 
 function toCompletion(row: { completion_id: string; model: string; completion_json: string; metadata_json: string; created_at: number }): StoredCompletion {
