@@ -127,6 +127,12 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(sent).toContain('Remember the code word: heron.');
     expect(sent).toContain('Hello from the scripted model.');
     expect(await walletBalance(setup, customer.customerId)).toBeLessThan(before);
+    const billed = await setup.context.storage.db
+      .selectFrom('billing_calls')
+      .select(['status', 'outcome', 'input_tokens', 'output_tokens'])
+      .where('request_id', '=', String(response.headers['x-request-id']))
+      .execute();
+    expect(billed).toEqual([{ status: 'settled', outcome: 'completed', input_tokens: 40, output_tokens: 9 }]);
 
     // The compaction item fed back as input reaches the model as the summary it carries.
     await customer.client.responses.create({ model: MODEL, input: [compaction, { role: 'user', content: 'what was the word?' }] as never });

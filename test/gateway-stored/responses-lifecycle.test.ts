@@ -98,7 +98,8 @@ describe('stored responses and their lifecycle through the openai client', () =>
     const before = await walletBalance(setup, customer.customerId);
     const seen = setup.upstream.requests.length;
     setup.upstream.enqueue({ kind: 'hang' });
-    const queued = await customer.client.responses.create({ model: MODEL, input: 'this will hang', background: true });
+    const { data: queued, response: createReply } = await customer.client.responses.create({ model: MODEL, input: 'this will hang', background: true }).withResponse();
+    const requestId = createReply.headers.get('x-request-id')!;
     const [upstreamRequest] = (await setup.upstream.waitForRequests(seen + 1)).slice(seen);
     expect((await customer.client.responses.retrieve(queued.id)).status).toBe('in_progress');
 
@@ -111,6 +112,8 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(after).toBeLessThanOrEqual(before);
     const summary = await setup.context.services.billing.walletSummary(customer.customerId);
     expect(summary.holdsMicros).toBe(0);
+    const calls = await setup.context.storage.db.selectFrom('billing_calls').select(['status', 'outcome']).where('request_id', '=', requestId).execute();
+    expect(calls).toEqual([{ status: 'settled', outcome: 'aborted' }]);
 
     const again = await customer.client.responses.cancel(queued.id);
     expect(again.status).toBe('cancelled');
@@ -136,6 +139,18 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(read.status).toBe('failed');
     expect(read.error?.message).toContain('interrupted');
     await setup.context.services.gateway.responses.background.close();
+  });
+
+  it('records a background response the wallet cannot cover as failed, without calling the upstream', async () => {
+    const broke = await fundedCustomer(setup, 1);
+    const seen = setup.upstream.requests.length;
+    const queued = await broke.client.responses.create({ model: MODEL, input: 'no credit', background: true });
+    await setup.context.services.gateway.responses.background.settled(queued.id);
+    const read = await broke.client.responses.retrieve(queued.id);
+    expect(read.status).toBe('failed');
+    expect(read.error?.code).toBe('insufficient_credit');
+    expect(setup.upstream.requests.length).toBe(seen);
+    expect(await walletBalance(setup, broke.customerId)).toBe(1);
   });
 
   it('refuses a bad background create with a 422 and stores nothing', async () => {
