@@ -45,7 +45,7 @@ export class DirectCatalog {
       return {
         id: model.model,
         display_name: descriptor?.display_name ?? model.displayName,
-        type: descriptor?.type ?? 'model',
+        type: descriptor?.alias ? 'alias' : 'model',
         hidden: model.hidden,
         is_default: model.isDefault,
         default_reasoning_effort: model.defaultReasoningEffort,
@@ -61,7 +61,7 @@ export class DirectCatalog {
     const gatewayOnly = [...byId.values()].map((descriptor) => ({
       id: descriptor.id,
       display_name: descriptor.display_name,
-      type: descriptor.type,
+      type: descriptor.alias ? 'alias' : 'model',
       hidden: !visible.has(descriptor.id),
       is_default: false,
       default_reasoning_effort: null,

@@ -23,6 +23,8 @@ export interface DirectServices {
   catalog: DirectCatalog;
   rpc: RpcPassthrough;
   owners: DirectThreadOwners;
+  /** Realpath of the customer's workspace root (created on first use). */
+  workspaceRoot(customerId: number): Promise<string>;
   /** The customer's direct event stream id in the project event log, created on first use. */
   stream(customerId: number): Promise<string>;
 }
@@ -42,6 +44,7 @@ export function createDirectServices(deps: DomainDeps, domains: { agent: AgentSe
     catalog: new DirectCatalog({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
     rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads }),
     owners,
+    workspaceRoot: (customerId) => workspace.root(customerId),
     async stream(customerId) {
       await live.ensureStream(customerId, await workspace.root(customerId));
       return directStreamId(customerId);

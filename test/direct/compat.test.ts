@@ -58,7 +58,7 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
     harness = await startDirectHarness();
     alice = { id: harness.customer.id, headers: harness.customer.headers };
     rpcKey = await harness.userKey(alice, ['projects', 'rpc']);
-    root = await harness.context.services.direct.threads['deps'].workspace.root(alice.id);
+    root = await harness.context.services.direct.workspaceRoot(alice.id);
   });
   afterAll(async () => harness?.close());
 

@@ -14,7 +14,7 @@ describe('raw JSON-RPC passthrough', () => {
     harness = await startDirectHarness();
     alice = { id: harness.customer.id, headers: harness.customer.headers };
     rpcKey = await harness.userKey(alice, ['projects', 'rpc']);
-    root = await harness.context.services.direct.threads['deps'].workspace.root(alice.id);
+    root = await harness.context.services.direct.workspaceRoot(alice.id);
   });
   afterAll(async () => harness?.close());
 

@@ -32,7 +32,7 @@ describe('direct thread and turn surface', () => {
     const started = await inject('POST', '/api/threads', { cwd: 'alpha', model: 'power-ai', approval_policy: 'never', base_instructions: 'BASE-MARKER' });
     expect(started.statusCode).toBe(201);
     const body = started.json();
-    const root = await harness.context.services.direct.threads['deps'].workspace.root(alice.id);
+    const root = await harness.context.services.direct.workspaceRoot(alice.id);
     expect(body.thread.cwd).toBe(`${root}/alpha`);
     expect(body.model).toBe('power-ai');
     expect(body.approval_policy).toBe('never');
