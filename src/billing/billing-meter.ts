@@ -60,7 +60,7 @@ export function createMeter(deps: MeterDeps): Meter {
       const covering = active && deps.unlimited.covers(active, request.requestedModel, request.modelId, surface) ? active : null;
       if (covering) await deps.unlimited.checkFairUse(principal.customerId, covering.plan);
       await deps.rateCards.refresh();
-      const card = deps.rateCards.resolve(request.requestedModel in config.aliases ? request.requestedModel : request.modelId);
+      const card = deps.rateCards.resolve(request.requestedModel, request.modelId);
       const held = await deps.wallet.hold({
         customerId: principal.customerId,
         keyId: principal.keyId,

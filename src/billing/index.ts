@@ -43,8 +43,12 @@ export interface BillingServices {
   marketplace: Marketplace;
   limiter: RateLimiter;
   walletSummary(customerId: number): Promise<WalletSummary>;
-  /** Prices of a model or alias with the rate card in force (for `/v1/models` and `/api/v1/me`). */
-  pricesFor(modelOrAlias: string): ModelPrices;
+  /**
+   * Prices of a model or alias with the rate card in force (for `/v1/models` and `/api/v1/me`). Pass the
+   * alias's current destination when it may differ from the configured one. Cached switches: call
+   * `rateCards.refresh()` first where freshness across nodes matters (the meter does).
+   */
+  pricesFor(modelOrAlias: string, destinationModelId?: string): ModelPrices;
   /** Operator credit or correction (a new transfer, never an edit), idempotent per customer and key. */
   adjust(input: AdjustInput): Promise<{ status: number; body: unknown; replayed: boolean }>;
   /** Releases holds older than the hold TTL; returns how many. */
@@ -106,7 +110,11 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
         cashBalanceMicros: balances.cash.balance,
       };
     },
-    pricesFor: (modelOrAlias) => rateCards.prices(modelOrAlias),
+    pricesFor(modelOrAlias, destinationModelId) {
+      // Picks up switches made on other nodes without making price listings wait for the database.
+      void rateCards.refresh().catch((error) => logger.warn({ err: error }, 'rate-card refresh failed'));
+      return rateCards.prices(modelOrAlias, destinationModelId);
+    },
     async adjust(input) {
       await deps.customers.get(input.customerId);
       const body = { amount_micros: input.amountMicros, reason: input.reason, wallet: input.wallet };

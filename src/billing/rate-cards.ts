@@ -59,19 +59,22 @@ export class RateCards {
   }
 
   isTarget(target: string): boolean {
-    return target in this.config.aliases || this.config.models.some((model) => model.id === target);
+    return target in this.config.aliases || target in this.config.aliasRateCards || this.config.models.some((model) => model.id === target);
   }
 
-  cardNameFor(modelOrAlias: string): string {
-    const direct = this.switches.get(modelOrAlias);
+  /**
+   * The card in force for `requested` (a model or alias) whose destination is `destinationModelId` (the
+   * gateway's current destination of an alias; default: the configured one).
+   */
+  cardNameFor(requested: string, destinationModelId: string = this.config.aliases[requested] ?? requested): string {
+    const direct = this.switches.get(requested);
     if (direct) return direct;
-    const aliasCard = this.config.aliasRateCards[modelOrAlias];
+    const aliasCard = requested === destinationModelId ? undefined : this.config.aliasRateCards[requested];
     if (aliasCard) return aliasCard;
-    const modelId = this.config.aliases[modelOrAlias] ?? modelOrAlias;
-    const switched = this.switches.get(modelId);
+    const switched = this.switches.get(destinationModelId);
     if (switched) return switched;
-    const model = this.config.models.find((entry) => entry.id === modelId);
-    if (!model) throw new AppError('NOT_FOUND', `Model ${modelOrAlias} not found`);
+    const model = this.config.models.find((entry) => entry.id === destinationModelId);
+    if (!model) throw new AppError('NOT_FOUND', `Model ${requested} not found`);
     return model.rateCard;
   }
 
@@ -88,14 +91,14 @@ export class RateCards {
     };
   }
 
-  resolve(modelOrAlias: string): ResolvedCard {
-    return this.card(this.cardNameFor(modelOrAlias));
+  resolve(requested: string, destinationModelId?: string): ResolvedCard {
+    return this.card(this.cardNameFor(requested, destinationModelId));
   }
 
-  prices(modelOrAlias: string): ModelPrices {
-    const card = this.resolve(modelOrAlias);
+  prices(requested: string, destinationModelId?: string): ModelPrices {
+    const card = this.resolve(requested, destinationModelId);
     return {
-      model: modelOrAlias,
+      model: requested,
       rate_card: card.name,
       label: card.label,
       note: card.note,

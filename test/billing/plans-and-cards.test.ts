@@ -111,9 +111,16 @@ describe('rate cards', () => {
     expect(listed.json().active).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load' })]));
   });
 
-  it('switching a model applies to aliases that follow it', async () => {
+  it('switching a model applies to aliases that follow it, also when the alias points elsewhere at runtime', async () => {
     await switchCard('test-model', 'heavy-load');
     expect(context.services.billing.pricesFor('power-ai')).toMatchObject({ rate_card: 'heavy-load', input_micros_per_million: 6_000_000 });
+    expect(context.services.billing.pricesFor('power-ai', 'other-model')).toMatchObject({ rate_card: 'standard' });
+    await switchCard('other-model', 'heavy-load');
+    const buyer = await newCustomer(context, 1_000_000);
+    const principal = await principalFor(context, buyer.systemToken);
+    const call = await context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'power-ai', modelId: 'other-model' }));
+    expect(call.holdMicros).toBe(38_000);
+    await call.settle({ inputTokens: 0, outputTokens: 0, source: 'estimated' }, 'failed');
   });
 
   it('rejects unknown cards and targets and changes nothing; customers cannot switch', async () => {
