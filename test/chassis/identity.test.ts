@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/accounts/key-format.js';
+import { buildApp } from '../../src/http/app.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { bearer, createTestContext, operatorHeaders, STATIC_TOKEN, type TestContext } from '../helpers/context.js';
 import { bodyWithoutRequestId, createUserKey, issueManagedKey, signUp, type SignedUp } from './support.js';
@@ -43,6 +44,33 @@ describe('identity: bearer kinds, refusals and ownership', () => {
       expect(response.statusCode, kind).toBe(200);
       expect(response.json().customer.id).toBe(alice.customerId);
       expect(response.json().key.kind).toBe(kind);
+    }
+  });
+
+  it('accepts all five bearer kinds on one api route and resolves each to the right principal', async () => {
+    const app = await buildApp(context.services);
+    app.get('/api/v1/test-whoami', { config: { auth: 'api', surface: 'account' } }, async (request) => request.principal);
+    await app.ready();
+    try {
+      const operatorKey = await issueManagedKey(context, { role: 'operator' });
+      const managedCustomerKey = await issueManagedKey(context, { customer_id: bob.customerId });
+      const userKey = await createUserKey(context, bob, { name: 'whoami' });
+      const expectations: [string, Record<string, unknown>][] = [
+        [STATIC_TOKEN, { kind: 'operator', source: 'static' }],
+        [operatorKey.key, { kind: 'operator', source: 'managed', keyId: operatorKey.id }],
+        [managedCustomerKey.key, { kind: 'customer', customerId: bob.customerId, keyKind: 'managed' }],
+        [bob.systemToken, { kind: 'customer', customerId: bob.customerId, keyKind: 'wallet', keyId: bob.systemTokenId }],
+        [bob.usernameToken, { kind: 'customer', customerId: bob.customerId, keyKind: 'username' }],
+        [userKey.key, { kind: 'customer', customerId: bob.customerId, keyKind: 'user', keyId: userKey.id }],
+      ];
+      for (const [key, principal] of expectations) {
+        const response = await app.inject({ method: 'GET', url: '/api/v1/test-whoami', headers: bearer(key) });
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toMatchObject(principal);
+      }
+      expect((await app.inject({ method: 'GET', url: '/api/v1/test-whoami' })).statusCode).toBe(401);
+    } finally {
+      await app.close();
     }
   });
 
