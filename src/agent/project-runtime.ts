@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import { AppServerError } from '../appserver/errors.js';
+import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
@@ -250,16 +250,27 @@ export class ProjectRuntime {
     const server = await this.deps.acquire(project.customerId);
     const record = await this.deps.threads.forProject(project.id);
     if (record && server.loadedThreads.has(record.threadId)) return { server, threadId: record.threadId, created: false };
-    if (record) {
-      this.remember(record.threadId, project);
-      try {
-        await server.call('thread/resume', { threadId: record.threadId });
-        server.loadedThreads.add(record.threadId);
-        return { server, threadId: record.threadId, created: false };
-      } catch (error) {
-        throw mapAppServerError(error);
-      }
+    if (!record) {
+      const threadId = await this.startThread(server, project);
+      const recorded = await this.deps.threads.record(project.id, project.customerId, threadId);
+      return { server, threadId: recorded.threadId, created: recorded.threadId === threadId };
     }
+    this.remember(record.threadId, project);
+    try {
+      await server.call('thread/resume', { threadId: record.threadId });
+      server.loadedThreads.add(record.threadId);
+      return { server, threadId: record.threadId, created: false };
+    } catch (error) {
+      if (!isUnsavedThread(error)) throw mapAppServerError(error);
+    }
+    // The app-server writes a thread to disk with its first turn; one that never had a turn holds no
+    // conversation, so a fresh thread takes its place.
+    const threadId = await this.startThread(server, project);
+    await this.deps.threads.replace(project.id, record.threadId, threadId);
+    return { server, threadId, created: true };
+  }
+
+  private async startThread(server: ManagedAppServer, project: Project): Promise<string> {
     const defaults = this.deps.defaults();
     const started = await server.call('thread/start', {
       cwd: project.workspaceDir,
@@ -271,9 +282,8 @@ export class ProjectRuntime {
     const threadId = started.thread.id;
     this.remember(threadId, project);
     server.loadedThreads.add(threadId);
-    const recorded = await this.deps.threads.record(project.id, project.customerId, threadId);
     await this.deps.events.append(project.id, 'thread/started', { thread: started.thread });
-    return { server, threadId: recorded.threadId, created: true };
+    return threadId;
   }
 
   private remember(threadId: string, project: Project): void {
@@ -283,7 +293,25 @@ export class ProjectRuntime {
   }
 }
 
+function isUnsavedThread(error: unknown): boolean {
+  return error instanceof AppServerError && /no rollout found/i.test(error.message);
+}
+
+/** Bridge failures as HTTP errors: a refusal is the client's 400, a dead or silent process is temporary. */
 export function mapAppServerError(error: unknown): unknown {
   if (error instanceof AppServerError) return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
+  if (error instanceof AppServerExitedError) {
+    return new AppError('UPSTREAM_UNAVAILABLE', 'The agent runtime is restarting; retry shortly', { retryAfterSeconds: 1, cause: error });
+  }
+  if (error instanceof AppServerTimeoutError) return new AppError('UPSTREAM_TIMEOUT', 'The agent runtime did not answer in time', { cause: error });
   return error;
+}
+
+/** Resolves like `work`, with bridge failures mapped by `mapAppServerError`. */
+export async function agentCall<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw mapAppServerError(error);
+  }
 }

@@ -36,6 +36,16 @@ export class ThreadRepository {
     return (await this.forProject(projectId))!;
   }
 
+  /** Swaps the project's thread, only if it still is `previousThreadId`. */
+  async replace(projectId: string, previousThreadId: string, threadId: string): Promise<void> {
+    await this.storage.db
+      .updateTable('agent_project_threads')
+      .set({ thread_id: threadId, updated_at: this.clock.nowMs() })
+      .where('project_id', '=', projectId)
+      .where('thread_id', '=', previousThreadId)
+      .execute();
+  }
+
   async touch(projectId: string): Promise<void> {
     await this.storage.db.updateTable('agent_project_threads').set({ updated_at: this.clock.nowMs() }).where('project_id', '=', projectId).execute();
   }

@@ -22,6 +22,22 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     expect((await harness.events(projectId)).filter((event) => event.type === 'thread/started')).toHaveLength(1);
   });
 
+  it('reopens a project whose thread never had a turn after its app-server stopped', async () => {
+    const projectId = await harness.createProject();
+    const first = await post(`/api/v1/projects/${projectId}/open`);
+    expect(first.statusCode).toBe(200);
+    await harness.context.services.agent.supervisor.stop(harness.customer.id);
+    const second = await post(`/api/v1/projects/${projectId}/open`);
+    expect(second.statusCode).toBe(200);
+    harness.upstream.setDefault(() => ({ kind: 'text', text: 'Fresh start.' }));
+    const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'hello again' });
+    expect(started.statusCode).toBe(202);
+    expect(started.json().thread_id).toBe(second.json().thread.id);
+    await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
+    const summary = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: harness.customer.headers });
+    expect(summary.json().latest_thread.id).toBe(second.json().thread.id);
+  });
+
   it('streams the turn over the SSE route with increasing ids', async () => {
     const projectId = await harness.createProject();
     await post(`/api/v1/projects/${projectId}/open`);

@@ -1,14 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createStorage } from '../../src/storage/database.js';
 import { openTestStorage, tempDir, type TestStorage } from '../helpers/databases.js';
 import { createTestContext } from '../helpers/context.js';
 import { startModelUpstream } from '../fakes/model-upstream.js';
 import { dataOf, gatewayConfig, harnessFor, startAgentHarness, toolThenText, type AgentHarness } from './agent-harness.js';
 
-/** Opens the same database again (the previous service closed its handle). */
-async function reopen(storage: TestStorage): Promise<TestStorage> {
-  const reopened = await createStorage(storage.location);
-  return Object.assign(Object.create(reopened) as TestStorage, reopened, { location: storage.location, destroy: storage.destroy });
+/** The same open database for successive service instances (each service closes its storage on shutdown). */
+function shared(storage: TestStorage): TestStorage {
+  return Object.assign(Object.create(storage) as TestStorage, storage, { close: async () => undefined });
 }
 
 describe('returning user and app-server crashes', () => {
@@ -23,7 +21,7 @@ describe('returning user and app-server crashes', () => {
     const storage = await openTestStorage();
     cleanups.push(() => storage.destroy());
     const dataDir = tempDir('switchyard-agent-restart-');
-    const first = await startAgentHarness({ upstream, storage, dataDir, keepStorage: true });
+    const first = await startAgentHarness({ upstream, storage: shared(storage), dataDir, keepStorage: true });
     const projectId = await first.createProject();
     const opened = await first.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: first.customer.headers, payload: { prompt: 'remember the word lighthouse' } });
     expect(opened.statusCode).toBe(200);
@@ -33,7 +31,7 @@ describe('returning user and app-server crashes', () => {
     await first.close();
 
     // A new service process on the same data dir and database.
-    const context = await createTestContext({ config: { ...gatewayConfig(upstream.url), agent: { requestTimeoutMs: 20_000 } } as never, storage: await reopen(storage), env: { SWITCHYARD_DATA_DIR: dataDir } });
+    const context = await createTestContext({ config: { ...gatewayConfig(upstream.url), agent: { requestTimeoutMs: 20_000 } } as never, storage: shared(storage), env: { SWITCHYARD_DATA_DIR: dataDir } });
     await context.listen();
     const second = harnessFor(context, upstream, first.customer, { upstream, keepStorage: true });
     cleanups.push(() => second.close());

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
 import { projectView } from '../../agent/projects/index.js';
+import { agentCall } from '../../agent/project-runtime.js';
 import type { TurnRequest } from '../../agent/turn-input.js';
 import type { Services } from '../../services.js';
 import type { App } from '../app.js';
@@ -40,13 +41,13 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
   });
 
   app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
-    agent.catalog.status(request.principal!),
+    agentCall(agent.catalog.status(request.principal!)),
   );
   app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
-    agent.catalog.permissions(request.principal!),
+    agentCall(agent.catalog.permissions(request.principal!)),
   );
   app.get('/api/v1/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
-    agent.catalog.skills(request.principal!),
+    agentCall(agent.catalog.skills(request.principal!)),
   );
 
   app.get(
@@ -70,14 +71,14 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
       preValidation: emptyBodyAsObject,
     },
-    (request) => runtime.open(request.principal!, request.params.projectId, request.body),
+    (request) => agentCall(runtime.open(request.principal!, request.params.projectId, request.body)),
   );
 
   app.get(
     '/api/v1/projects/:projectId/state',
     { config: projectRoute, schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams } },
     async (request) => {
-      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, false);
+      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, false));
       const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
       return { project: projectView(project), thread, pending_approvals: pending };
     },
@@ -95,7 +96,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
     },
     async (request) => {
-      const { thread } = await runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns);
+      const { thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns));
       return { thread };
     },
   );
@@ -114,9 +115,9 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
     },
     async (request, reply) => {
       const key = request.headers['idempotency-key'];
-      const result = key
-        ? await runtime.startTurnOnce(request.principal!, request.params.projectId, request.body as TurnRequest, key)
-        : await runtime.startTurn(request.principal!, request.params.projectId, request.body as TurnRequest);
+      const body = request.body as TurnRequest;
+      const { projectId } = request.params;
+      const result = await agentCall(key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
       return reply.code(202).send(result);
     },
   );
@@ -131,7 +132,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
         params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), turnId: Type.String({ minLength: 1, maxLength: 100 }) }),
       },
     },
-    (request) => runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId),
+    (request) => agentCall(runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId)),
   );
 
   app.get(
