@@ -137,5 +137,12 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
     expect((await projectSettings({ sandboxPolicy: { type: 'readOnly' } })).sandboxPolicy).toMatchObject({ type: 'readOnly' });
     const profiled = await projectSettings({ permissionProfile: ':workspace' });
     expect(profiled).toMatchObject({ sandboxPolicy: { type: 'workspaceWrite' }, activePermissionProfile: { id: ':workspace' } });
+
+    // The project's thread is readable on the direct surface but driven only through the project routes.
+    const threadId = (await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/thread`, headers: alice.headers })).json().thread.id as string;
+    const read = await harness.context.app.inject({ method: 'GET', url: `/api/threads/${threadId}`, headers: alice.headers });
+    expect(read.json().project_id).toBe(projectId);
+    expect((await post('/api/turns', { thread_id: threadId, input: 'sideways' })).statusCode).toBe(409);
+    expect((await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'sideways' }] })).error.message).toMatch(/managed project/);
   });
 });
