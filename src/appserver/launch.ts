@@ -41,6 +41,8 @@ export function appServerArgs(settings: LaunchSettings): string[] {
     model_reasoning_effort: toml(settings.reasoningEffort),
     approval_policy: toml(settings.approvalPolicy),
     sandbox_mode: toml(settings.sandbox),
+    // The provider token lives in the app-server's environment; the commands the agent runs must not inherit it.
+    'shell_environment_policy.exclude': `[${toml(TOKEN_ENV_KEY)}]`,
   };
   const args = ['app-server', '--disable', 'plugins'];
   for (const [key, value] of Object.entries(config)) args.push('-c', `${key}=${value}`);

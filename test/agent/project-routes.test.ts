@@ -30,6 +30,26 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     expect(harness.context.logs.join('\n')).not.toContain('SWITCHYARD_AGENT_TOKEN=');
   });
 
+  it('gives the app-server a gateway-only key that its shell commands do not see', async () => {
+    const projectId = await harness.createProject();
+    const project = await harness.context.services.projects.requireOwned({ kind: 'operator', source: 'static', keyId: null }, projectId);
+    await inject('POST', `/api/v1/projects/${projectId}/open`);
+    const { toolThenText } = await import('./agent-harness.js');
+    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'env > env.txt', workdir: project.workspaceDir }) }));
+    const started = await inject('POST', `/api/v1/projects/${projectId}/turns`, { input: 'dump env' });
+    await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id);
+    const fs = await import('node:fs');
+    const environment = fs.readFileSync(`${project.workspaceDir}/env.txt`, 'utf8');
+    expect(environment).toContain('PATH=');
+    expect(environment).not.toContain('SWITCHYARD_AGENT_TOKEN');
+    expect(environment).not.toMatch(/sy[a-z]?_[A-Za-z0-9]{20,}/);
+
+    // The key itself works on the gateway only.
+    const keyId = (await harness.context.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', harness.customer.id).executeTakeFirstOrThrow()).key_id;
+    const row = await harness.context.storage.db.selectFrom('api_keys').select('policy_json').where('id', '=', Number(keyId)).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.policy_json)).toEqual({ surfaces: ['gateway'] });
+  });
+
   it('lists permission presets with their legacy sandboxPolicy and the available skills', async () => {
     const permissions = await inject('GET', '/api/v1/permissions');
     expect(permissions.statusCode).toBe(200);
