@@ -61,7 +61,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
     await fs.mkdir(codexHome, { recursive: true });
     bundledCatalog ??= readBundledCatalog(binary);
     const catalogFile = path.join(codexHome, 'model-catalog.json');
-    await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config)));
+    await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config, domains.gateway)));
     const token = customerId === CATALOGUE_CUSTOMER_ID ? '' : await runtimeKeys.issue(customerId);
     const settings = {
       serviceUrl,
@@ -136,10 +136,14 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
   };
 }
 
-/** Every model id and alias the gateway serves, plus the agent's default model. */
-function catalogEntries(config: DomainDeps['config']): { slug: string; displayName: string }[] {
+/**
+ * Every model id and alias the gateway serves (configured and persisted aliases alike), plus the agent's default
+ * model; read at each process start, so an alias added later is known to the next app-server.
+ */
+function catalogEntries(config: DomainDeps['config'], gateway: GatewayServices): { slug: string; displayName: string }[] {
   return [
     { slug: config.agent.defaultModel, displayName: config.agent.defaultModel },
+    ...gateway.listModels().map((model) => ({ slug: model.id, displayName: model.display_name || model.id })),
     ...Object.keys(config.aliases).map((alias) => ({ slug: alias, displayName: alias })),
     ...config.models.map((model) => ({ slug: model.id, displayName: model.displayName ?? model.id })),
   ];
