@@ -41,7 +41,8 @@ export async function startService(config: AppConfig = loadConfig(), options: St
   const services = await createServices(config, options.services);
   await ensureOperatorToken(services);
   const app = await buildApp(services);
-  const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host });
+  // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
+  const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
   services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -79,7 +79,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     dataDir,
     logs,
     async listen() {
-      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      // A deep accept queue: load tests open hundreds of connections at once (Node's default is 511).
+      const address = await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
       context.url = address;
       return address;
     },
