@@ -94,6 +94,15 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(final).toMatchObject({ id: queued.id, status: 'completed' });
   });
 
+  it('streams a background create until the response has finished', async () => {
+    const stream = await customer.client.responses.create({ model: MODEL, input: 'background and streamed', background: true, stream: true });
+    const events: { type: string; response?: { id: string; status: string } }[] = [];
+    for await (const event of stream) events.push(event as never);
+    expect(events[0]).toMatchObject({ type: 'response.created', response: { status: 'queued' } });
+    expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { id: events[0]!.response!.id, status: 'completed' } });
+    expect((await customer.client.responses.retrieve(events[0]!.response!.id)).output_text).toBe('Hello from the scripted model.');
+  });
+
   it('cancels a pending background response: the upstream call is aborted and billed once', async () => {
     const before = await walletBalance(setup, customer.customerId);
     const seen = setup.upstream.requests.length;

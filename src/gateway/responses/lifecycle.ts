@@ -45,15 +45,11 @@ export class ResponsesLifecycle {
 
   /**
    * `POST /v1/responses` with `background: true`: checks the body exactly as a foreground create would (bad
-   * input is refused and nothing is stored), stores it queued and starts it; the caller polls GET.
+   * input is refused and nothing is stored), stores it queued and starts it; the caller polls GET (or, with
+   * `stream: true`, the route follows it as a replay stream).
    */
   async createBackground(options: { principal: Principal; body: JsonObject; requestId: string }): Promise<JsonObject> {
     const { body } = options;
-    if (body.stream === true) {
-      throw new AppError('BAD_REQUEST', 'A background response is not streamed at creation; poll GET /v1/responses/{id}, or GET it with stream=true', {
-        details: { param: 'stream' },
-      });
-    }
     this.options.decode(body);
     const queued = this.options.queuedResponse(body, this.options.clock.nowMs());
     return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });

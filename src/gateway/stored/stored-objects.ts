@@ -11,8 +11,8 @@ import type { ChatCompletionRecord, ResponseRecord, StoredObjects } from '../spe
 import { parseMetadata } from './metadata.js';
 import { chatStoreMessages, responseInputItems } from './stored-items.js';
 import {
-  StoredObjectRepository,
   UnknownCursorError,
+  type StoredObjectRepository,
   type CompletionFilter,
   type Page,
   type PageRequest,
@@ -63,7 +63,8 @@ export class StoredObjectsService implements StoredObjects {
   /** Response rows; the responses lifecycle moves their state (background runs, cancel). */
   readonly responseRows: ResponseRepository;
   private purgeTimer: NodeJS.Timeout | undefined;
-  private purgeRunning: Promise<unknown> = Promise.resolve();
+  /** The purge in progress, if any: a slow purge is never overlapped by the next tick. */
+  private purgeRunning: Promise<unknown> | undefined;
 
   constructor(private readonly options: StoredObjectsOptions) {
     this.repository = options.objects;
@@ -194,7 +195,10 @@ export class StoredObjectsService implements StoredObjects {
   start(): void {
     if (this.purgeTimer) return;
     this.purgeTimer = setInterval(() => {
-      this.purgeRunning = this.purgeExpired().catch((error: unknown) => this.options.logger.warn({ err: error }, 'stored object purge failed'));
+      if (this.purgeRunning) return;
+      this.purgeRunning = this.purgeExpired()
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'stored object purge failed'))
+        .finally(() => (this.purgeRunning = undefined));
     }, PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
   }

@@ -32,6 +32,29 @@ async function sendEvents(request: FastifyRequest, reply: FastifyReply, frames: 
   return reply;
 }
 
+/**
+ * The event stream of a stored response (replay, or a background response followed to its end): the opening
+ * events at once, the rest when the response has finished. Used by retrieve and by a streamed background create.
+ */
+export async function streamStoredResponse(options: {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  services: Services;
+  response: JsonObject;
+  startingAfter?: number;
+}): Promise<FastifyReply> {
+  const { request, reply, response, startingAfter } = options;
+  const lifecycle = options.services.gateway.responses;
+  const principal = principalOf(request);
+  const signal = clientAbortSignal(reply);
+  async function* replay(): AsyncGenerator<SseFrame> {
+    for (const event of numbered(openingEvents(response), 0, startingAfter)) yield { event: String(event.type), data: event };
+    const final = TERMINAL_STATUSES.includes(String(response.status)) ? response : await lifecycle.waitForEnd(principal, String(response.id), signal);
+    for (const event of numbered(closingEvents(final), 2, startingAfter)) yield { event: String(event.type), data: event };
+  }
+  return sendEvents(request, reply, replay());
+}
+
 async function* legacyFrames(frames: AsyncIterable<JsonObject | '[DONE]'>): AsyncGenerator<SseFrame> {
   for await (const frame of frames) yield { data: frame === '[DONE]' ? '[DONE]' : frame };
 }
@@ -68,17 +91,7 @@ export async function gatewayLifecycleRoutes(app: App, services: Services): Prom
       const principal = principalOf(request);
       const response = await lifecycle().retrieve(principal, request.params.response_id);
       if (!request.query.stream) return response;
-      const signal = clientAbortSignal(reply);
-      const startingAfter = request.query.starting_after;
-      async function* replay(): AsyncGenerator<SseFrame> {
-        const opening = numbered(openingEvents(response), 0, startingAfter);
-        for (const event of opening) yield { event: String(event.type), data: event };
-        const final = TERMINAL_STATUSES.includes(String(response.status))
-          ? response
-          : await lifecycle().waitForEnd(principal, request.params.response_id, signal);
-        for (const event of numbered(closingEvents(final), 2, startingAfter)) yield { event: String(event.type), data: event };
-      }
-      return sendEvents(request, reply, replay());
+      return streamStoredResponse({ request, reply, services, response, startingAfter: request.query.starting_after });
     },
   });
 

@@ -13,6 +13,7 @@ import { responseFromCall } from '../../../gateway/protocols/openai-responses/ru
 import type { Services } from '../../../services.js';
 import type { App } from '../../app.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
+import { streamStoredResponse } from '../gateway-stored-lifecycle.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,7 +45,10 @@ export async function responsesRoutes(app: App, services: Services): Promise<voi
       const body = bodyOf(request);
       body.input = services.gateway.responses.expandCompactions(body.input);
       const normalized = decodeResponsesRequest(body);
-      if (body.background === true) return services.gateway.responses.createBackground({ principal: principalOf(request), body, requestId: request.id });
+      if (body.background === true) {
+        const queued = await services.gateway.responses.createBackground({ principal: principalOf(request), body, requestId: request.id });
+        return body.stream === true ? streamStoredResponse({ request, reply, services, response: queued }) : queued;
+      }
       const signal = clientAbortSignal(reply);
       const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'responses', requestId: request.id, signal });
       if (normalized.stream) return streamResponses({ request, reply, services, call, body, model: normalized.model });
