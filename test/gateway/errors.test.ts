@@ -25,7 +25,7 @@ const chatBody = (model: string, extra: Record<string, unknown> = {}) => ({ mode
 const messagesBody = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra });
 
 function post(path: string, body: unknown, options: { signal?: AbortSignal; apiKeyHeader?: boolean } = {}): Promise<Response> {
-  const auth = options.apiKeyHeader ? { 'x-api-key': gateway.key } : { authorization: `Bearer ${gateway.key}` };
+  const auth: Record<string, string> = options.apiKeyHeader ? { 'x-api-key': gateway.key } : { authorization: `Bearer ${gateway.key}` };
   return fetch(`${gateway.url}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: options.signal });
 }
 

@@ -24,26 +24,26 @@ export const MODELS = {
 export async function createGatewayContext(options: { refusedUrl?: string } = {}): Promise<GatewayTestContext> {
   const upstream = await startModelUpstream();
   const capabilities = { tools: true, images: true };
-  const context = await createTestContext({
-    config: {
-      providers: [
-        { id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
-        { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
-        { id: 'refused', kind: 'openai', baseUrl: options.refusedUrl ?? 'http://127.0.0.1:9/v1', connectTimeoutMs: 1_000 },
-      ],
-      models: [
-        { id: MODELS.openai, provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities },
-        { id: MODELS.native, provider: 'openai-fake', upstreamModel: 'upstream-gpt-native', capabilities: { ...capabilities, responsesApi: true } },
-        { id: MODELS.anthropic, provider: 'anthropic-fake', upstreamModel: 'upstream-claude', capabilities, rateCard: 'heavy-load' },
-        { id: MODELS.textOnly, provider: 'openai-fake', upstreamModel: 'upstream-text', capabilities: { tools: false, images: false } },
-        { id: 'vendor/slashed-model', provider: 'openai-fake', upstreamModel: 'upstream-slashed', capabilities },
-        { id: 'refused-model', provider: 'refused', upstreamModel: 'nowhere', capabilities },
-      ],
-      aliases: { 'power-ai': MODELS.openai },
-      // Gateway behaviour is tested apart from wallet balances; billing has its own suite.
-      billing: { enabled: false },
-    },
-  });
+  // Raw config-file values (defaults are filled in by the schema, as for a real config file).
+  const config: Record<string, unknown> = {
+    providers: [
+      { id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
+      { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
+      { id: 'refused', kind: 'openai', baseUrl: options.refusedUrl ?? 'http://127.0.0.1:9/v1', connectTimeoutMs: 1_000 },
+    ],
+    models: [
+      { id: MODELS.openai, provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities },
+      { id: MODELS.native, provider: 'openai-fake', upstreamModel: 'upstream-gpt-native', capabilities: { ...capabilities, responsesApi: true } },
+      { id: MODELS.anthropic, provider: 'anthropic-fake', upstreamModel: 'upstream-claude', capabilities, rateCard: 'heavy-load' },
+      { id: MODELS.textOnly, provider: 'openai-fake', upstreamModel: 'upstream-text', capabilities: { tools: false, images: false } },
+      { id: 'vendor/slashed-model', provider: 'openai-fake', upstreamModel: 'upstream-slashed', capabilities },
+      { id: 'refused-model', provider: 'refused', upstreamModel: 'nowhere', capabilities },
+    ],
+    aliases: { 'power-ai': MODELS.openai },
+    // Gateway behaviour is tested apart from wallet balances; billing has its own suite.
+    billing: { enabled: false },
+  };
+  const context = await createTestContext({ config });
   const url = await context.listen();
   const customer = await context.services.customers.create({ email: `gateway-${Math.random().toString(36).slice(2)}@example.com` });
   return {
