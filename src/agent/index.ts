@@ -105,6 +105,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
     approvals,
     events,
     acquire: (customerId) => supervisor.acquire(customerId),
+    peek: (customerId) => supervisor.peek(customerId),
     defaults: () => ({
       model: agentConfig.defaultModel,
       reasoningEffort: agentConfig.reasoningEffort,

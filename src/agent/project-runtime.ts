@@ -33,6 +33,8 @@ export interface RuntimeDeps {
   approvals: ApprovalBroker;
   events: ProjectEventSink;
   acquire(customerId: number): Promise<ManagedAppServer>;
+  /** The customer's running app-server, if any (never starts one). */
+  peek(customerId: number): ManagedAppServer | null;
   defaults(): ThreadDefaults;
   logger: Logger;
 }
@@ -217,14 +219,19 @@ export class ProjectRuntime {
   }
 
   /** Summary of the latest thread without starting an app-server. */
+  /** Summary of the latest thread; reads preview and status only from an app-server that is already running. */
   async latest(project: Project) {
     const record = await this.deps.threads.forProject(project.id);
     if (!record) return null;
     const state = this.states.get(record.threadId);
+    const server = this.deps.peek(project.customerId);
+    const read = server?.loadedThreads.has(record.threadId) ? await server.call('thread/read', { threadId: record.threadId, includeTurns: false }).catch(() => null) : null;
     return {
       id: record.threadId,
       created_at: record.createdAt,
-      loaded: state !== undefined,
+      loaded: read !== null,
+      preview: read?.thread.preview ?? null,
+      status: read?.thread.status ?? { type: 'notLoaded' },
       active_turn_id: state?.activeTurnId ?? null,
     };
   }

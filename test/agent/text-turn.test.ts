@@ -49,6 +49,9 @@ describe('managed project: text turn through the gateway', () => {
     expect(Number(calls[0]!.key_id)).toBe(Number(runtimeKey.key_id));
     expect(Number(calls[0]!.input_tokens)).toBeGreaterThan(0);
 
+    const summary = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: customer.headers });
+    expect(summary.json().latest_thread).toMatchObject({ id: threadId, loaded: true, preview: 'say hello', status: { type: 'idle' }, active_turn_id: null });
+
     const state = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/state`, headers: customer.headers });
     expect(state.json().thread.id).toBe(threadId);
     expect(state.json().thread.active_turn_id).toBeNull();
