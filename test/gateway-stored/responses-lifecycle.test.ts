@@ -44,6 +44,28 @@ describe('stored responses and their lifecycle through the openai client', () =>
     await expect(customer.client.responses.inputItems.list(created.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('continues a conversation from previous_response_id with the whole history sent upstream', async () => {
+    const lastBody = () => setup.upstream.requests.at(-1)!.body;
+    const first = await customer.client.responses.create({ model: MODEL, input: 'My name is Ada.' });
+    setup.upstream.enqueue({ kind: 'text', text: 'Nice to meet you, Ada.' });
+    const second = await customer.client.responses.create({ model: MODEL, input: 'I like tea.', previous_response_id: first.id });
+    expect(JSON.stringify(lastBody())).toContain('My name is Ada.');
+    expect(JSON.stringify(lastBody())).toContain('Hello from the scripted model.');
+    expect(lastBody().previous_response_id).toBeUndefined();
+    await customer.client.responses.create({ model: MODEL, input: 'What do you know about me?', previous_response_id: second.id });
+    const sent = JSON.stringify(lastBody());
+    for (const text of ['My name is Ada.', 'I like tea.', 'Nice to meet you, Ada.', 'What do you know about me?']) expect(sent).toContain(text);
+
+    const stranger = await fundedCustomer(setup);
+    const seen = setup.upstream.requests.length;
+    await expect(stranger.client.responses.create({ model: MODEL, input: 'x', previous_response_id: first.id })).rejects.toMatchObject({ status: 404 });
+    await expect(customer.client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_missing' })).rejects.toMatchObject({ status: 404 });
+    expect(setup.upstream.requests.length).toBe(seen);
+    const counted = await customer.client.responses.inputTokens.count({ model: MODEL, input: 'hi', previous_response_id: second.id });
+    const alone = await customer.client.responses.inputTokens.count({ model: MODEL, input: 'hi' });
+    expect(counted.input_tokens).toBeGreaterThan(alone.input_tokens);
+  });
+
   it('does not keep a response created with store: false', async () => {
     const created = await customer.client.responses.create({ model: MODEL, input: 'not kept', store: false });
     expect(created.status).toBe('completed');

@@ -55,9 +55,21 @@ export class ResponsesLifecycle {
     return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });
   }
 
-  /** A create body's `input` with this service's compaction items opened (see expandCompactionItems). */
-  expandCompactions(input: unknown): unknown {
-    return expandCompactionItems(input, this.seal);
+  /**
+   * A create body made ready for any destination: `previous_response_id` is replaced by that stored response's
+   * conversation (its input items, which already carry the earlier turns, then its output), so destinations that
+   * keep no server-side state see the whole history; and this service's compaction items are opened. Another
+   * bearer's or an unknown previous response is a 404, as OpenAI answers.
+   */
+  async prepareInput(principal: Principal, body: JsonObject): Promise<void> {
+    const previousId = body.previous_response_id;
+    if (typeof previousId === 'string' && previousId !== '') {
+      const history = await this.conversationOf(principal, previousId);
+      const input = body.input === undefined || body.input === null ? [] : inputAsItems(body.input);
+      body.input = [...history, ...input];
+      delete body.previous_response_id;
+    }
+    body.input = expandCompactionItems(body.input, this.seal);
   }
 
   async retrieve(principal: Principal, responseId: string): Promise<JsonObject> {
@@ -78,11 +90,13 @@ export class ResponsesLifecycle {
   }
 
   /** `POST /v1/responses/count_tokens` and `/input_tokens`: a tokenizer estimate, no upstream call, not billed. */
-  async countInputTokens(body: JsonObject): Promise<JsonObject> {
+  async countInputTokens(principal: Principal, body: JsonObject): Promise<JsonObject> {
     if (typeof body.model !== 'string' || body.model === '') {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
     }
-    return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode({ ...body, input: this.expandCompactions(body.input), stream: false })) };
+    const prepared = { ...body, stream: false };
+    await this.prepareInput(principal, prepared);
+    return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode(prepared)) };
   }
 
   /** OpenAI's form: `model` plus `input` and/or `previous_response_id`. */

@@ -151,7 +151,7 @@ export async function gatewayLifecycleRoutes(app: App, services: Services): Prom
         description: 'Same body as create. A local tokenizer estimate: no upstream call, not billed.',
         body: Type.Object({ model: Type.String({ minLength: 1 }) }, { additionalProperties: true }),
       },
-      handler: async (request) => lifecycle().countInputTokens(request.body as JsonObject),
+      handler: async (request) => lifecycle().countInputTokens(principalOf(request), request.body as JsonObject),
     });
   }
 }

@@ -43,7 +43,7 @@ export async function responsesRoutes(app: App, services: Services): Promise<voi
     },
     handler: async (request, reply) => {
       const body = bodyOf(request);
-      body.input = services.gateway.responses.expandCompactions(body.input);
+      await services.gateway.responses.prepareInput(principalOf(request), body);
       const normalized = decodeResponsesRequest(body);
       if (body.background === true) {
         const queued = await services.gateway.responses.createBackground({ principal: principalOf(request), body, requestId: request.id });
