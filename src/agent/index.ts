@@ -96,6 +96,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
       onServerRequest: (customerId, request) => runtime.handleServerRequest(customerId, request),
       onCrash: (customerId) => runtime.onCrash(customerId),
       onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
+      onStopped: (customerId) => (customerId === CATALOGUE_CUSTOMER_ID ? Promise.resolve() : runtimeKeys.revoke(customerId)),
       isBusy: (customerId) => runtime.isBusy(customerId) || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
     },
   );

@@ -31,6 +31,12 @@ export class RuntimeKeys {
     });
   }
 
+  /** Revokes the customer's runtime key (its app-server stopped; a new start issues a fresh one). */
+  async revoke(customerId: number): Promise<void> {
+    const row = await this.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
+    if (row) await this.keys.revoke(this.storage.db, Number(row.key_id));
+  }
+
   async current(customerId: number): Promise<{ keyId: number; prefix: string; lastFour: string; createdAt: number } | null> {
     const row = await this.storage.db
       .selectFrom('agent_runtime_keys')

@@ -25,6 +25,8 @@ export interface SupervisorHooks {
   onRestart(customerId: number, server: ManagedAppServer, loadedThreadIds: string[]): Promise<void>;
   /** True while the customer has a running turn, a pending approval or a live subscriber. */
   isBusy(customerId: number): boolean;
+  /** The process was stopped on purpose (idle or shutdown). */
+  onStopped(customerId: number): Promise<void>;
 }
 
 export interface SupervisorOptions {
@@ -152,6 +154,7 @@ export class AppServerSupervisor {
     const done = (async () => {
       await entry.starting?.catch(() => undefined);
       await entry.server?.client.stop();
+      await this.hooks.onStopped(customerId).catch((error: Error) => this.options.logger.warn({ err: error, customerId }, 'stop hook failed'));
     })();
     this.stopping.set(customerId, done);
     try {

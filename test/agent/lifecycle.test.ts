@@ -97,6 +97,8 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     expect(services.agent.supervisor.peek(harness.customer.id)).toBeNull();
     const status = await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: harness.customer.headers });
     expect(status.json().account.app_server_running).toBe(false);
+    // A stopped app-server's key no longer works.
+    expect(status.json().account.runtime_key).toBeNull();
 
     const reopened = await post(`/api/v1/projects/${projectId}/open`);
     expect(reopened.json()).toMatchObject({ resumed: true, thread: { id: threadId } });
