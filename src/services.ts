@@ -42,7 +42,7 @@ export interface Services extends DomainDeps {
 export interface ServiceOptions {
   logger?: Logger;
   clock?: Clock;
-  /** An already open storage (tests); otherwise opened from the config. */
+  /** An already open and migrated storage (tests); otherwise opened from the config and migrated. */
   storage?: Storage;
 }
 
@@ -64,13 +64,15 @@ export function createLogger(level: string): Logger {
 export async function createServices(config: AppConfig, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.env.logLevel);
   const clock = options.clock ?? systemClock;
-  const storage =
-    options.storage ??
-    (await createStorage({
+  // A storage handed in is already migrated by its owner (tests migrate under their own lock).
+  let storage = options.storage;
+  if (storage === undefined) {
+    storage = await createStorage({
       databaseUrl: config.env.databaseUrl,
       sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
-    }));
-  await migrateToLatest(storage.db);
+    });
+    await migrateToLatest(storage.db);
+  }
 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);

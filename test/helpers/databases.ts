@@ -29,6 +29,24 @@ export function tempDir(prefix = 'switchyard-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * Kysely's migrator inspects the tables of every schema on the server; a schema dropped by a parallel test file
+ * in the middle of that query makes it fail. Migrations and schema drops therefore take one advisory lock.
+ */
+const SCHEMA_LOCK_KEY = 53_790_417;
+
+async function withSchemaLock<T>(fn: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [SCHEMA_LOCK_KEY]);
+    return await fn();
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [SCHEMA_LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+}
+
 export async function openTestStorage(dialect: DialectName = serviceDialect, options: { migrate?: boolean } = {}): Promise<TestStorage> {
   let storage: Storage;
   let location: TestStorage['location'];
@@ -39,13 +57,15 @@ export async function openTestStorage(dialect: DialectName = serviceDialect, opt
     storage = await createStorage({ databaseUrl: TEST_DATABASE_URL, postgresSchema: schema });
     location = { databaseUrl: TEST_DATABASE_URL, postgresSchema: schema };
     cleanup = async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`drop schema if exists ${schema} cascade`);
-      } finally {
-        await client.end();
-      }
+      await withSchemaLock(async () => {
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        try {
+          await client.query(`drop schema if exists ${schema} cascade`);
+        } finally {
+          await client.end();
+        }
+      });
     };
   } else {
     const dir = tempDir();
@@ -54,7 +74,10 @@ export async function openTestStorage(dialect: DialectName = serviceDialect, opt
     location = { sqlitePath };
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
-  if (options.migrate !== false) await migrateToLatest(storage.db);
+  if (options.migrate !== false) {
+    const run = () => migrateToLatest(storage.db);
+    await (dialect === 'postgres' ? withSchemaLock(run) : run());
+  }
   let destroyed = false;
   return Object.assign(Object.create(storage) as Storage, storage, {
     location,
