@@ -69,6 +69,18 @@ describe('upstream failures before the answer', () => {
     await expect(client.chat.completions.create(chatBody('refused-model') as never)).rejects.toMatchObject({ status: 503 });
   });
 
+  it('answers 502 with Retry-After when the upstream does not answer within the request timeout, and aborts it', async () => {
+    gateway.upstream.enqueue({ kind: 'hang' });
+    const before = gateway.upstream.requests.length;
+    const response = await post('/v1/chat/completions', chatBody('impatient-model'));
+    expect(response.status).toBe(502);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await response.json()).error.message).toContain('did not answer in time');
+    const [recorded] = gateway.upstream.requests.slice(before);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(recorded!.aborted).toBe(true);
+  });
+
   it('refuses an image for a destination without image support (4xx) and never calls the upstream', async () => {
     const before = gateway.upstream.requests.length;
     const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
@@ -149,6 +161,13 @@ describe('upstream failures after the stream started', () => {
     const types: string[] = [];
     for await (const event of await client.responses.create({ model: MODELS.anthropic, input: 'hi', stream: true })) types.push(event.type);
     expect(types.at(-1)).toBe('response.failed');
+  });
+
+  it('a stream whose upstream falls silent longer than the idle timeout ends with an error event', async () => {
+    gateway.upstream.enqueue({ kind: 'text', text: 'slow words here', chunkDelayMs: 1_000 });
+    const text = await (await post('/v1/chat/completions', chatBody('impatient-model', { stream: true }))).text();
+    expect(text).toContain('"content":"slow ');
+    expect(text).toMatch(/data: \{"error":\{"message":"The upstream model provider did not answer in time"[^\n]*\n\ndata: \[DONE\]\n\n$/);
   });
 
   it('messages: event: error and no message_stop', async () => {

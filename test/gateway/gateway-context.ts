@@ -30,6 +30,7 @@ export async function createGatewayContext(options: { refusedUrl?: string } = {}
       { id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
       { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
       { id: 'refused', kind: 'openai', baseUrl: options.refusedUrl ?? 'http://127.0.0.1:9/v1', connectTimeoutMs: 1_000 },
+    { id: 'impatient', kind: 'openai', baseUrl: `${upstream.url}/v1`, requestTimeoutMs: 300, idleTimeoutMs: 300 },
     ],
     models: [
       { id: MODELS.openai, provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities },
@@ -38,6 +39,7 @@ export async function createGatewayContext(options: { refusedUrl?: string } = {}
       { id: MODELS.textOnly, provider: 'openai-fake', upstreamModel: 'upstream-text', capabilities: { tools: false, images: false } },
       { id: 'vendor/slashed-model', provider: 'openai-fake', upstreamModel: 'upstream-slashed', capabilities },
       { id: 'refused-model', provider: 'refused', upstreamModel: 'nowhere', capabilities },
+    { id: 'impatient-model', provider: 'impatient', upstreamModel: 'upstream-impatient', capabilities },
     ],
     aliases: { 'power-ai': MODELS.openai },
     // Gateway behaviour is tested apart from wallet balances; billing has its own suite.
