@@ -7,6 +7,7 @@ import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
 import { checkLedger, createWallets, ensureSystemAccounts, type LedgerCheck } from './ledger.js';
 import { Marketplace } from './marketplace.js';
+import { NodeRegistry } from './nodes.js';
 import { freeMeter, type Meter } from './meter.js';
 import { RateCards, type ModelPrices } from './rate-cards.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -51,7 +52,7 @@ export interface BillingServices {
   pricesFor(modelOrAlias: string, destinationModelId?: string): ModelPrices;
   /** Operator credit or correction (a new transfer, never an edit), idempotent per customer and key. */
   adjust(input: AdjustInput): Promise<{ status: number; body: unknown; replayed: boolean }>;
-  /** Releases holds older than the hold TTL; returns how many. */
+  /** Heartbeat; releases the holds of gone processes and holds older than the hold TTL; returns how many. */
   sweep(): Promise<number>;
   checkLedger(): Promise<LedgerCheck>;
   start(): Promise<void>;
@@ -73,7 +74,9 @@ function limiterFor(deps: DomainDeps): RateLimiter {
 export async function createBillingServices(deps: DomainDeps): Promise<BillingServices> {
   const { config, storage, clock, logger } = deps;
   const writer = writerFor(deps);
-  const wallet = new Wallet(storage.db, writer, clock, randomUUID());
+  const nodeId = randomUUID();
+  const wallet = new Wallet(storage.db, writer, clock, nodeId);
+  const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);
   const limiter = limiterFor(deps);
@@ -87,9 +90,13 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   let sweeper: NodeJS.Timeout | undefined;
 
   const sweep = async (): Promise<number> => {
-    const released = await wallet.releaseOpen({ olderThanMs: clock.nowMs() - config.billing.holdTtlMs });
-    if (released > 0) logger.warn({ released }, 'released expired wallet holds');
-    return released;
+    await nodes.heartbeat();
+    const gone = await nodes.goneNodes();
+    const fromCrashes = await wallet.releaseOpen({ nodeIds: gone });
+    await nodes.forget(gone);
+    const expired = await wallet.releaseOpen({ olderThanMs: clock.nowMs() - config.billing.holdTtlMs });
+    if (fromCrashes + expired > 0) logger.warn({ fromCrashes, expired }, 'released wallet holds');
+    return fromCrashes + expired;
   };
 
   return {
@@ -152,9 +159,8 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
     async start() {
       await ensureSystemAccounts(storage.db, clock.nowMs());
       await rateCards.refresh(true);
-      // SQLite has one serving process, so every open hold at start-up was left by a crash of this service.
-      const released = storage.capabilities.concurrentWriters ? await sweep() : await wallet.releaseOpen({ all: true });
-      if (released > 0) logger.warn({ released }, 'released wallet holds left by an earlier run');
+      await nodes.register();
+      await sweep();
       await idempotency.purgeExpired();
       sweeper = setInterval(() => {
         void sweep()
@@ -166,6 +172,9 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
     async close() {
       if (sweeper) clearInterval(sweeper);
       await writer.drain();
+      // Calls cut off by the shutdown never settle: release their holds and leave the registry.
+      await wallet.releaseOpen({ nodeIds: [nodeId] }).catch((error) => logger.error({ err: error }, 'releasing holds at shutdown failed'));
+      await nodes.unregister().catch(() => undefined);
       await limiter.close();
     },
   };

@@ -142,26 +142,17 @@ export interface LedgerCheck {
 
 /** The ledger invariants; every list empty means the ledger is consistent. */
 export async function checkLedger(db: Executor): Promise<LedgerCheck> {
-  const accounts = await db
-    .selectFrom('billing_accounts as a')
-    .select([
-      'a.code',
-      'a.balance_micros',
-      'a.held_micros',
-      (eb) =>
-        eb
-          .selectFrom('ledger_entries as e')
-          .select((inner) => inner.fn.coalesce(inner.fn.sum<number>('e.amount_micros'), sql<number>`0`).as('s'))
-          .whereRef('e.account_id', '=', 'a.id')
-          .as('entries'),
-      (eb) =>
-        eb
-          .selectFrom('billing_calls as c')
-          .select((inner) => inner.fn.coalesce(inner.fn.sum<number>('c.hold_micros'), sql<number>`0`).as('h'))
-          .whereRef('c.account_id', '=', 'a.id')
-          .where('c.status', '=', 'open')
-          .as('open_holds'),
-    ])
+  const accounts = await db.selectFrom('billing_accounts').select(['id', 'code', 'balance_micros', 'held_micros']).execute();
+  const entrySums = await db
+    .selectFrom('ledger_entries')
+    .select(['account_id', (eb) => eb.fn.sum<number>('amount_micros').as('total')])
+    .groupBy('account_id')
+    .execute();
+  const holdSums = await db
+    .selectFrom('billing_calls')
+    .select(['account_id', (eb) => eb.fn.sum<number>('hold_micros').as('total')])
+    .where('status', '=', 'open')
+    .groupBy('account_id')
     .execute();
   const unbalanced = await db
     .selectFrom('ledger_entries')
@@ -169,13 +160,15 @@ export async function checkLedger(db: Executor): Promise<LedgerCheck> {
     .groupBy('transfer_id')
     .having((eb) => eb.fn.sum('amount_micros'), '!=', 0)
     .execute();
+  const entries = new Map(entrySums.map((row) => [Number(row.account_id), Number(row.total)]));
+  const holds = new Map(holdSums.map((row) => [Number(row.account_id), Number(row.total)]));
   return {
     mismatchedAccounts: accounts
-      .filter((row) => Number(row.entries) !== Number(row.balance_micros))
-      .map((row) => ({ code: row.code, balanceMicros: Number(row.balance_micros), entriesMicros: Number(row.entries) })),
+      .filter((row) => (entries.get(row.id) ?? 0) !== Number(row.balance_micros))
+      .map((row) => ({ code: row.code, balanceMicros: Number(row.balance_micros), entriesMicros: entries.get(row.id) ?? 0 })),
     unbalancedTransfers: unbalanced.map((row) => row.transfer_id),
     badHolds: accounts
-      .filter((row) => Number(row.held_micros) < 0 || Number(row.held_micros) !== Number(row.open_holds))
-      .map((row) => ({ code: row.code, heldMicros: Number(row.held_micros), openHoldsMicros: Number(row.open_holds) })),
+      .filter((row) => Number(row.held_micros) < 0 || Number(row.held_micros) !== (holds.get(row.id) ?? 0))
+      .map((row) => ({ code: row.code, heldMicros: Number(row.held_micros), openHoldsMicros: holds.get(row.id) ?? 0 })),
   };
 }

@@ -237,12 +237,17 @@ export class Wallet {
   }
 
   /**
-   * Releases open holds without charging: those of `nodeId` (start-up after a crash of this node's previous
-   * run on SQLite) or those older than `olderThanMs` (sweeper). Returns how many were released.
+   * Releases open holds without charging: those placed by `nodeIds` (processes that are gone) or those older
+   * than `olderThanMs` (last resort against a call that never settles). Returns how many were released.
    */
-  async releaseOpen(filter: { olderThanMs?: number; all?: boolean }): Promise<number> {
+  async releaseOpen(filter: { nodeIds?: string[]; olderThanMs?: number }): Promise<number> {
     let query = this.db.selectFrom('billing_calls').select('id').where('status', '=', 'open');
-    if (!filter.all) query = query.where('created_at', '<', filter.olderThanMs ?? 0);
+    if (filter.nodeIds !== undefined) {
+      if (filter.nodeIds.length === 0) return 0;
+      query = query.where('node_id', 'in', filter.nodeIds);
+    } else {
+      query = query.where('created_at', '<', filter.olderThanMs ?? 0);
+    }
     const open = await query.execute();
     let released = 0;
     for (const { id } of open) {

@@ -63,15 +63,35 @@ describe('wallet holds and settlement through the meter', () => {
     expect(await context.storage.db.selectFrom('billing_calls').select('id').execute()).toHaveLength(0);
   });
 
-  it('releases holds left open by a crash at start-up and by the sweeper', async () => {
-    const buyer = await newCustomer(context, 100_000);
+  it('releases the holds of a gone process, never those of a live one, and holds older than the TTL', async () => {
+    const buyer = await newCustomer(context, 1_000_000);
     const principal = await principalFor(context, buyer.systemToken);
-    await context.services.billing.meter.begin(meterRequest(principal));
-    expect((await walletOf(context, buyer.customerId)).holdsMicros).toBe(STANDARD_HOLD);
-    expect(await context.services.billing.sweep()).toBe(0);
+    const meter = context.services.billing.meter;
+    const calls = [];
+    for (let index = 0; index < 3; index += 1) calls.push(await meter.begin(meterRequest(principal)));
+    const ids = (await context.storage.db.selectFrom('billing_calls').select('id').orderBy('id').execute()).map((row) => row.id);
+    const nowMs = Date.now();
+    // Another live process on this host (this test's pid, fresh heartbeat) and a crashed one (stale heartbeat).
+    await context.storage.db
+      .insertInto('billing_nodes')
+      .values([
+        { node_id: 'live-peer', hostname: 'elsewhere', pid: 1, started_at: nowMs, heartbeat_at: nowMs },
+        { node_id: 'crashed-peer', hostname: 'elsewhere', pid: 1, started_at: nowMs - 600_000, heartbeat_at: nowMs - 600_000 },
+      ])
+      .execute();
+    await context.storage.db.updateTable('billing_calls').set({ node_id: 'live-peer' }).where('id', '=', ids[0]!).execute();
+    await context.storage.db.updateTable('billing_calls').set({ node_id: 'crashed-peer' }).where('id', '=', ids[1]!).execute();
+    expect(await context.services.billing.sweep()).toBe(1);
+    const statuses = await context.storage.db.selectFrom('billing_calls').select(['id', 'status', 'outcome']).orderBy('id').execute();
+    expect(statuses.map((row) => row.status)).toEqual(['open', 'released', 'open']);
+    expect(await context.storage.db.selectFrom('billing_nodes').select('node_id').where('node_id', '=', 'crashed-peer').execute()).toEqual([]);
+    expect((await walletOf(context, buyer.customerId)).holdsMicros).toBe(2 * STANDARD_HOLD);
+    // The released call settles as nothing; the others settle normally.
+    expect(await calls[1]!.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed')).toEqual({ costMicros: 0, covered: false });
+    await calls[2]!.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed');
     await context.services.billing.wallet.releaseOpen({ olderThanMs: Date.now() + 1 });
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000, holdsMicros: 0 });
-    const row = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'released', outcome: 'expired', cost_micros: 0 });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - STANDARD_HOLD, holdsMicros: 0 });
+    await calls[0]!.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed');
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - STANDARD_HOLD, holdsMicros: 0 });
   });
 });

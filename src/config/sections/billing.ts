@@ -58,7 +58,8 @@ export const BillingSection = {
       defaultHoldOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
       /** Holds older than this are released by the sweeper. */
       holdTtlMs: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
-      sweepIntervalMs: Type.Integer({ minimum: 100, default: 60_000 }),
+      /** Heartbeat and sweep period; a process silent for three periods is gone and its holds are released. */
+      sweepIntervalMs: Type.Integer({ minimum: 100, default: 10_000 }),
       idempotencyRetentionMs: Type.Integer({ minimum: 24 * 3600_000, default: 48 * 3600_000 }),
       marketplaceCreditMicros: Type.Integer({ minimum: 0, default: 200_000_000 }),
       /** Prefix of the shared rate-limit keys in Redis (one per deployment sharing a Redis). */

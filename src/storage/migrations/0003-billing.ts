@@ -4,7 +4,7 @@ import { notNull, withId } from './kit.js';
 /**
  * The wallet: accounts with a cached balance and held amount (balance always equals the sum of the account's
  * ledger entries), append-only ledger entries grouped by transfer, billed calls (hold → settlement, also the
- * usage record), idempotency keys, rate-card switches, Unlimited subscriptions and claimed marketplace licences.
+ * usage record), the serving processes (whose holds a crash leaves behind), idempotency keys, rate-card switches, Unlimited subscriptions and claimed marketplace licences.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('billing_accounts'))
@@ -64,6 +64,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('billing_calls_key').on('billing_calls').columns(['key_id', 'created_at']).execute();
 
   await db.schema
+    .createTable('billing_nodes')
+    .addColumn('node_id', 'text', (column) => column.primaryKey())
+    .addColumn('hostname', 'text', notNull)
+    .addColumn('pid', 'integer', notNull)
+    .addColumn('started_at', 'bigint', notNull)
+    .addColumn('heartbeat_at', 'bigint', notNull)
+    .execute();
+
+  await db.schema
     .createTable('idempotency_keys')
     .addColumn('scope', 'text', notNull)
     .addColumn('idempotency_key', 'text', notNull)
@@ -108,6 +117,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'unlimited_subscriptions',
     'rate_card_assignments',
     'idempotency_keys',
+    'billing_nodes',
     'billing_calls',
     'ledger_entries',
     'billing_accounts',

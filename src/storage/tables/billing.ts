@@ -67,6 +67,15 @@ export interface BillingCallsTable {
   settled_at: number | null;
 }
 
+/** A process that places holds; its heartbeat tells whether its open holds are still in flight. */
+export interface BillingNodesTable {
+  node_id: string;
+  hostname: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+}
+
 export interface IdempotencyKeysTable {
   scope: string;
   idempotency_key: string;
@@ -106,6 +115,7 @@ export interface BillingTables {
   billing_accounts: BillingAccountsTable;
   ledger_entries: LedgerEntriesTable;
   billing_calls: BillingCallsTable;
+  billing_nodes: BillingNodesTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_card_assignments: RateCardAssignmentsTable;
   unlimited_subscriptions: UnlimitedSubscriptionsTable;
