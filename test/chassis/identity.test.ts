@@ -134,6 +134,10 @@ describe('identity: bearer kinds, refusals and ownership', () => {
     expect(asCustomer.statusCode).toBe(404);
     const anonymous = await context.app.inject({ method: 'GET', url: '/api/admin/customers' });
     expect(anonymous.statusCode).toBe(401);
+    const adminPaths = async (headers: Record<string, string>) =>
+      Object.keys((await context.app.inject({ method: 'GET', url: '/openapi.json', headers })).json().paths).filter((path) => path.startsWith('/api/admin'));
+    expect(await adminPaths(bearer(alice.systemToken))).toEqual([]);
+    expect(await adminPaths(operatorHeaders)).toEqual(expect.arrayContaining(['/api/admin/customers', '/api/admin/keys', '/api/admin/keys/{key_id}']));
   });
 
   it("answers 404 for another customer's key id on PATCH, DELETE and replace, exactly as for a missing id, and changes nothing", async () => {
