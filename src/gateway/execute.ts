@@ -29,6 +29,8 @@ import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage
 import { UpstreamError, mergeUsage } from './spec/index.js';
 import { countInputTokens, countTextTokens, estimateInputTokensUpperBound } from './tokens.js';
 
+const NOTHING_CONSUMED: MeteredUsage = { inputTokens: 0, outputTokens: 0, source: 'estimated' };
+
 export type GatewayOperation = 'chat' | 'responses' | 'completions' | 'messages' | 'compact';
 
 export interface Routing {
@@ -88,7 +90,6 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
   });
-  const tracker = new UsageTracker(request);
   let destination: Destination;
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
@@ -103,11 +104,13 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
     upstream = await deps.routing.adapterFor(destination).stream({ request, destination, native, signal, requestId: options.requestId });
   } catch (error) {
-    await settleQuietly(deps.logger, metered, await tracker.final(), signal.aborted ? 'aborted' : 'failed', options.requestId);
+    // Nothing was generated: the request was refused here, never sent, or answered with an error status.
+    await settleQuietly(deps.logger, metered, NOTHING_CONSUMED, signal.aborted ? 'aborted' : 'failed', options.requestId);
     // The caller left before the upstream answered: nobody reads this, and it is not a server failure.
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
     throw error instanceof UpstreamError ? error.toAppError() : error;
   }
+  const tracker = new UsageTracker(request);
   return { destination, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };
 }
 

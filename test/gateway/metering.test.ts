@@ -87,6 +87,9 @@ describe('metering', () => {
     await (await post('/v1/responses', { model: MODELS.openai, input: 'hi', stream: true })).text();
     const all = await settled(2);
     expect(all.map((settlement) => settlement.status)).toEqual(['failed', 'failed']);
+    // The 500 consumed nothing: nothing is billed for it.
+    expect(all[0]!.usage).toMatchObject({ inputTokens: 0, outputTokens: 0 });
+    expect(all[1]!.usage.outputTokens).toBeGreaterThan(0);
   });
 
   it('does not begin a metered call for a request refused before the upstream (unknown model, capability)', async () => {

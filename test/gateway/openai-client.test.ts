@@ -191,3 +191,21 @@ describe.each([
     }
   });
 });
+
+describe('structured output', () => {
+  const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+
+  it('passes response_format and Responses text.format on to a chat upstream', async () => {
+    await client.chat.completions.create({ model: MODELS.openai, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } } });
+    expect(gateway.upstream.requests[0]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } });
+    await client.responses.create({ model: MODELS.openai, input: 'json please', text: { format: { type: 'json_schema', name: 'reply', schema, strict: true } } });
+    expect(gateway.upstream.requests[1]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } });
+  });
+
+  it('refuses structured output for a destination that cannot honour it, without calling it', async () => {
+    await expect(
+      client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(gateway.upstream.requests).toHaveLength(0);
+  });
+});

@@ -40,6 +40,11 @@ export interface NativeResponsesBody {
   body: Record<string, unknown>;
 }
 
+/** Structured output the caller asked for (chat `response_format`, Responses `text.format`). */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+
 export interface NormalizedRequest {
   /** The model id or alias the caller asked for (`power-ai`); resolved by routing when the upstream call is made. */
   model: string;
@@ -53,6 +58,8 @@ export interface NormalizedRequest {
   topP?: number;
   stop?: string[];
   reasoningEffort?: ReasoningEffort;
+  /** Absent means plain text. */
+  responseFormat?: ResponseFormat;
   metadata?: Record<string, string>;
   /** The caller wants a stream; providers ask the upstream for one too. */
   stream: boolean;

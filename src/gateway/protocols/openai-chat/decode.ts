@@ -1,7 +1,7 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
 import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../spec/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, stopList, stringMap, type Json } from '../shared/decode-helpers.js';
+import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stopList, stringMap, type Json } from '../shared/decode-helpers.js';
 
 function contentParts(content: unknown, loc: (string | number)[]): ContentPart[] {
   if (content === null || content === undefined) return [];
@@ -122,6 +122,7 @@ export function decodeChatRequest(body: Json): DecodedChat {
     topP: optionalNumber(body, 'top_p'),
     stop: stopList(body.stop, 'stop'),
     reasoningEffort: reasoningEffort(body.reasoning_effort, ['reasoning_effort']),
+    responseFormat: responseFormat(body.response_format, ['response_format']),
     metadata: stringMap(body.metadata, 'metadata'),
     stream: body.stream === true,
   };

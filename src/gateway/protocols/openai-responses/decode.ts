@@ -3,7 +3,7 @@
  * that speaks Responses receives it unchanged apart from `model`.
  */
 import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../spec/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, stringMap, type Json } from '../shared/decode-helpers.js';
+import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stringMap, type Json } from '../shared/decode-helpers.js';
 
 function partsOf(content: unknown, loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
   if (content === undefined || content === null) return [];
@@ -161,6 +161,7 @@ export function decodeResponsesRequest(body: Json): NormalizedRequest {
     temperature: optionalNumber(body, 'temperature'),
     topP: optionalNumber(body, 'top_p'),
     reasoningEffort: reasoningEffort(reasoning.effort, ['reasoning', 'effort']),
+    responseFormat: responseFormat(isObject(body.text) ? body.text.format : undefined, ['text', 'format']),
     metadata: stringMap(body.metadata, 'metadata'),
     stream: body.stream === true,
     native: { protocol: 'openai-responses', body },

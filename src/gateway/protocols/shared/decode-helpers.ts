@@ -1,6 +1,6 @@
 /** Small readers shared by the inbound decoders; each throws a 422 naming the field it could not read. */
 import { validationError } from '../../../kernel/errors.js';
-import type { ReasoningEffort } from '../../spec/index.js';
+import type { ReasoningEffort, ResponseFormat } from '../../spec/index.js';
 
 export type Json = Record<string, unknown>;
 
@@ -44,4 +44,27 @@ export function reasoningEffort(value: unknown, loc: string[]): ReasoningEffort 
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || !EFFORTS.has(value)) invalid(loc, 'must be one of none, minimal, low, medium, high, xhigh');
   return value as ReasoningEffort;
+}
+
+/**
+ * Reads a structured-output request: chat's `response_format` ({type, json_schema:{name, schema, strict}}) or
+ * Responses' `text.format` ({type, name, schema, strict}); `text` or absent means plain text.
+ */
+export function responseFormat(value: unknown, loc: string[]): ResponseFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) return invalid(loc, 'must be an object');
+  if (value.type === 'text') return undefined;
+  if (value.type === 'json_object') return { type: 'json_object' };
+  if (value.type === 'json_schema') {
+    const spec = isObject(value.json_schema) ? value.json_schema : value;
+    if (typeof spec.name !== 'string' || !isObject(spec.schema)) return invalid(loc, 'json_schema needs a name and a schema object');
+    return {
+      type: 'json_schema',
+      name: spec.name,
+      schema: spec.schema,
+      ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
+      ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
+    };
+  }
+  return invalid([...loc, 'type'], 'must be text, json_object or json_schema');
 }

@@ -69,6 +69,10 @@ function convertToolChoice(choice: ToolChoice | undefined, parallel: boolean | u
 }
 
 export function toAnthropicRequest(request: NormalizedRequest, options: { upstreamModel: string; defaultMaxTokens: number }): AnthropicRequestBody {
+  // Messages has no structured-output switch; dropping the request for JSON would change the answer's shape.
+  if (request.responseFormat !== undefined) {
+    throw new AppError('BAD_REQUEST', "Structured output (response_format / text.format) is not available on this model's destination", { details: { param: 'response_format' } });
+  }
   const body: AnthropicRequestBody = {
     model: options.upstreamModel,
     max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens,

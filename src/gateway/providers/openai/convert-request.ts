@@ -70,5 +70,11 @@ export function toChatRequest(request: NormalizedRequest, upstreamModel: string)
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
+  const format = request.responseFormat;
+  if (format?.type === 'json_object') body.response_format = { type: 'json_object' };
+  if (format?.type === 'json_schema') {
+    const { type, ...jsonSchema } = format;
+    body.response_format = { type, json_schema: jsonSchema };
+  }
   return body;
 }

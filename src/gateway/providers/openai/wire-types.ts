@@ -27,6 +27,7 @@ export interface ChatRequestBody {
   top_p?: number;
   stop?: string[];
   reasoning_effort?: string;
+  response_format?: { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean; description?: string } };
   web_search_options?: Record<string, unknown>;
   metadata?: Record<string, string>;
 }
