@@ -5,7 +5,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
-import { moneyJson, tokenCostCeil } from '../kernel/money.js';
+import { moneyJson } from '../kernel/money.js';
+import { costOf, worstCaseMicros, type CardRates } from './cost.js';
 import type { Database } from '../storage/schema.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
@@ -47,33 +48,6 @@ export interface HeldCall {
   holdMicros: number;
   covered: boolean;
   rates: CardRates;
-}
-
-interface CardRates {
-  input_micros_per_million: number;
-  output_micros_per_million: number;
-  cached_input_micros_per_million: number;
-}
-
-/** Cost of usage at the given rates; each token class rounded up to a whole micro-USD. */
-export function costOf(usage: Omit<UsageCounts, 'source'>, rates: CardRates): number {
-  const cached = Math.min(Math.max(0, usage.cachedInputTokens), Math.max(0, usage.inputTokens));
-  return (
-    tokenCostCeil(usage.inputTokens - cached, rates.input_micros_per_million) +
-    tokenCostCeil(cached, rates.cached_input_micros_per_million) +
-    tokenCostCeil(usage.outputTokens, rates.output_micros_per_million)
-  );
-}
-
-export function worstCaseMicros(card: ResolvedCard, estimatedInputTokens: number, maxOutputTokens: number): number {
-  return costOf(
-    { inputTokens: estimatedInputTokens, outputTokens: maxOutputTokens, cachedInputTokens: 0 },
-    {
-      input_micros_per_million: card.inputMicrosPerMillion,
-      output_micros_per_million: card.outputMicrosPerMillion,
-      cached_input_micros_per_million: card.cachedInputMicrosPerMillion,
-    },
-  );
 }
 
 export class Wallet {

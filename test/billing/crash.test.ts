@@ -102,6 +102,7 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       expect(report, `after kill ${point + 1}`).toMatchObject({ ok: true, badHolds: [], mismatchedAccounts: [], unbalancedTransfers: [] });
     }
     await service.stop();
+    console.info(`crash loop: ${POINTS} kills, ${acknowledged.credits.length} acknowledged credits, ${acknowledged.calls.length} acknowledged billed calls`);
 
     const sqlitePath = path.join(dataDir, 'switchyard.sqlite');
     const raw = new SQLite(sqlitePath, { readonly: true });

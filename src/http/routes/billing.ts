@@ -35,7 +35,15 @@ function walletJson(summary: Awaited<ReturnType<Services['billing']['walletSumma
 }
 
 export async function billingRoutes(app: App, services: Services): Promise<void> {
-  const { billing, config, storage, clock, keys } = services;
+  walletRoutes(app, services);
+  keyUsageRoutes(app, services);
+  planRoutes(app, services);
+  operatorRoutes(app, services);
+}
+
+/** Balance, payments, token usage and currency estimates of the caller's wallet. */
+function walletRoutes(app: App, services: Services): void {
+  const { billing, config, storage, clock } = services;
 
   app.get('/api/v1/wallet/status', { config: account, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } }, async (request) =>
     walletJson(await billing.walletSummary(customerOf(request).customerId)),
@@ -80,6 +88,12 @@ export async function billingRoutes(app: App, services: Services): Promise<void>
     };
   });
 
+}
+
+/** Per-key usage and the non-billable health checks. */
+function keyUsageRoutes(app: App, services: Services): void {
+  const { billing, config, storage, clock, keys } = services;
+
   app.get(
     '/api/v1/me/api-keys/:key_id/usage',
     {
@@ -121,6 +135,12 @@ export async function billingRoutes(app: App, services: Services): Promise<void>
       return health(principal, principal.keyId, request.body?.model);
     },
   );
+
+}
+
+/** VIP access, Unlimited Coding plans and marketplace registration. */
+function planRoutes(app: App, services: Services): void {
+  const { billing, config } = services;
 
   app.get('/api/v1/vip', { config: { auth: 'public' }, schema: { tags: ['wallet'], summary: 'VIP priority server access of the caller' } }, async (request) => {
     const token = bearerFrom(request.headers, false);
@@ -183,6 +203,12 @@ export async function billingRoutes(app: App, services: Services): Promise<void>
       });
     },
   );
+
+}
+
+/** Operator money routes: adjustments, rate-card switches, plan grants and the invariant check. */
+function operatorRoutes(app: App, services: Services): void {
+  const { billing, config, clock } = services;
 
   app.post(
     '/api/admin/customers/:customer_id/wallet/adjust',
