@@ -5,8 +5,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import pg from 'pg';
+import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -59,6 +68,26 @@ export function openSqlite(file: string): SQLite.Database {
   return database;
 }
 
+/**
+ * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew. Statements are
+ * reusable (execution is synchronous under Kysely's single-connection mutex), so they are cached by SQL text.
+ */
+export function withStatementCache(database: SQLite.Database, capacity = 512): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
+        cache.set(text, statement);
+      }
+      return statement as unknown as SqliteStatement;
+    },
+  };
+}
+
 const int8Parser = (value: string): number => {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed)) throw new RangeError(`bigint ${value} exceeds the safe integer range`);
@@ -87,7 +116,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
           oid === 20 ? int8Parser : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',
@@ -98,7 +127,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
   const file = options.sqlitePath;
   if (!file) throw new Error('sqlitePath is required without a databaseUrl');
   const database = openSqlite(file);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }) });
   return {
     db,
     dialect: 'sqlite',
