@@ -35,7 +35,7 @@ export const ENV_VARIABLES = {
   SWITCHYARD_CONFIG: 'Path to the JSON config file (providers, models, aliases, rate cards, regions, releases, agent defaults).',
   SWITCHYARD_SECRET: 'Server secret for keyed hashes and signatures (at least 32 characters). Generated into the data dir when absent.',
   SWITCHYARD_LOG_LEVEL: 'pino log level: fatal, error, warn, info, debug, trace or silent. Default info.',
-  SWITCHYARD_PUBLIC_URL: 'Public base URL of this service, used in /api/v1/me and for the app-server model provider. Default http://HOST:PORT.',
+  SWITCHYARD_PUBLIC_URL: 'Public base URL of this service, used in /api/v1/me and for the app-server model provider. Default http://HOST:PORT (localhost for a wildcard HOST).',
 } as const;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);

@@ -101,11 +101,17 @@ export function loadOrCreateSecret(env: EnvSettings): string {
   return secret;
 }
 
+/** A wildcard bind address is not an address clients can use; name the local host instead. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
 export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<FileConfig> = {}): AppConfig {
   const env = loadEnv(processEnv);
   const file = { ...parseConfigFile(readConfigFile(env.configPath), processEnv), ...overrides };
   const secret = loadOrCreateSecret(env);
-  const publicBaseUrl = (env.publicBaseUrl ?? `http://${env.host}:${env.port}`).replace(/\/+$/, '');
+  const publicBaseUrl = (env.publicBaseUrl ?? `http://${reachableHost(env.host)}:${env.port}`).replace(/\/+$/, '');
   return deepFreeze({ ...file, env, secret, publicBaseUrl });
 }
 
