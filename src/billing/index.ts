@@ -12,6 +12,7 @@ import { freeMeter, type Meter } from './meter.js';
 import { RateCards, type ModelPrices } from './rate-cards.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { UnlimitedPlans } from './unlimited.js';
+import { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import { Wallet } from './wallet.js';
 import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
 
@@ -75,7 +76,9 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   const { config, storage, clock, logger } = deps;
   const writer = writerFor(deps);
   const nodeId = randomUUID();
-  const wallet = new Wallet(storage.db, writer, clock, nodeId);
+  const { groupCommit } = config.billing;
+  const sqliteWorker = groupCommit.enabled && storage.sqlitePath ? new SqliteLedgerWorker(storage.sqlitePath, groupCommit.maxBatch) : undefined;
+  const wallet = new Wallet(storage.db, writer, clock, nodeId, sqliteWorker);
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);
@@ -172,6 +175,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
     async close() {
       if (sweeper) clearInterval(sweeper);
       await writer.drain();
+      await sqliteWorker?.close();
       // Calls cut off by the shutdown never settle: release their holds and leave the registry.
       await wallet.releaseOpen({ nodeIds: [nodeId] }).catch((error) => logger.error({ err: error }, 'releasing holds at shutdown failed'));
       await nodes.unregister().catch(() => undefined);

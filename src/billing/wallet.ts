@@ -10,6 +10,7 @@ import { costOf, worstCaseMicros, type CardRates } from './cost.js';
 import type { Database } from '../storage/schema.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
+import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import type { WriterQueue } from './writer-queue.js';
 
 export interface HoldRequest {
@@ -58,6 +59,8 @@ export class Wallet {
     private readonly writer: WriterQueue,
     private readonly clock: Clock,
     readonly nodeId: string,
+    /** SQLite: holds and settlements go to the group-commit worker thread. */
+    private readonly sqliteWorker?: SqliteLedgerWorker,
   ) {}
 
   async accountOf(code: string): Promise<number> {
@@ -79,52 +82,42 @@ export class Wallet {
   async hold(request: HoldRequest): Promise<HeldCall> {
     const account = await this.walletAccount(request.customerId);
     const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(request.card, request.estimatedInputTokens, request.maxOutputTokens);
-    const nowMs = this.clock.nowMs();
-    const placed = await this.writer.run(async (trx) => {
-      if (holdMicros > 0) {
-        const guarded = await trx
-          .updateTable('billing_accounts')
-          .set({ held_micros: sql`held_micros + ${holdMicros}` })
-          .where('id', '=', account)
-          .where(sql<boolean>`balance_micros - held_micros >= ${holdMicros}`)
-          .executeTakeFirst();
-        if (Number(guarded.numUpdatedRows) !== 1) return null;
-      }
-      const row = await trx
-        .insertInto('billing_calls')
-        .values({
-          customer_id: request.customerId,
-          account_id: account,
-          key_id: request.keyId,
-          request_id: request.requestId,
-          node_id: this.nodeId,
-          model: request.model,
-          requested_model: request.requestedModel,
-          operation: request.operation,
-          surface: request.surface,
-          rate_card: request.card.name,
-          input_micros_per_million: request.card.inputMicrosPerMillion,
-          output_micros_per_million: request.card.outputMicrosPerMillion,
-          cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
-          estimated_input_tokens: request.estimatedInputTokens,
-          max_output_tokens: request.maxOutputTokens,
-          hold_micros: holdMicros,
-          covered_plan: request.coveredPlan,
-          status: 'open',
-          input_tokens: null,
-          output_tokens: null,
-          cached_input_tokens: null,
-          usage_source: null,
-          cost_micros: null,
-          uncollected_micros: null,
-          outcome: null,
-          created_at: nowMs,
-          settled_at: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
-    });
+    const call = {
+      customer_id: request.customerId,
+      account_id: account,
+      key_id: request.keyId,
+      request_id: request.requestId,
+      node_id: this.nodeId,
+      model: request.model,
+      requested_model: request.requestedModel,
+      operation: request.operation,
+      surface: request.surface,
+      rate_card: request.card.name,
+      input_micros_per_million: request.card.inputMicrosPerMillion,
+      output_micros_per_million: request.card.outputMicrosPerMillion,
+      cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
+      estimated_input_tokens: request.estimatedInputTokens,
+      max_output_tokens: request.maxOutputTokens,
+      hold_micros: holdMicros,
+      covered_plan: request.coveredPlan,
+      status: 'open' as const,
+      created_at: this.clock.nowMs(),
+    };
+    const placed = this.sqliteWorker
+      ? await this.sqliteWorker.run({ kind: 'hold', accountId: account, holdMicros, call: CALL_COLUMNS.map((column) => call[column]) })
+      : await this.writer.run(async (trx) => {
+          if (holdMicros > 0) {
+            const guarded = await trx
+              .updateTable('billing_accounts')
+              .set({ held_micros: sql`held_micros + ${holdMicros}` })
+              .where('id', '=', account)
+              .where(sql<boolean>`balance_micros - held_micros >= ${holdMicros}`)
+              .executeTakeFirst();
+            if (Number(guarded.numUpdatedRows) !== 1) return null;
+          }
+          const row = await trx.insertInto('billing_calls').values(call).returning('id').executeTakeFirstOrThrow();
+          return row.id;
+        });
     if (placed === null) {
       throw new AppError('INSUFFICIENT_CREDIT', 'Insufficient wallet credit for this request', {
         details: { limit_source: 'wallet', required: moneyJson(holdMicros) },
@@ -147,6 +140,21 @@ export class Wallet {
   /** Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. */
   async settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
     const revenue = await this.accountOf(systemCode('revenue'));
+    if (this.sqliteWorker) {
+      const collected = await this.sqliteWorker.run({
+        kind: 'settle',
+        callId: held.callId,
+        accountId: held.accountId,
+        revenueAccountId: revenue,
+        holdMicros: held.holdMicros,
+        fullCostMicros: held.covered ? 0 : costOf(usage, held.rates),
+        usage,
+        outcome,
+        requestId: held.requestId,
+        nowMs: this.clock.nowMs(),
+      });
+      return { costMicros: collected ?? 0, covered: held.covered, alreadySettled: collected === null };
+    }
     return this.writer.run((trx, postings) => this.settleIn(trx, postings, held, usage, outcome, revenue));
   }
 

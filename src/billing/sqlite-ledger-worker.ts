@@ -1,0 +1,170 @@
+/**
+ * Group commit on SQLite, off the event loop. With synchronous=FULL every commit waits for an fsync, and
+ * better-sqlite3 waits synchronously: on the main thread each commit would stall every request in flight. A
+ * worker thread with its own connection to the same file runs the holds and settlements: operations that
+ * arrive while it commits queue up and share the next transaction (one fsync), and each caller's promise
+ * resolves only after its batch committed. The guarded UPDATE runs inside the batch transaction in arrival
+ * order, so batching never lets two requests spend the same credit. When a batch fails, its operations are
+ * retried one transaction each, so one bad operation cannot fail its neighbours.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+export interface HoldOperation {
+  kind: 'hold';
+  accountId: number;
+  holdMicros: number;
+  /** billing_calls column values, in CALL_COLUMNS order. */
+  call: (string | number | null)[];
+}
+
+export interface SettleOperation {
+  kind: 'settle';
+  callId: number;
+  accountId: number;
+  revenueAccountId: number;
+  holdMicros: number;
+  fullCostMicros: number;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; source: string };
+  outcome: string;
+  requestId: string;
+  nowMs: number;
+}
+
+export type LedgerOperation = HoldOperation | SettleOperation;
+/** hold: the call id, or null when the guard refused. settle: the collected cost, or null if already closed. */
+export type LedgerResult = number | null;
+
+export const CALL_COLUMNS = [
+  'customer_id', 'account_id', 'key_id', 'request_id', 'node_id', 'model', 'requested_model', 'operation', 'surface', 'rate_card',
+  'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million', 'estimated_input_tokens',
+  'max_output_tokens', 'hold_micros', 'covered_plan', 'status', 'created_at',
+] as const;
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { randomUUID } = require('node:crypto');
+const SQLite = require(workerData.driverPath);
+const db = new SQLite(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('busy_timeout = 10000');
+db.pragma('foreign_keys = ON');
+const columns = workerData.callColumns;
+const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros + ? WHERE id = ? AND balance_micros - held_micros >= ?');
+const insertCall = db.prepare('INSERT INTO billing_calls (' + columns.join(', ') + ') VALUES (' + columns.map(() => '?').join(', ') + ')');
+const spare = db.prepare('SELECT balance_micros - held_micros AS spare FROM billing_accounts WHERE id = ?');
+const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = 'open'");
+const debit = db.prepare('UPDATE billing_accounts SET held_micros = held_micros - ?, balance_micros = balance_micros - ? WHERE id = ?');
+const entry = db.prepare("INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)");
+const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
+
+function hold(op) {
+  if (op.holdMicros > 0 && guard.run(op.holdMicros, op.accountId, op.holdMicros).changes !== 1) return null;
+  return Number(insertCall.run(...op.call).lastInsertRowid);
+}
+
+function settle(op, revenue) {
+  let cost = op.fullCostMicros;
+  if (cost > op.holdMicros) cost = op.holdMicros + Math.min(Math.max(0, spare.get(op.accountId).spare), cost - op.holdMicros);
+  const u = op.usage;
+  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId).changes !== 1) return null;
+  if (op.holdMicros > 0 || cost > 0) debit.run(op.holdMicros, cost, op.accountId);
+  if (cost > 0) {
+    const transfer = randomUUID();
+    entry.run(transfer, op.accountId, -cost, 'call:' + op.callId, op.requestId, op.nowMs);
+    entry.run(transfer, op.revenueAccountId, cost, 'call:' + op.callId, op.requestId, op.nowMs);
+    revenue.set(op.revenueAccountId, (revenue.get(op.revenueAccountId) || 0) + cost);
+  }
+  return cost;
+}
+
+const runBatch = db.transaction((ops) => {
+  const revenue = new Map();
+  const results = ops.map((op) => (op.kind === 'hold' ? hold(op) : settle(op, revenue)));
+  for (const [id, amount] of revenue) credit.run(amount, id);
+  return results;
+});
+
+let queue = [];
+let scheduled = false;
+function drain() {
+  scheduled = false;
+  while (queue.length > 0) {
+    const batch = queue.splice(0, workerData.maxBatch);
+    try {
+      const values = runBatch(batch.map((item) => item.op));
+      parentPort.postMessage(batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] })));
+    } catch {
+      parentPort.postMessage(batch.map((item) => {
+        try {
+          return { id: item.id, ok: true, value: runBatch([item.op])[0] };
+        } catch (error) {
+          return { id: item.id, ok: false, error: String(error && error.message || error) };
+        }
+      }));
+    }
+  }
+}
+parentPort.on('message', (items) => {
+  queue.push(...items);
+  // Let every message already queued on the port join this batch before committing.
+  if (!scheduled) { scheduled = true; setImmediate(drain); }
+});
+`;
+
+interface Pending {
+  resolve(value: LedgerResult): void;
+  reject(error: Error): void;
+}
+
+export class SqliteLedgerWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private outbox: { id: number; op: LedgerOperation }[] = [];
+  private nextId = 1;
+  private flushScheduled = false;
+  private drained: (() => void) | null = null;
+
+  constructor(file: string, maxBatch: number) {
+    const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, maxBatch, callColumns: CALL_COLUMNS } });
+    this.worker.unref();
+    this.worker.on('message', (results: { id: number; ok: boolean; value?: LedgerResult; error?: string }[]) => {
+      for (const result of results) {
+        const waiter = this.pending.get(result.id);
+        this.pending.delete(result.id);
+        if (result.ok) waiter?.resolve(result.value ?? null);
+        else waiter?.reject(new Error(`ledger write failed: ${result.error}`));
+      }
+      if (this.pending.size === 0) this.drained?.();
+    });
+    this.worker.on('error', (error) => {
+      for (const waiter of this.pending.values()) waiter.reject(error);
+      this.pending.clear();
+    });
+  }
+
+  run(op: LedgerOperation): Promise<LedgerResult> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.outbox.push({ id, op });
+      // One message per tick carries every operation of that tick.
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        queueMicrotask(() => {
+          this.flushScheduled = false;
+          const items = this.outbox;
+          this.outbox = [];
+          this.worker.postMessage(items);
+        });
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.pending.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    await this.worker.terminate();
+  }
+}
