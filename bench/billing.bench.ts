@@ -1,6 +1,6 @@
 /**
  * Billing overhead: gateway throughput (`POST /v1/chat/completions`, non-streaming, the scripted upstream on
- * loopback) with billing on (policy checks, guarded hold and settlement in the ledger with group commit) and
+ * loopback) with billing on (policy checks, guarded hold and settlement in the ledger, group-committed) and
  * with billing off (the free meter), in the same run, same connections, SQLite with synchronous=FULL.
  * Each mode runs twice, interleaved, so drift of the machine does not favour one of them.
  */
@@ -91,7 +91,7 @@ export default async function billingBench(report: BenchReport): Promise<void> {
       return selected.reduce((sum, run) => sum + run.result.requestsPerSecond, 0) / selected.length;
     };
     report.line(
-      `POST /v1/chat/completions (non-streaming, scripted upstream on loopback), ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, SQLite WAL synchronous=FULL, group commit on; modes interleaved off/on/off/on.`,
+      `POST /v1/chat/completions (non-streaming, scripted upstream on loopback), ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, SQLite WAL synchronous=FULL, holds and settlements group-committed in the ledger worker thread; modes interleaved off/on/off/on.`,
     );
     report.table(
       runs.map((run, index) => ({

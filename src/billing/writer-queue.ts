@@ -1,7 +1,8 @@
 /**
- * Group commit: ledger writes of many concurrent requests (holds, settlements) run in one transaction, so
- * SQLite with synchronous=FULL pays one fsync per batch instead of one per request. Each operation awaits its
- * batch's commit. Guards (balance − holds ≥ hold) run inside the batch transaction in arrival order, so
+ * Ledger writes on the main connection: hold and settlement on PostgreSQL, releases and sweeps everywhere
+ * (SQLite holds and settlements go to the worker thread of sqlite-ledger-worker.ts). The group-commit variant
+ * runs the writes of many concurrent requests in one transaction, one fsync per batch instead of one per
+ * request; each operation awaits its batch's commit. Guards (balance − holds ≥ hold) run inside the batch transaction in arrival order, so
  * batching never lets two requests spend the same credit. When a batch fails, its operations are retried one
  * transaction each, so one bad operation cannot fail its neighbours.
  */

@@ -72,7 +72,7 @@ export const BillingSection = {
       healthProbeTimeoutMs: Type.Integer({ minimum: 100, default: 3_000 }),
       groupCommit: Type.Object(
         {
-          /** Batch the ledger writes of concurrent requests into one transaction (one fsync). */
+          /** Batch the ledger writes of concurrent requests into one transaction (one fsync); on SQLite in a worker thread. */
           enabled: Type.Boolean({ default: true }),
           /** Most operations in one batch transaction. */
           maxBatch: Type.Integer({ minimum: 1, default: 256 }),
