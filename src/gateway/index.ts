@@ -8,7 +8,7 @@ import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
 import { Catalogue } from './routing/catalogue.js';
-import { describeModel, listModels, type ModelDescriptor } from './routing/descriptors.js';
+import { describeModel, listModels, type ModelDescriptor, type PriceOf } from './routing/descriptors.js';
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
@@ -38,6 +38,13 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
   };
   const stored = createStoredObjects(deps);
+  const priceOf: PriceOf = (id, destinationModelId) => {
+    try {
+      return billing.pricesFor(id, destinationModelId);
+    } catch {
+      return null;
+    }
+  };
   const responses = createResponsesLifecycle(deps, { executeDeps, stored });
   return {
     router,
@@ -45,8 +52,8 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     stored,
     responses,
     execute: (options) => execute(executeDeps, options),
-    listModels: () => listModels(router, config),
-    describeModel: (id) => describeModel(router, id, config),
+    listModels: () => listModels(router, priceOf),
+    describeModel: (id) => describeModel(router, id, priceOf),
     async start() {
       await router.start();
       stored.start();

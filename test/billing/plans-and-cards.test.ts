@@ -109,6 +109,9 @@ describe('rate cards', () => {
     expect(stored).toMatchObject([{ target: 'power-ai', card: 'heavy-load' }]);
     const listed = await context.app.inject({ method: 'GET', url: '/api/admin/rate-cards', headers: operatorHeaders });
     expect(listed.json().active).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load' })]));
+    // The model listing shows the card billing now charges, not the one in the config file.
+    const models = await context.app.inject({ method: 'GET', url: '/v1/models/power-ai', headers: bearer(buyer.systemToken) });
+    expect(models.json().pricing).toMatchObject({ rate_card: 'heavy-load', note: 'applied because of heavy load', input_micros_per_million: 6_000_000 });
   });
 
   it('switching a model applies to aliases that follow it, also when the alias points elsewhere at runtime', async () => {

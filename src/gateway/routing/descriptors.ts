@@ -2,9 +2,7 @@
  * `GET /v1/models` descriptors. Aliases are listed with the capabilities and price of their current destination
  * but without naming it: the alias is the stable product, the destination an operator detail.
  */
-import type { RateCardConfig } from '../../config/sections/billing.js';
 import type { ModelConfig } from '../../config/sections/gateway.js';
-import { formatUsd } from '../../kernel/money.js';
 import type { ModelRouter } from './router.js';
 
 export interface ModelDescriptor {
@@ -19,31 +17,16 @@ export interface ModelDescriptor {
   /** True for a service alias (`power-ai`) whose destination may change. */
   alias: boolean;
   capabilities: { tools: boolean; images: boolean; responses_api: boolean; context_window: number; max_output_tokens: number };
-  pricing: Record<string, unknown> | null;
+  pricing: object | null;
 }
 
-/** The rate card a model bills by, as integer micro-USD per million tokens plus formatted USD. */
-export function pricingOf(cardName: string, rateCards: Readonly<Record<string, RateCardConfig>>): Record<string, unknown> | null {
-  const card = rateCards[cardName];
-  if (!card) return null;
-  return {
-    rate_card: cardName,
-    input_micros_per_million: card.inputMicrosPerMillion,
-    output_micros_per_million: card.outputMicrosPerMillion,
-    ...(card.cachedInputMicrosPerMillion === undefined ? {} : { cached_input_micros_per_million: card.cachedInputMicrosPerMillion }),
-    input_usd_per_million: formatUsd(card.inputMicrosPerMillion),
-    output_usd_per_million: formatUsd(card.outputMicrosPerMillion),
-    ...(card.note ? { note: card.note } : {}),
-  };
-}
+/**
+ * Prices of a model or alias as billing charges them right now (runtime rate-card switches included):
+ * billing's `pricesFor`, so the listing and the hold always use the same card.
+ */
+export type PriceOf = (id: string, destinationModelId: string) => object | null;
 
-export interface PriceBook {
-  rateCards: Readonly<Record<string, RateCardConfig>>;
-  /** An alias may bill by its own card (billing's `aliasRateCards`) instead of its destination's. */
-  aliasRateCards: Readonly<Record<string, string>>;
-}
-
-function describe(id: string, model: ModelConfig, type: 'model' | 'alias', prices: PriceBook): ModelDescriptor {
+function describe(id: string, model: ModelConfig, type: 'model' | 'alias', priceOf: PriceOf): ModelDescriptor {
   const { capabilities } = model;
   return {
     id,
@@ -61,18 +44,18 @@ function describe(id: string, model: ModelConfig, type: 'model' | 'alias', price
       context_window: capabilities.contextWindow,
       max_output_tokens: capabilities.maxOutputTokens,
     },
-    pricing: pricingOf((type === 'alias' ? prices.aliasRateCards[id] : undefined) ?? model.rateCard, prices.rateCards),
+    pricing: priceOf(id, model.id),
   };
 }
 
-export function listModels(router: ModelRouter, prices: PriceBook): ModelDescriptor[] {
-  const aliases = router.aliasEntries().map(([alias]) => describe(alias, router.modelFor(alias)!, 'alias', prices));
-  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(model.id, model, 'model', prices));
+export function listModels(router: ModelRouter, priceOf: PriceOf): ModelDescriptor[] {
+  const aliases = router.aliasEntries().map(([alias]) => describe(alias, router.modelFor(alias)!, 'alias', priceOf));
+  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(model.id, model, 'model', priceOf));
   return [...aliases, ...models];
 }
 
-export function describeModel(router: ModelRouter, id: string, prices: PriceBook): ModelDescriptor | undefined {
-  if (router.isAlias(id)) return describe(id, router.modelFor(id)!, 'alias', prices);
+export function describeModel(router: ModelRouter, id: string, priceOf: PriceOf): ModelDescriptor | undefined {
+  if (router.isAlias(id)) return describe(id, router.modelFor(id)!, 'alias', priceOf);
   const model = router.catalogue.models.get(id);
-  return model ? describe(model.id, model, 'model', prices) : undefined;
+  return model ? describe(model.id, model, 'model', priceOf) : undefined;
 }
