@@ -17,6 +17,8 @@ export interface KeyPolicy {
   rateLimitPlan?: string;
   /** Grants the raw JSON-RPC passthrough. */
   rpc?: boolean;
+  /** Set on the key a customer's app-server uses: its model calls are billed to the agent (`projects`) surface. */
+  agentRuntime?: boolean;
 }
 
 export interface OperatorPrincipal {

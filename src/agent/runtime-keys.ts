@@ -20,7 +20,7 @@ export class RuntimeKeys {
     return this.storage.db.transaction().execute(async (trx) => {
       const previous = await trx.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
       // Gateway only: the agent's shell could read this key, and it must not reach the account or project routes.
-      const issued = await this.keys.issue(trx, { customerId, kind: 'wallet', role: 'customer', name: RUNTIME_KEY_NAME, policy: { surfaces: ['gateway'] } });
+      const issued = await this.keys.issue(trx, { customerId, kind: 'wallet', role: 'customer', name: RUNTIME_KEY_NAME, policy: { surfaces: ['gateway'], agentRuntime: true } });
       if (previous) {
         await this.keys.revoke(trx, previous.key_id, issued.row.id);
         await trx.updateTable('agent_runtime_keys').set({ key_id: issued.row.id, created_at: this.clock.nowMs() }).where('customer_id', '=', customerId).execute();

@@ -53,6 +53,8 @@ export interface ExecuteOptions {
   operation: GatewayOperation;
   requestId: string;
   signal: AbortSignal;
+  /** The request's Host header (billing recognises VIP servers by host name). */
+  host?: string;
 }
 
 export interface GatewayCall {
@@ -89,6 +91,8 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     estimatedInputTokens: estimateInputTokensUpperBound(request),
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
+    surface: options.principal.kind === 'customer' && options.principal.policy.agentRuntime ? 'projects' : 'gateway',
+    host: options.host,
   });
   let destination: Destination;
   let upstream: AsyncIterable<StreamPart>;

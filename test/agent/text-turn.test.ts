@@ -46,6 +46,8 @@ describe('managed project: text turn through the gateway', () => {
     const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customer.id).execute();
     expect(calls).toHaveLength(1);
     expect(calls[0]!.requested_model).toBe('power-ai');
+    // Agent turns are billed to the agent surface (Unlimited plans may cover it separately).
+    expect(calls[0]!.surface).toBe('projects');
     expect(Number(calls[0]!.key_id)).toBe(Number(runtimeKey.key_id));
     expect(Number(calls[0]!.input_tokens)).toBeGreaterThan(0);
 

@@ -3,6 +3,7 @@ import { AppError } from '../../src/kernel/errors.js';
 import { renderError } from '../../src/http/error-render.js';
 import { bearer, type TestContext } from '../helpers/context.js';
 import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, userKey, walletOf } from './helpers.js';
+import { CHAT_BODY } from './helpers.js';
 
 describe('key policies in the meter', () => {
   let context: TestContext;
@@ -70,6 +71,15 @@ describe('key policies in the meter', () => {
     const principal = await principalFor(context, buyer.systemToken);
     await expect(context.services.billing.meter.begin(meterRequest(principal, { host: 'VIP.switchyard.test:443' }))).rejects.toMatchObject({ code: 'VIP_REQUIRED', status: 403 });
     await expect(context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' }))).rejects.toMatchObject({ code: 'VIP_REQUIRED' });
+    // Through the gateway: the Host header of the request names the VIP server.
+    const viaHost = await context.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { ...bearer(buyer.systemToken), host: 'vip.switchyard.test' },
+      payload: CHAT_BODY,
+    });
+    expect(viaHost.statusCode, viaHost.body).toBe(403);
+    expect(viaHost.json().error.code).toBe('vip_required');
     await context.storage.db.updateTable('customers').set({ vip: 1 }).where('id', '=', buyer.customerId).execute();
     const vipPrincipal = await principalFor(context, buyer.systemToken);
     const call = await context.services.billing.meter.begin(meterRequest(vipPrincipal, { host: 'vip.switchyard.test' }));

@@ -35,7 +35,7 @@ export async function chatRoutes(app: App, services: Services): Promise<void> {
       const body = bodyOf(request);
       const decoded = decodeChatRequest(body);
       const signal = clientAbortSignal(reply);
-      const call = await services.gateway.execute({ principal: principalOf(request), request: decoded.request, operation: 'chat', requestId: request.id, signal });
+      const call = await services.gateway.execute({ principal: principalOf(request), request: decoded.request, operation: 'chat', requestId: request.id, signal, host: request.headers.host });
       if (decoded.request.stream) return streamChat({ request, reply, services, call, decoded, body });
       const collected = await collectParts(call.parts);
       if (collected.error) throw collected.error.toAppError();

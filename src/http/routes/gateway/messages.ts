@@ -59,7 +59,7 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       checkVersion(request);
       const normalized = decodeMessagesRequest(bodyOf(request));
       const signal = clientAbortSignal(reply);
-      const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'messages', requestId: request.id, signal });
+      const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'messages', requestId: request.id, signal, host: request.headers.host });
       const estimate = roughInputTokens(normalized);
       if (normalized.stream) return streamMessages(request, reply, call, new MessagesStreamEncoder(normalized.model, estimate));
       const collected = await collectParts(call.parts);

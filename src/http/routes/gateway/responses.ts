@@ -50,7 +50,7 @@ export async function responsesRoutes(app: App, services: Services): Promise<voi
         return body.stream === true ? streamStoredResponse({ request, reply, services, response: queued }) : queued;
       }
       const signal = clientAbortSignal(reply);
-      const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'responses', requestId: request.id, signal });
+      const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'responses', requestId: request.id, signal, host: request.headers.host });
       if (normalized.stream) return streamResponses({ request, reply, services, call, body, model: normalized.model });
       const { response, error } = await responseFromCall(call, body, normalized.model);
       if (error) throw error.toAppError();
