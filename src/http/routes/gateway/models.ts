@@ -24,7 +24,7 @@ export async function modelRoutes(app: App, services: Services): Promise<void> {
       params: Type.Object({ '*': Type.String({ description: 'model_id' }) }),
     },
     handler: async (request) => {
-      const id = decodeURIComponent(request.params['*']);
+      const id = request.params['*'];
       const descriptor = services.gateway.describeModel(id);
       if (!descriptor) throw notFound(`Model ${id}`);
       return descriptor;
