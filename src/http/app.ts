@@ -57,6 +57,12 @@ export async function buildApp(services: Services): Promise<App> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+    // Errors the router raises before any hook runs (a malformed percent-encoding, an over-long parameter) get
+    // the request id and the caller's error shape like every other error.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(request, reply, toAppError(error));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.decorateRequest('principal', null);
