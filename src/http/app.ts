@@ -23,7 +23,7 @@ import { randomBase62 } from '../kernel/ids.js';
 import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import './route-config.js';
-import { issuesFromValidation } from './validation.js';
+import { issuesFromValidation, nonFiniteIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 
 declare module 'fastify' {
@@ -56,7 +56,7 @@ export async function buildApp(services: Services): Promise<App> {
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strictNumbers: true } },
     // Errors the router raises before any hook runs (a malformed percent-encoding, an over-long parameter) get
     // the request id and the caller's error shape like every other error.
     frameworkErrors: (error, request, reply) => {
@@ -93,6 +93,11 @@ export async function buildApp(services: Services): Promise<App> {
       }
     }
     request.principal = principal;
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const issues = [...nonFiniteIssues('query', request.query), ...nonFiniteIssues('path', request.params)];
+    if (issues.length > 0) throw validationError(issues);
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -39,3 +39,14 @@ export function issuesFromValidation(errors: FastifySchemaValidationError[], con
     return { loc: [root, ...path], msg, type };
   });
 }
+
+/**
+ * Ajv's coercion turns the strings "Infinity" and "1e400" into an infinite number that passes `integer` and
+ * `number` schemas without their range checks, so query and path values are checked once more after validation.
+ */
+export function nonFiniteIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
+  if (typeof values !== 'object' || values === null) return [];
+  return Object.entries(values)
+    .filter(([, value]) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'number' && !Number.isFinite(item)))
+    .map(([name]) => ({ loc: [loc, name], msg: 'must be a finite number', type: 'finite_number' }));
+}
