@@ -42,8 +42,11 @@ export function createdCustomerView(created: CreatedCustomer, config: AppConfig)
   };
 }
 
+/** Current prices of the models and aliases a customer can call (billing's cards, runtime switches included). */
+export type PriceList = () => { id: string; pricing: object | null }[];
+
 export async function describeAccount(
-  deps: { customers: CustomerService; wallets: WalletSource; config: AppConfig },
+  deps: { customers: CustomerService; wallets: WalletSource; config: AppConfig; prices: PriceList },
   caller: { customerId: number; keyId: number; keyKind: ApiKeyKind },
 ) {
   const [customer, wallet] = await Promise.all([
@@ -60,5 +63,6 @@ export async function describeAccount(
       plan: wallet.plan,
     },
     ...cliConfiguration(deps.config),
+    prices: deps.prices().map((entry) => ({ model: entry.id, ...entry.pricing })),
   };
 }

@@ -112,6 +112,10 @@ describe('rate cards', () => {
     // The model listing shows the card billing now charges, not the one in the config file.
     const models = await context.app.inject({ method: 'GET', url: '/v1/models/power-ai', headers: bearer(buyer.systemToken) });
     expect(models.json().pricing).toMatchObject({ rate_card: 'heavy-load', note: 'applied because of heavy load', input_micros_per_million: 6_000_000 });
+    const me = await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(buyer.systemToken) });
+    expect(me.json().prices).toEqual(
+      expect.arrayContaining([expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load', output_usd_per_million: '32.000000' })]),
+    );
   });
 
   it('switching a model applies to aliases that follow it, also when the alias points elsewhere at runtime', async () => {

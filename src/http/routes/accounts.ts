@@ -75,7 +75,7 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
   );
 
   app.get('/api/v1/me', { config: account, schema: { tags: ['accounts'], summary: 'Account, wallet and CLI configuration' } }, async (request) =>
-    describeAccount({ customers, wallets: services.billing, config }, customerOf(request)),
+    describeAccount({ customers, wallets: services.billing, config, prices: () => services.gateway.listModels() }, customerOf(request)),
   );
 
   app.get(
