@@ -10,6 +10,7 @@ import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
+import { requestHash } from '../billing/idempotency.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
@@ -53,7 +54,7 @@ export class ProjectRuntime {
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
   private readonly models = new ModelOptions();
-  private readonly idempotentStarts = new Map<string, Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>>>();
+  private readonly idempotentStarts = new Map<string, { hash: string; result: Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>> }>();
 
   private unmanaged: UnmanagedThreadHandler | null = null;
 
@@ -188,21 +189,31 @@ export class ProjectRuntime {
     }
   }
 
-  /** Turn start under an `Idempotency-Key`: the first result is recorded and returned for every repeat. */
+  /**
+   * Turn start under an `Idempotency-Key`: the first result is recorded and returned for every repeat of the same
+   * request; the same key with a different request is a 422 and starts nothing.
+   */
   async startTurnOnce(principal: Principal, projectId: string, request: TurnRequest, idempotencyKey: string) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
+    const hash = requestHash('project.turn', request);
     const flightKey = `${project.id}\u0000${idempotencyKey}`;
     const inFlight = this.idempotentStarts.get(flightKey);
-    if (inFlight) return inFlight;
-    const attempt = (async () => {
+    if (inFlight) {
+      if (inFlight.hash !== hash) throw idempotencyMismatch();
+      return inFlight.result;
+    }
+    const result = (async () => {
       const recorded = await this.deps.threads.findTurnRequest(project.id, idempotencyKey);
-      if (recorded) return recorded as Awaited<ReturnType<ProjectRuntime['startTurn']>>;
-      const result = await this.startTurn(principal, projectId, request);
-      await this.deps.threads.recordTurnRequest(project.id, idempotencyKey, result);
-      return result;
+      if (recorded) {
+        if (recorded.requestHash !== hash) throw idempotencyMismatch();
+        return recorded.response as Awaited<ReturnType<ProjectRuntime['startTurn']>>;
+      }
+      const started = await this.startTurn(principal, projectId, request);
+      await this.deps.threads.recordTurnRequest(project.id, idempotencyKey, hash, started);
+      return started;
     })().finally(() => this.idempotentStarts.delete(flightKey));
-    this.idempotentStarts.set(flightKey, attempt);
-    return attempt;
+    this.idempotentStarts.set(flightKey, { hash, result });
+    return result;
   }
 
   async interrupt(principal: Principal, projectId: string, turnId: string) {
@@ -321,4 +332,9 @@ export async function agentCall<T>(work: Promise<T>): Promise<T> {
   } catch (error) {
     throw mapAppServerError(error);
   }
+}
+
+function idempotencyMismatch(): AppError {
+  const msg = 'Idempotency-Key was already used with a different request body';
+  return validationError([{ loc: ['header', 'idempotency-key'], msg, type: 'idempotency_mismatch' }], msg);
 }

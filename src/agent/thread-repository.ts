@@ -50,20 +50,26 @@ export class ThreadRepository {
     await this.storage.db.updateTable('agent_project_threads').set({ updated_at: this.clock.nowMs() }).where('project_id', '=', projectId).execute();
   }
 
-  async findTurnRequest(projectId: string, idempotencyKey: string): Promise<unknown | null> {
+  async findTurnRequest(projectId: string, idempotencyKey: string): Promise<{ requestHash: string; response: unknown } | null> {
     const row = await this.storage.db
       .selectFrom('agent_turn_requests')
-      .select('response_json')
+      .select(['request_hash', 'response_json'])
       .where('project_id', '=', projectId)
       .where('idempotency_key', '=', idempotencyKey)
       .executeTakeFirst();
-    return row ? (JSON.parse(row.response_json) as unknown) : null;
+    return row ? { requestHash: row.request_hash, response: JSON.parse(row.response_json) as unknown } : null;
   }
 
-  async recordTurnRequest(projectId: string, idempotencyKey: string, response: unknown): Promise<void> {
+  async recordTurnRequest(projectId: string, idempotencyKey: string, requestHash: string, response: unknown): Promise<void> {
     await this.storage.db
       .insertInto('agent_turn_requests')
-      .values({ project_id: projectId, idempotency_key: idempotencyKey, response_json: JSON.stringify(response), created_at: this.clock.nowMs() })
+      .values({
+        project_id: projectId,
+        idempotency_key: idempotencyKey,
+        request_hash: requestHash,
+        response_json: JSON.stringify(response),
+        created_at: this.clock.nowMs(),
+      })
       .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
       .execute();
   }

@@ -47,7 +47,7 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     // The key itself works on the gateway only.
     const keyId = (await harness.context.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', harness.customer.id).executeTakeFirstOrThrow()).key_id;
     const row = await harness.context.storage.db.selectFrom('api_keys').select('policy_json').where('id', '=', Number(keyId)).executeTakeFirstOrThrow();
-    expect(JSON.parse(row.policy_json)).toEqual({ surfaces: ['gateway'] });
+    expect(JSON.parse(row.policy_json)).toEqual({ surfaces: ['gateway'], agentRuntime: true });
   });
 
   it('lists permission presets with their legacy sandboxPolicy and the available skills', async () => {
@@ -95,6 +95,9 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id);
     const later = await inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers);
     expect(later.json()).toEqual(first.json());
+    const reused = await inject('POST', `/api/v1/projects/${projectId}/turns`, { ...payload, effort: 'low' }, headers);
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().detail[0]).toMatchObject({ loc: ['header', 'idempotency-key'], type: 'idempotency_mismatch' });
     const turnStarts = (await harness.events(projectId)).filter((event) => event.type === 'turn/started');
     expect(turnStarts).toHaveLength(1);
     const call = harness.upstream.requests.filter((request) => request.path.endsWith('/responses')).at(-1)!;

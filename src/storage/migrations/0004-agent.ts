@@ -36,6 +36,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('agent_turn_requests')
     .addColumn('project_id', 'text', notNull)
     .addColumn('idempotency_key', 'text', notNull)
+    .addColumn('request_hash', 'text', notNull)
     .addColumn('response_json', 'text', notNull)
     .addColumn('created_at', 'bigint', notNull)
     .addPrimaryKeyConstraint('agent_turn_requests_pk', ['project_id', 'idempotency_key'])

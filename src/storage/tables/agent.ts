@@ -34,6 +34,8 @@ export interface AgentApprovalsTable {
 export interface AgentTurnRequestsTable {
   project_id: string;
   idempotency_key: string;
+  /** Hash of the turn request, so a reused key with a different request is refused. */
+  request_hash: string;
   response_json: string;
   created_at: number;
 }
