@@ -45,14 +45,24 @@ export function createMeter(deps: MeterDeps): Meter {
     return admission.release;
   }
 
+  const limitedKeys = new KeyedSerializer();
+
   async function begin(request: MeterRequest): Promise<MeteredCall> {
     const { principal } = request;
     if (principal.kind === 'operator') return freeMeter.begin(request);
     if (!modelAllowed(principal.policy, request.requestedModel, request.modelId)) {
       throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${request.requestedModel}`);
     }
-    await checkSpendingLimit(deps.storage.db, principal, deps.clock.nowMs());
     checkVip(config, principal, request.requestedModel, request.modelId, request.host);
+    if (principal.policy.spendingLimitMicros === undefined) return admitAndHold(request, principal);
+    // A limited key's check and hold run one at a time, so concurrent calls see each other's open holds.
+    return limitedKeys.run(principal.keyId, async () => {
+      await checkSpendingLimit(deps.storage.db, principal, deps.clock.nowMs());
+      return admitAndHold(request, principal);
+    });
+  }
+
+  async function admitAndHold(request: MeterRequest, principal: CustomerPrincipal): Promise<MeteredCall> {
     const release = await admitRate(principal);
     try {
       const surface = request.surface ?? 'gateway';
@@ -114,4 +124,20 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
       return outcome;
     },
   };
+}
+
+/** Runs tasks of the same key one after another (tasks of different keys run concurrently). */
+class KeyedSerializer {
+  private readonly tails = new Map<number, Promise<unknown>>();
+
+  run<T>(key: number, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
 }

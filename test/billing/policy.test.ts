@@ -58,6 +58,19 @@ describe('key policies in the meter', () => {
     await open.settle({ inputTokens: 10, outputTokens: 10, source: 'upstream' }, 'completed');
   });
 
+  it('concurrent calls on a limited key see each other\'s holds: the limit admits exactly as many as it covers', async () => {
+    const buyer = await newCustomer(context, 10_000_000);
+    const { key } = await userKey(context, buyer.customerId, { spendingLimitMicros: 3 * STANDARD_HOLD - 1 });
+    const principal = await principalFor(context, key);
+    const attempts = await Promise.allSettled(Array.from({ length: 20 }, () => context.services.billing.meter.begin(meterRequest(principal))));
+    const admitted = attempts.filter((attempt) => attempt.status === 'fulfilled');
+    expect(admitted).toHaveLength(3);
+    for (const attempt of attempts) {
+      if (attempt.status === 'rejected') expect(attempt.reason).toMatchObject({ code: 'SPENDING_LIMIT_REACHED' });
+    }
+    for (const attempt of admitted) await attempt.value.settle({ inputTokens: 10, outputTokens: 10, source: 'upstream' }, 'completed');
+  });
+
   it('401 for an expired key before any billing', async () => {
     const buyer = await newCustomer(context, 1_000_000);
     const { key } = await userKey(context, buyer.customerId, {}, Date.now() - 1_000);
