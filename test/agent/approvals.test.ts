@@ -48,6 +48,10 @@ describe('managed project approvals (real app-server)', () => {
     const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
     expect(dataOf(completed).turn.status).toBe('completed');
     expect(fs.readFileSync(path.join(workspace, 'x.txt'), 'utf8')).toBe('hi\n');
+    // The file the command wrote is served by the project's files route.
+    const file = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/files/content?path=x.txt`, headers: harness.customer.headers });
+    expect(file.statusCode).toBe(200);
+    expect(file.json()).toMatchObject({ path: 'x.txt', content: 'hi\n' });
     const item = (await harness.events(projectId)).find((event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution');
     expect(dataOf(item!).item.status).toBe('completed');
 

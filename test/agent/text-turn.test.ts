@@ -50,6 +50,13 @@ describe('managed project: text turn through the gateway', () => {
     expect(calls[0]!.surface).toBe('projects');
     expect(Number(calls[0]!.key_id)).toBe(Number(runtimeKey.key_id));
     expect(Number(calls[0]!.input_tokens)).toBeGreaterThan(0);
+    // The customer sees the agent's model call in its token usage and its wallet.
+    const usage = await context.app.inject({ method: 'GET', url: '/api/v1/billing/token-usage', headers: customer.headers });
+    expect(usage.json().transactions).toEqual([expect.objectContaining({ requested_model: 'power-ai', status: 'settled' })]);
+    const cost = Number(calls[0]!.cost_micros);
+    expect(cost).toBeGreaterThan(0);
+    const wallet = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: customer.headers });
+    expect(wallet.json()).toMatchObject({ balance: { micros: 100_000_000 - cost }, holds: { micros: 0 } });
 
     const summary = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: customer.headers });
     expect(summary.json().latest_thread).toMatchObject({ id: threadId, loaded: true, preview: 'say hello', status: { type: 'idle' }, active_turn_id: null });
