@@ -5,9 +5,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
 import { loadConfig } from '../src/config/load-config.js';
 import { startService } from '../src/main.js';
 import { startModelUpstream } from '../test/fakes/model-upstream.js';
@@ -19,7 +22,7 @@ export interface ChildHandle {
 }
 
 /** Starts this file as a child in the given role and waits for its ready message. */
-export function startChild(role: 'upstream' | 'gateway', upstreamUrl?: string): Promise<ChildHandle> {
+export function startChild(role: 'upstream' | 'gateway' | 'bare-proxy', upstreamUrl?: string): Promise<ChildHandle> {
   const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -43,6 +46,33 @@ async function runUpstream(): Promise<void> {
   const upstream = await startModelUpstream();
   process.send!({ url: upstream.url });
   process.once('SIGTERM', () => void upstream.close().then(() => process.exit(0)));
+}
+
+/**
+ * The floor of any Node.js gateway on this machine: a bare `node:http` server that forwards each request to the
+ * upstream through an undici pool and pipes the answer back, with no routing, authentication, parsing or billing.
+ */
+async function runBareProxy(upstreamUrl: string): Promise<void> {
+  const upstream = new Pool(upstreamUrl, { connections: 64, pipelining: 1 });
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      upstream
+        .request({ method: 'POST', path: request.url!, headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        .then(async (answer) => {
+          response.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+          for await (const chunk of answer.body) response.write(chunk);
+          response.end();
+        })
+        .catch(() => response.destroy());
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  process.send!({ url: `http://127.0.0.1:${address.port}` });
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
 async function runGateway(upstreamUrl: string): Promise<void> {
@@ -77,4 +107,5 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   const [role, upstreamUrl] = process.argv.slice(2);
   if (role === 'upstream') void runUpstream();
   else if (role === 'gateway') void runGateway(upstreamUrl!);
+  else if (role === 'bare-proxy') void runBareProxy(upstreamUrl!);
 }

@@ -2,7 +2,9 @@
  * Gateway overhead: the scripted upstream measured directly and through the gateway in one run, at concurrency
  * 1 and 16, non-streaming and streaming (`POST /v1/chat/completions`). autocannon gives requests/s; a small
  * sequential client gives sub-millisecond latency percentiles and, for streams, the time to the first body byte.
- * The upstream, the gateway and the load generator each run in their own process.
+ * The upstream, the gateway and the load generator each run in their own process. A bare forwarding proxy
+ * (`node:http` + undici, nothing else) is measured in the same run: it is the ceiling any Node.js gateway can reach
+ * on the machine, so `gateway / bare proxy` says how much of the gap is the gateway's own work.
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -71,9 +73,11 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
   report.section('Gateway: direct upstream vs through the gateway');
   const upstream = await startChild('upstream');
   const gateway = await startChild('gateway', upstream.info.url);
+  const bareProxy = await startChild('bare-proxy', upstream.info.url);
   try {
     const direct: Target = { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' };
     const through: Target = { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' };
+    const bare: Target = { url: `${bareProxy.info.url}/v1`, headers: {}, model: 'scripted-model' };
     report.line(
       `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), billing off, ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, gateway and load generator in separate processes on ${'a 2-core machine'}.`,
     );
@@ -83,12 +87,15 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
       for (const connections of [1, 16]) {
         const directResult = await throughput(direct, stream, connections);
         const gatewayResult = await throughput(through, stream, connections);
+        const bareResult = await throughput(bare, stream, connections);
         rows.push({
           mode: stream ? 'stream' : 'json',
           concurrency: connections,
           'direct req/s': round(directResult.requestsPerSecond),
           'gateway req/s': round(gatewayResult.requestsPerSecond),
           'gateway / direct': round(gatewayResult.requestsPerSecond / directResult.requestsPerSecond, 3),
+          'bare proxy req/s': round(bareResult.requestsPerSecond),
+          'bare proxy / direct': round(bareResult.requestsPerSecond / directResult.requestsPerSecond, 3),
           'direct p50/p99 ms': `${directResult.latencyP50Ms}/${directResult.latencyP99Ms}`,
           'gateway p50/p99 ms': `${gatewayResult.latencyP50Ms}/${gatewayResult.latencyP99Ms}`,
         });
@@ -117,6 +124,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
     for (const line of summary) report.line(line);
   } finally {
     await gateway.stop();
+    await bareProxy.stop();
     await upstream.stop();
   }
 }
