@@ -41,12 +41,21 @@ export function issuesFromValidation(errors: FastifySchemaValidationError[], con
 }
 
 /**
- * Ajv's coercion turns the strings "Infinity" and "1e400" into an infinite number that passes `integer` and
- * `number` schemas without their range checks, so query and path values are checked once more after validation.
+ * Values that pass the schemas but no part of the service can use. Ajv's coercion turns the strings "Infinity"
+ * and "1e400" into an infinite number that passes `integer` and `number` schemas without their range checks; a
+ * number beyond 2^53 is not exact and overflows a `bigint` column; PostgreSQL rejects text containing U+0000.
+ * Query and path values are checked once more after validation.
  */
-export function nonFiniteIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
+export function unusableValueIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
   if (typeof values !== 'object' || values === null) return [];
-  return Object.entries(values)
-    .filter(([, value]) => (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'number' && !Number.isFinite(item)))
-    .map(([name]) => ({ loc: [loc, name], msg: 'must be a finite number', type: 'finite_number' }));
+  const issues: ValidationIssue[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    if (items.some((item) => typeof item === 'number' && !(Math.abs(item) <= Number.MAX_SAFE_INTEGER))) {
+      issues.push({ loc: [loc, name], msg: `must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`, type: 'less_than_equal' });
+    } else if (items.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
+      issues.push({ loc: [loc, name], msg: 'must not contain NUL characters', type: 'string_nul' });
+    }
+  }
+  return issues;
 }
