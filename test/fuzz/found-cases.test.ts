@@ -1,0 +1,53 @@
+/** Requests the catalogue fuzzing once answered with a 5xx or an undocumented body, kept as fixed cases. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
+
+let context: TestContext;
+let customerHeaders: { authorization: string };
+
+beforeAll(async () => {
+  context = await createTestContext();
+  const created = await context.services.customers.create({ email: `found-${Math.random().toString(36).slice(2)}@example.com` });
+  customerHeaders = bearer(created.systemToken.key);
+});
+
+afterAll(async () => {
+  await context?.close();
+});
+
+describe('requests the fuzzing found', () => {
+  it('answers a malformed percent-encoding in the path with a request id and the /api error shape', async () => {
+    const response = await context.app.inject({ method: 'PATCH', url: '/api/v1/me/api-keys/%C0%AE', headers: customerHeaders, payload: {} });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['x-request-id']).toMatch(/^req_/);
+    expect(response.json()).toEqual({ detail: expect.any(String), code: 'BAD_REQUEST', request_id: response.headers['x-request-id'] });
+  });
+
+  it('answers a malformed percent-encoding under /v1 in the OpenAI error shape', async () => {
+    const response = await context.app.inject({ method: 'GET', url: '/v1/chat/completions/%E0%A4%A', headers: customerHeaders });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error' });
+  });
+
+  it.each([
+    ['limit=Infinity', 'limit'],
+    ['limit=1e400', 'limit'],
+    ['after_id=99999999999999999999999999', 'after_id'],
+  ])('rejects the unusable number in %s with a 422 naming the parameter', async (query, name) => {
+    const response = await context.app.inject({ method: 'GET', url: `/api/admin/customers?${query}`, headers: operatorHeaders });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['query', name] })]);
+  });
+
+  it('rejects a NUL character in a query value instead of failing in the database', async () => {
+    const response = await context.app.inject({ method: 'GET', url: '/v1/chat/completions?after=%00', headers: customerHeaders });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().error).toMatchObject({ type: 'invalid_request_error', param: 'after' });
+  });
+
+  it('looks a model id containing a percent sign up once: a 404, not a 500', async () => {
+    const response = await context.app.inject({ method: 'GET', url: '/v1/models/%25', headers: customerHeaders });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error).toMatchObject({ message: expect.stringContaining('%'), type: 'invalid_request_error' });
+  });
+});
