@@ -31,6 +31,12 @@ export interface FuzzRequest {
  * route rejects before its handler runs (a body of the wrong JSON type, an out-of-range query), because its
  * handler starts an app-server process or opens an event stream that never ends.
  */
+/** Known-good inputs of an operation, which generated requests send as they are and mutate. */
+export interface Seeds {
+  bodies?: Record<string, unknown>[];
+  query?: Record<string, string>;
+}
+
 export interface RouteLimit {
   /** Query values that fail validation (sent with valid credentials). */
   invalidQuery?: Record<string, string>;
@@ -90,8 +96,8 @@ function queryString(entries: [string, string | string[]][]): string {
   return text === '' ? '' : `?${text}`;
 }
 
-function bodyText(operation: Operation): fc.Arbitrary<string | undefined> {
-  const json = bodyArbitrary(operation.bodySchema).map((value) => JSON.stringify(value) ?? 'null');
+function bodyText(operation: Operation, seeds: Seeds): fc.Arbitrary<string | undefined> {
+  const json = bodyArbitrary(operation.bodySchema, seeds.bodies).map((value) => JSON.stringify(value) ?? 'null');
   const broken = fc.constantFrom('{', '{"a":', 'not json', '[1,2', '\u0000', '{"a":1}}');
   if (!operation.hasBody) return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(json, broken) });
   return fc.oneof(
@@ -109,7 +115,7 @@ const authArbitrary = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Auth>('operator') },
 );
 
-export function requestArbitrary(operation: Operation, ids: string[], limit?: RouteLimit): fc.Arbitrary<FuzzRequest> {
+export function requestArbitrary(operation: Operation, ids: string[], seeds: Seeds = {}, limit?: RouteLimit): fc.Arbitrary<FuzzRequest> {
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
   const headerParameters = operation.parameters.filter((parameter) => parameter.in === 'header');
@@ -123,14 +129,18 @@ export function requestArbitrary(operation: Operation, ids: string[], limit?: Ro
     return url;
   });
   const query = fc.tuple(
-    ...queryParameters.map((parameter) => fc.option(queryValue(parameter.schema), { nil: undefined, freq: 3 }).map((value) => [parameter.name, value] as const)),
+    ...queryParameters.map((parameter) => {
+      const seed = seeds.query?.[parameter.name];
+      const value = seed === undefined ? queryValue(parameter.schema) : fc.oneof(fc.constant(seed), queryValue(parameter.schema));
+      return fc.option(value, { nil: undefined, freq: 3 }).map((chosen) => [parameter.name, chosen] as const);
+    }),
     fc.option(fc.tuple(nastyString, nastyString), { nil: undefined, freq: 2 }),
   );
   const headers = fc.tuple(
     ...headerParameters.map((parameter) => fc.option(fc.oneof(fromSchema(parameter.schema).map(String), nastyString.map((text) => text.replace(/[^\x20-\x7e]/g, ''))), { nil: undefined }).map((value) => [parameter.name, value] as const)),
   );
   const contentType = fc.constantFrom('application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded');
-  return fc.record({ auth: authArbitrary, path, query, headers, body: bodyText(operation), contentType }).map(({ auth, path: url, query: queryEntries, headers: headerEntries, body, contentType: type }) => {
+  return fc.record({ auth: authArbitrary, path, query, headers, body: bodyText(operation, seeds), contentType }).map(({ auth, path: url, query: queryEntries, headers: headerEntries, body, contentType: type }) => {
     const entries: [string, string | string[]][] = [];
     const [extra, ...named] = [queryEntries[queryEntries.length - 1], ...queryEntries.slice(0, -1)] as unknown as [[string, string] | undefined, ...(readonly [string, string | string[] | undefined])[]];
     for (const [name, value] of named) if (value !== undefined) entries.push([name, value]);

@@ -65,10 +65,19 @@ export function fromSchema(schema: JsonSchema | undefined, depth = 0): fc.Arbitr
 
 function fromType(type: string, schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
   switch (type) {
-    case 'string':
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter((text) => text.length >= (schema.minLength ?? 0));
-    case 'integer':
-      return fc.integer({ min: Math.max(schema.minimum ?? -1_000, -1_000_000), max: Math.min(schema.maximum ?? 1_000_000, 1_000_000) });
+    case 'string': {
+      const fits = (text: string) => text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Infinity);
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter(fits) },
+        { weight: 1, arbitrary: nastyString.filter(fits) },
+      );
+    }
+    case 'integer': {
+      const inRange = fc.integer({ min: Math.max(schema.minimum ?? -1_000, -1_000_000), max: Math.min(schema.maximum ?? 1_000_000, 1_000_000) });
+      if (schema.maximum !== undefined) return inRange;
+      // No upper bound declared: integers past 2^53 and past a 64-bit column are "valid" too.
+      return fc.oneof({ weight: 4, arbitrary: inRange }, { weight: 1, arbitrary: fc.constantFrom(2 ** 53 + 2, 1e20, 1e300) });
+    }
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true });
     case 'boolean':
@@ -106,13 +115,15 @@ export function wrongType(schema: JsonSchema | undefined): fc.Arbitrary<unknown>
 }
 
 /** Bodies for an operation: schema-shaped, each kind of breakage, or no schema at all. */
-export function bodyArbitrary(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
-  const valid = fromSchema(schema);
+export function bodyArbitrary(schema: JsonSchema | undefined, seeds: Record<string, unknown>[] = []): fc.Arbitrary<unknown> {
+  // Known-good bodies make the mutations below reach handlers instead of stopping at validation.
+  const valid = seeds.length > 0 ? fc.oneof(fc.constantFrom(...seeds), fromSchema(schema)) : fromSchema(schema);
   const properties = Object.keys(schema?.properties ?? {});
   const required = schema?.required ?? [];
   const mutations: fc.Arbitrary<unknown>[] = [
     valid,
     valid,
+    ...seeds.map((seed) => fc.constant(seed)),
     // Extra fields and nested junk next to the valid ones.
     fc.tuple(valid, fc.dictionary(nastyString, junk, { minKeys: 1, maxKeys: 4 })).map(([value, extra]) => (isObject(value) ? { ...extra, ...value } : extra)),
     // Wrong JSON type for the body itself.
