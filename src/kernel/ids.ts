@@ -2,15 +2,28 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Random bytes are drawn from the CSPRNG in 4 KiB blocks (as `randomUUID` does) rather than one system call per
+ * id: ids are made on every request. Each byte is used once.
+ */
+const POOL_BYTES = 4096;
+let pool = randomBytes(POOL_BYTES);
+let poolOffset = 0;
+
+function nextRandomByte(): number {
+  if (poolOffset === POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
+
 /** Uniform random base62 string (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    const bytes = randomBytes(length * 2);
-    for (const byte of bytes) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
