@@ -44,18 +44,43 @@ export function issuesFromValidation(errors: FastifySchemaValidationError[], con
  * Values that pass the schemas but no part of the service can use. Ajv's coercion turns the strings "Infinity"
  * and "1e400" into an infinite number that passes `integer` and `number` schemas without their range checks; a
  * number beyond 2^53 is not exact and overflows a `bigint` column; PostgreSQL rejects text containing U+0000.
- * Query and path values are checked once more after validation.
+ * Query and path values are checked once more after validation, body numbers too.
  */
 export function unusableValueIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
   if (typeof values !== 'object' || values === null) return [];
   const issues: ValidationIssue[] = [];
   for (const [name, value] of Object.entries(values)) {
     const items: unknown[] = Array.isArray(value) ? value : [value];
-    if (items.some((item) => typeof item === 'number' && !(Math.abs(item) <= Number.MAX_SAFE_INTEGER))) {
-      issues.push({ loc: [loc, name], msg: `must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`, type: 'less_than_equal' });
+    if (items.some((item) => typeof item === 'number' && !isUsableNumber(item))) {
+      issues.push({ loc: [loc, name], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
     } else if (items.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
       issues.push({ loc: [loc, name], msg: 'must not contain NUL characters', type: 'string_nul' });
     }
   }
+  return issues;
+}
+
+const UNUSABLE_NUMBER = `must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
+
+function isUsableNumber(value: number): boolean {
+  return Math.abs(value) <= Number.MAX_SAFE_INTEGER;
+}
+
+/** Numbers anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
+export function unusableBodyNumberIssues(body: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const loc: (string | number)[] = ['body'];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'number') {
+      if (!isUsableNumber(value)) issues.push({ loc: [...loc], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+        loc.push(key);
+        visit(item);
+        loc.pop();
+      }
+    }
+  };
+  visit(body);
   return issues;
 }
