@@ -99,7 +99,9 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       const model = typeof body.model === 'string' ? body.model : undefined;
       const destination = model === undefined ? undefined : services.gateway.router.resolve(model);
       if (!destination || destination.provider.kind !== 'anthropic') throw notFound(`Messages route /v1/messages/${subpath}`);
-      return forward(services, reply, destination, { path: `/v1/messages/${subpath}`, body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
+      // The router decoded the subpath; the destination gets it encoded again, segment by segment.
+      const upstreamPath = `/v1/messages/${subpath.split('/').map(encodeURIComponent).join('/')}`;
+      return forward(services, reply, destination, { path: upstreamPath, body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
     },
   });
 }
