@@ -1,18 +1,27 @@
 /** Requests the catalogue fuzzing once answered with a 5xx or an undocumented body, kept as fixed cases. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
+import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
 
+let upstream: ModelUpstream;
 let context: TestContext;
 let customerHeaders: { authorization: string };
 
 beforeAll(async () => {
-  context = await createTestContext();
+  upstream = await startModelUpstream();
+  context = await createTestContext({
+    config: {
+      providers: [{ id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url }],
+      models: [{ id: 'claude-test', provider: 'anthropic-fake', upstreamModel: 'upstream-claude' }],
+    } as never,
+  });
   const created = await context.services.customers.create({ email: `found-${Math.random().toString(36).slice(2)}@example.com` });
   customerHeaders = bearer(created.systemToken.key);
 });
 
 afterAll(async () => {
   await context?.close();
+  await upstream?.close();
 });
 
 describe('requests the fuzzing found', () => {
@@ -39,6 +48,15 @@ describe('requests the fuzzing found', () => {
     expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['query', name] })]);
   });
 
+  it('rejects a body integer past 2^53 with a 422 naming the field, and issues no key', async () => {
+    const before = await context.storage.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const response = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: { ...operatorHeaders, 'content-type': 'application/json' }, payload: '{"customer_id":100000000000000000000}' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'customer_id'] })]);
+    const after = await context.storage.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    expect(Number(after.count)).toBe(Number(before.count));
+  });
+
   it('rejects a NUL character in a query value instead of failing in the database', async () => {
     const response = await context.app.inject({ method: 'GET', url: '/v1/chat/completions?after=%00', headers: customerHeaders });
     expect(response.statusCode).toBe(422);
@@ -49,5 +67,16 @@ describe('requests the fuzzing found', () => {
     const response = await context.app.inject({ method: 'GET', url: '/v1/models/%25', headers: customerHeaders });
     expect(response.statusCode).toBe(404);
     expect(response.json().error).toMatchObject({ message: expect.stringContaining('%'), type: 'invalid_request_error' });
+  });
+
+  it('forwards a non-ASCII /v1/messages/* subpath percent-encoded instead of failing as a broken upstream', async () => {
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/v1/messages/%EA%85%82/b%20c',
+      headers: customerHeaders,
+      payload: { model: 'claude-test', max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] },
+    });
+    expect(response.statusCode).toBeLessThan(500);
+    expect(upstream.requests.at(-1)?.path).toBe('/v1/messages/%EA%85%82/b%20c');
   });
 });
