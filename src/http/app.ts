@@ -23,7 +23,7 @@ import { randomBase62 } from '../kernel/ids.js';
 import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import './route-config.js';
-import { issuesFromValidation, unusableBodyNumberIssues, unusableValueIssues } from './validation.js';
+import { issuesFromValidation, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 
 declare module 'fastify' {
@@ -96,7 +96,7 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   app.addHook('preHandler', async (request) => {
-    const issues = [...unusableValueIssues('query', request.query), ...unusableValueIssues('path', request.params), ...unusableBodyNumberIssues(request.body)];
+    const issues = [...unusableValueIssues('query', request.query), ...unusableValueIssues('path', request.params), ...unusableBodyIssues(request.body)];
     if (issues.length > 0) throw validationError(issues);
   });
 

@@ -44,7 +44,7 @@ export function issuesFromValidation(errors: FastifySchemaValidationError[], con
  * Values that pass the schemas but no part of the service can use. Ajv's coercion turns the strings "Infinity"
  * and "1e400" into an infinite number that passes `integer` and `number` schemas without their range checks; a
  * number beyond 2^53 is not exact and overflows a `bigint` column; PostgreSQL rejects text containing U+0000.
- * Query and path values are checked once more after validation, body numbers too.
+ * Query, path and body values are checked once more after validation.
  */
 export function unusableValueIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
   if (typeof values !== 'object' || values === null) return [];
@@ -54,25 +54,28 @@ export function unusableValueIssues(loc: 'query' | 'path', values: unknown): Val
     if (items.some((item) => typeof item === 'number' && !isUsableNumber(item))) {
       issues.push({ loc: [loc, name], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
     } else if (items.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
-      issues.push({ loc: [loc, name], msg: 'must not contain NUL characters', type: 'string_nul' });
+      issues.push({ loc: [loc, name], msg: NUL_IN_STRING, type: 'string_nul' });
     }
   }
   return issues;
 }
 
+const NUL_IN_STRING = 'must not contain NUL (U+0000) characters';
 const UNUSABLE_NUMBER = `must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
 
 function isUsableNumber(value: number): boolean {
   return Math.abs(value) <= Number.MAX_SAFE_INTEGER;
 }
 
-/** Numbers anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
-export function unusableBodyNumberIssues(body: unknown): ValidationIssue[] {
+/** Numbers and strings anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
+export function unusableBodyIssues(body: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const loc: (string | number)[] = ['body'];
   const visit = (value: unknown): void => {
     if (typeof value === 'number') {
       if (!isUsableNumber(value)) issues.push({ loc: [...loc], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
+    } else if (typeof value === 'string') {
+      if (value.includes('\u0000')) issues.push({ loc: [...loc], msg: NUL_IN_STRING, type: 'string_nul' });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
         loc.push(key);
