@@ -57,6 +57,14 @@ describe('requests the fuzzing found', () => {
     expect(Number(after.count)).toBe(Number(before.count));
   });
 
+  it('rejects a NUL character in a body string with a 422 naming the field, and creates no project', async () => {
+    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: customerHeaders, payload: { name: 'a\u0000b' } });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'name'], type: 'string_nul' })]);
+    const projects = await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: customerHeaders });
+    expect(projects.json().data ?? projects.json()).toHaveLength(0);
+  });
+
   it('rejects a NUL character in a query value instead of failing in the database', async () => {
     const response = await context.app.inject({ method: 'GET', url: '/v1/chat/completions?after=%00', headers: customerHeaders });
     expect(response.statusCode).toBe(422);

@@ -26,7 +26,7 @@ export interface JsonSchema {
 
 /** Strings that tend to break parsers, paths, SQL and encodings. */
 export const nastyString = fc.oneof(
-  fc.constantFrom('', ' ', '0', '-1', 'null', 'undefined', 'true', 'NaN', '1e309', '99999999999999999999999', '../../etc/passwd', '..%2F..%2Fetc', '%00', '\u0000', "' OR 1=1 --", '{"a":1}', '[]', 'power-ai', 'gpt-test', '\uD800', '😀🚀', 'ünïcödé', 'a'.repeat(300), '/tmp', '.', '..', '~', 'C:\\Windows'),
+  fc.constantFrom('', ' ', 'a\u0000b', '0', '-1', 'null', 'undefined', 'true', 'NaN', '1e309', '99999999999999999999999', '../../etc/passwd', '..%2F..%2Fetc', '%00', '\u0000', "' OR 1=1 --", '{"a":1}', '[]', 'power-ai', 'gpt-test', '\uD800', '😀🚀', 'ünïcödé', 'a'.repeat(300), '/tmp', '.', '..', '~', 'C:\\Windows'),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ maxLength: 20 }),
 );
