@@ -8,6 +8,7 @@ import { AppServerError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnStartParams } from '../appserver/protocol.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
+import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import { customerFor, mapDirectError, threadCustomer } from './access.js';
@@ -249,16 +250,9 @@ export class DirectService {
 
   threadView(thread: Thread, includeTurns = false) {
     return {
-      id: thread.id,
-      name: thread.name,
-      preview: thread.preview,
+      ...projectThreadView(thread, this.deps.threads.activeTurn(thread.id)),
       cwd: thread.cwd,
-      status: thread.status,
-      model_provider: thread.modelProvider,
       forked_from_id: thread.forkedFromId,
-      created_at: thread.createdAt * 1000,
-      updated_at: thread.updatedAt * 1000,
-      active_turn_id: this.deps.threads.activeTurn(thread.id),
       ...(includeTurns ? { turns: thread.turns } : {}),
     };
   }
