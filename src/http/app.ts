@@ -29,8 +29,13 @@ import { registerRoutes } from './routes/index.js';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set by the JSON parser when the raw text contains a NUL escape or a number that may exceed 2^53. */
+    bodyMayHoldUnusableValues: boolean;
   }
 }
+
+/** `\u0000`, 16 or more digits in a row, or an exponent of two or more digits (strings included: Ajv coerces them). */
+const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\d{16}|[eE][+-]?\d{2}/;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -66,12 +71,15 @@ export async function buildApp(services: Services): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.decorateRequest('principal', null);
+  app.decorateRequest('bodyMayHoldUnusableValues', false);
 
   // JSON bodies: an empty body is "no body" (so optional bodies work); malformed JSON is a 422.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    // Only a body whose text could hold a NUL or an inexact number is walked value by value after validation.
+    request.bodyMayHoldUnusableValues = MAY_HOLD_UNUSABLE_VALUES.test(text);
     try {
       done(null, JSON.parse(text));
     } catch (error) {
@@ -96,7 +104,11 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   app.addHook('preHandler', async (request) => {
-    const issues = [...unusableValueIssues('query', request.query), ...unusableValueIssues('path', request.params), ...unusableBodyIssues(request.body)];
+    const issues = [
+      ...unusableValueIssues('query', request.query),
+      ...unusableValueIssues('path', request.params),
+      ...(request.bodyMayHoldUnusableValues ? unusableBodyIssues(request.body) : []),
+    ];
     if (issues.length > 0) throw validationError(issues);
   });
 
