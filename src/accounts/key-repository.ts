@@ -1,5 +1,5 @@
 /** Persistence of API keys. Only keyed hashes, prefixes and last-four characters are stored. */
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable, Transaction } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Database } from '../storage/schema.js';
 import type { ApiKeyKind, ApiKeysTable } from '../storage/tables/chassis.js';
@@ -61,25 +61,21 @@ export class KeyRepository {
       .executeTakeFirst();
   }
 
-  /** The key with its customer's status and VIP flag, in one query (the hot path of every request). */
-  findForAuthentication(executor: Executor, plaintext: string) {
-    return executor
-      .selectFrom('api_keys')
-      .leftJoin('customers', 'customers.id', 'api_keys.customer_id')
-      .select([
-        'api_keys.id',
-        'api_keys.customer_id',
-        'api_keys.kind',
-        'api_keys.role',
-        'api_keys.policy_json',
-        'api_keys.expires_at',
-        'api_keys.revoked_at',
-        'customers.status as customer_status',
-        'customers.vip as customer_vip',
-      ])
-      .where('api_keys.key_hash', '=', hashKey(this.secret, plaintext))
-      .executeTakeFirst();
+  /**
+   * The key with its customer's status and VIP flag, in one query. This runs on every authenticated request, so
+   * the query is built and compiled once per database handle and executed with the new hash each time.
+   */
+  async findForAuthentication(executor: Kysely<Database>, plaintext: string) {
+    let template = this.authenticationQueries.get(executor);
+    if (template === undefined) {
+      template = authenticationQuery(executor, '').compile();
+      this.authenticationQueries.set(executor, template);
+    }
+    const result = await executor.executeQuery<AuthenticationRow>({ ...template, parameters: [hashKey(this.secret, plaintext)] });
+    return result.rows[0];
   }
+
+  private readonly authenticationQueries = new WeakMap<Kysely<Database>, CompiledQuery<AuthenticationRow>>();
 
   findById(executor: Executor, keyId: number): Promise<ApiKeyRow | undefined> {
     return executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
@@ -147,3 +143,23 @@ export class KeyRepository {
       .execute();
   }
 }
+
+function authenticationQuery(executor: Kysely<Database>, keyHash: string) {
+  return executor
+    .selectFrom('api_keys')
+    .leftJoin('customers', 'customers.id', 'api_keys.customer_id')
+    .select([
+      'api_keys.id',
+      'api_keys.customer_id',
+      'api_keys.kind',
+      'api_keys.role',
+      'api_keys.policy_json',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'customers.status as customer_status',
+      'customers.vip as customer_vip',
+    ])
+    .where('api_keys.key_hash', '=', keyHash);
+}
+
+type AuthenticationRow = Awaited<ReturnType<ReturnType<typeof authenticationQuery>['executeTakeFirstOrThrow']>>;
