@@ -168,6 +168,7 @@ function toAppError(error: FastifyError | AppError): AppError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
+  if (error.headers) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   // 429 and 503 always tell the client when to come back, even when the thrower named no delay.
   const retryAfterSeconds = error.retryAfterSeconds ?? (error.status === 429 || error.status === 503 ? 1 : undefined);
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));

@@ -41,6 +41,8 @@ export interface AppErrorOptions {
   retryAfterSeconds?: number;
   /** Validation issues, rendered as the FastAPI-style `detail` list. */
   issues?: ValidationIssue[];
+  /** Extra response headers (e.g. an upstream's rate-limit headers passed on with a 429). */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -49,6 +51,7 @@ export class AppError extends Error {
   readonly details?: Record<string, unknown>;
   readonly retryAfterSeconds?: number;
   readonly issues?: ValidationIssue[];
+  readonly headers?: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -58,6 +61,7 @@ export class AppError extends Error {
     this.retryAfterSeconds =
       options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
     this.issues = options.issues;
+    this.headers = options.headers;
   }
 
   get status(): number {

@@ -38,9 +38,17 @@ describe('upstream failures before the answer', () => {
     expect(chat.headers.get('x-request-id')).toMatch(/^req_/);
     expect((await chat.json()).error.type).toBe('rate_limit_error');
 
-    gateway.upstream.enqueue({ kind: 'http_error', status: 429 });
+    gateway.upstream.enqueue({
+      kind: 'http_error',
+      status: 429,
+      headers: { 'anthropic-ratelimit-requests-remaining': '0', 'anthropic-ratelimit-requests-reset': '2026-11-25T00:00:07Z', 'x-internal-route': 'node-7' },
+    });
     const messages = await post('/v1/messages', messagesBody(MODELS.anthropic), { apiKeyHeader: true });
     expect(messages.status).toBe(429);
+    // Anthropic clients read the rate-limit headers; nothing else of the upstream's headers is passed on.
+    expect(messages.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(messages.headers.get('anthropic-ratelimit-requests-reset')).toBe('2026-11-25T00:00:07Z');
+    expect(messages.headers.get('x-internal-route')).toBeNull();
     expect(Number(messages.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Number.isInteger(Number(messages.headers.get('retry-after')))).toBe(true);
     expect(await messages.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });

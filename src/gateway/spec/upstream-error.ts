@@ -6,7 +6,7 @@ import { AppError, type ErrorCode } from '../../kernel/errors.js';
 
 export type UpstreamFailure =
   /** The upstream answered with an HTTP error status. */
-  | { kind: 'status'; upstreamStatus: number; retryAfterHeader?: string | null; message?: string }
+  | { kind: 'status'; upstreamStatus: number; retryAfterHeader?: string | null; message?: string; rateLimitHeaders?: Record<string, string> }
   /** The connection could not be opened (refused, DNS, connect timeout): the request was provably not sent. */
   | { kind: 'connect' }
   /** No answer, or silence between chunks, for longer than the configured timeout. */
@@ -21,26 +21,44 @@ export class UpstreamError extends Error {
   readonly retryable: boolean;
   readonly retryAfterSeconds?: number;
   readonly failure: UpstreamFailure['kind'];
+  /** The upstream's rate-limit headers, passed on to the caller with a 429. */
+  readonly headers?: Record<string, string>;
 
-  constructor(options: { status: number; retryable: boolean; retryAfterSeconds?: number; message: string; failure: UpstreamFailure['kind'] }) {
+  constructor(options: {
+    status: number;
+    retryable: boolean;
+    retryAfterSeconds?: number;
+    message: string;
+    failure: UpstreamFailure['kind'];
+    headers?: Record<string, string>;
+  }) {
     super(options.message);
     this.name = 'UpstreamError';
     this.status = options.status;
     this.retryable = options.retryable;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.failure = options.failure;
+    this.headers = options.headers;
   }
 
   /** The same failure as the service's one error model (rendered by app.ts in the caller's protocol). */
   toAppError(): AppError {
     const code: ErrorCode =
       this.status === 429 ? 'RATE_LIMITED' : this.status === 503 ? 'UPSTREAM_UNAVAILABLE' : this.status >= 500 ? 'UPSTREAM_FAILED' : 'BAD_REQUEST';
-    return new AppError(code, this.message, { retryAfterSeconds: this.retryAfterSeconds, cause: this });
+    return new AppError(code, this.message, { retryAfterSeconds: this.retryAfterSeconds, headers: this.headers, cause: this });
   }
 }
 
 const DEFAULT_RATE_LIMIT_RETRY_SECONDS = 5;
 const DEFAULT_UNAVAILABLE_RETRY_SECONDS = 2;
+
+const RATE_LIMIT_HEADER = /^(anthropic-ratelimit-|x-ratelimit-)/;
+
+/** The upstream's rate-limit headers (`anthropic-ratelimit-*`, `x-ratelimit-*`), to pass on with a 429. */
+export function rateLimitHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> | undefined {
+  const found = Object.entries(headers).filter(([name, value]) => RATE_LIMIT_HEADER.test(name) && value !== undefined);
+  return found.length === 0 ? undefined : Object.fromEntries(found.map(([name, value]) => [name, Array.isArray(value) ? value[0]! : value!]));
+}
 
 /** Integer seconds from a Retry-After header (delta-seconds or HTTP date); undefined when absent or unreadable. */
 export function parseRetryAfter(header: string | null | undefined, nowMs = Date.now()): number | undefined {
@@ -71,6 +89,7 @@ export function upstreamError(failure: UpstreamFailure): UpstreamError {
           retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader) ?? DEFAULT_RATE_LIMIT_RETRY_SECONDS,
           message: 'The upstream model provider is rate limiting requests; retry after the delay in Retry-After',
           failure: 'status',
+          headers: failure.rateLimitHeaders,
         });
       }
       if (status === 503 || status === 529) {

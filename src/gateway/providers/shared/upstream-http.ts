@@ -5,7 +5,7 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { upstreamError, type UpstreamError } from '../../spec/index.js';
+import { rateLimitHeadersOf, upstreamError, type UpstreamError } from '../../spec/index.js';
 
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;
@@ -99,6 +99,7 @@ export class UpstreamHttp {
       upstreamStatus: response.statusCode,
       retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
       message,
+      rateLimitHeaders: response.statusCode === 429 ? rateLimitHeadersOf(response.headers) : undefined,
     });
   }
 
