@@ -229,7 +229,6 @@ export class ProjectRuntime {
     return { turn_id: turnId, thread_id: record.threadId, interrupted: true };
   }
 
-  /** Summary of the latest thread without starting an app-server. */
   /** Summary of the latest thread; reads preview and status only from an app-server that is already running. */
   async latest(project: Project) {
     const record = await this.deps.threads.forProject(project.id);
@@ -245,10 +244,6 @@ export class ProjectRuntime {
       status: read?.thread.status ?? { type: 'notLoaded' },
       active_turn_id: state?.activeTurnId ?? null,
     };
-  }
-
-  activeTurn(threadId: string): string | null {
-    return this.states.get(threadId)?.activeTurnId ?? null;
   }
 
   private threadView(thread: Thread) {
