@@ -7,7 +7,7 @@
 import type { Principal } from '../../accounts/principal.js';
 import { newId } from '../../kernel/ids.js';
 import { execute, type ExecuteDeps } from '../execute.js';
-import type { Usage } from '../spec/index.js';
+import { responsesUsage } from '../protocols/openai-responses/encode.js';
 import { collectText } from './collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
 
@@ -70,16 +70,6 @@ export function conversationTranscript(items: JsonObject[], seal: CompactionSeal
 
 function userMessages(items: JsonObject[]): JsonObject[] {
   return items.filter((item) => (item.type === undefined || item.type === 'message') && item.role === 'user');
-}
-
-export function responsesUsage(usage: Usage): JsonObject {
-  return {
-    input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
-    output_tokens: usage.outputTokens,
-    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
-    total_tokens: usage.inputTokens + usage.outputTokens,
-  };
 }
 
 export async function compactConversation(deps: ExecuteDeps, seal: CompactionSeal, compaction: CompactionRequest): Promise<JsonObject> {
