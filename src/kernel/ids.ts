@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Random bytes are drawn from the CSPRNG in 4 KiB blocks (as `randomUUID` does) rather than one system call per
+ * Random bytes are drawn from the CSPRNG in 4 KiB blocks (as `crypto.randomUUID` does) rather than one system call per
  * id: ids are made on every request. Each byte is used once.
  */
 const POOL_BYTES = 4096;
@@ -31,10 +31,6 @@ export function randomBase62(length: number): string {
 /** Prefixed opaque id such as `resp_3fJ…`. */
 export function newId(prefix: string, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;
-}
-
-export function uuid(): string {
-  return randomUUID();
 }
 
 export function toBase62(value: number, width: number): string {

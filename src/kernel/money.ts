@@ -6,15 +6,6 @@ export type Micros = number;
 
 export const MICROS_PER_USD = 1_000_000;
 
-export function assertMicros(value: number, what = 'amount'): Micros {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`${what} must be an integer number of micro-USD`);
-  return value;
-}
-
-export function usdToMicros(usd: number): Micros {
-  return Math.round(usd * MICROS_PER_USD);
-}
-
 /** Formats micro-USD as a USD string with 6 decimals, exact (no float arithmetic). */
 export function formatUsd(micros: Micros): string {
   const negative = micros < 0;

@@ -59,9 +59,3 @@ export function compareVersions(left: SemanticVersion, right: SemanticVersion): 
   }
   return Math.sign(left.prerelease.length - right.prerelease.length);
 }
-
-export function formatVersion(version: SemanticVersion): string {
-  const prerelease = version.prerelease.length > 0 ? `-${version.prerelease.join('.')}` : '';
-  const build = version.build.length > 0 ? `+${version.build.join('.')}` : '';
-  return `${version.major}.${version.minor}.${version.patch}${prerelease}${build}`;
-}
