@@ -27,6 +27,19 @@ export interface RateLimiter {
 const SLOT_TTL_MS = 15 * 60_000;
 const CONCURRENCY_RETRY_MS = 1_000;
 
+/** An admission holding a concurrency slot; `freeSlot` runs on the first release only. */
+function admitted(freeSlot: () => Promise<void>): Admission {
+  let released = false;
+  return {
+    allowed: true,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await freeSlot();
+    },
+  };
+}
+
 export class MemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, number[]>();
   private readonly inFlight = new Map<string, number>();
@@ -50,17 +63,11 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     if (rule.concurrentRequests === undefined) return { allowed: true, release: async () => undefined };
     this.inFlight.set(subject, current + 1);
-    let released = false;
-    return {
-      allowed: true,
-      release: async () => {
-        if (released) return;
-        released = true;
-        const left = (this.inFlight.get(subject) ?? 1) - 1;
-        if (left <= 0) this.inFlight.delete(subject);
-        else this.inFlight.set(subject, left);
-      },
-    };
+    return admitted(async () => {
+      const left = (this.inFlight.get(subject) ?? 1) - 1;
+      if (left <= 0) this.inFlight.delete(subject);
+      else this.inFlight.set(subject, left);
+    });
   }
 
   async close(): Promise<void> {}
@@ -123,15 +130,9 @@ export class RedisRateLimiter implements RateLimiter {
       return { allowed: false, retryAfterMs: Number(result[1]), reason: result[2] as 'requests_per_minute' | 'concurrent_requests' };
     }
     if (rule.concurrentRequests === undefined) return { allowed: true, release: async () => undefined };
-    let released = false;
-    return {
-      allowed: true,
-      release: async () => {
-        if (released) return;
-        released = true;
-        await this.redis.zrem(slotsKey, member);
-      },
-    };
+    return admitted(async () => {
+      await this.redis.zrem(slotsKey, member);
+    });
   }
 
   async close(): Promise<void> {
