@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isInside } from '../agent/files/workspace-path.js';
 import { AppError } from '../kernel/errors.js';
 
 export class WorkspaceRoots {
@@ -48,7 +49,7 @@ export class WorkspaceRoots {
     for (;;) {
       try {
         const real = await fs.realpath(existing);
-        if (!within(root, real)) throw outside(requested);
+        if (!isInside(root, real)) throw outside(requested);
         return path.join(real, path.relative(existing, resolved));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === root) throw error;
@@ -59,20 +60,15 @@ export class WorkspaceRoots {
 
   private lexical(root: string, requested: string): string {
     const resolved = path.resolve(root, requested);
-    if (!within(root, resolved)) throw outside(requested);
+    if (!isInside(root, resolved)) throw outside(requested);
     return resolved;
   }
 
   private async checkReal(root: string, resolved: string, requested: string): Promise<string> {
     const real = await fs.realpath(resolved);
-    if (!within(root, real)) throw outside(requested);
+    if (!isInside(root, real)) throw outside(requested);
     return real;
   }
-}
-
-export function within(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 function outside(requested: string): AppError {
