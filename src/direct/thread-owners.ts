@@ -25,7 +25,7 @@ export class DirectThreadOwners {
 
   async ownerOf(threadId: string): Promise<DirectThreadOwner | null> {
     const row = await this.storage.db.selectFrom('direct_threads').selectAll().where('thread_id', '=', threadId).executeTakeFirst();
-    return row ? { threadId: row.thread_id, customerId: Number(row.customer_id), cwd: row.cwd, createdAt: Number(row.created_at) } : null;
+    return row ? toOwner(row) : null;
   }
 
   /** The customer's newest direct thread started in `cwd`. */
@@ -39,6 +39,10 @@ export class DirectThreadOwners {
       .orderBy('thread_id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row ? { threadId: row.thread_id, customerId: Number(row.customer_id), cwd: row.cwd, createdAt: Number(row.created_at) } : null;
+    return row ? toOwner(row) : null;
   }
+}
+
+function toOwner(row: { thread_id: string; customer_id: number | string | bigint; cwd: string; created_at: number | string | bigint }): DirectThreadOwner {
+  return { threadId: row.thread_id, customerId: Number(row.customer_id), cwd: row.cwd, createdAt: Number(row.created_at) };
 }
