@@ -6,19 +6,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { deleteChildren, insertItems, parseObject, type StoredItem } from './stored-rows.js';
 
-export interface NewStoredResponse {
-  responseId: string;
-  owner: string;
-  model: string;
-  status: string;
-  background: boolean;
-  response: Record<string, unknown>;
-  request: Record<string, unknown>;
-  inputItems: StoredItem[];
-  createdAtMs: number;
-  expiresAtMs: number;
-}
-
 export interface StoredResponse {
   responseId: string;
   owner: string;
@@ -30,6 +17,12 @@ export interface StoredResponse {
   createdAtMs: number;
   /** Last state change or heartbeat of the run. */
   updatedAtMs: number;
+}
+
+/** A response as first written: its `updatedAtMs` is its creation time. */
+export interface NewStoredResponse extends Omit<StoredResponse, 'updatedAtMs'> {
+  inputItems: StoredItem[];
+  expiresAtMs: number;
 }
 
 export class ResponseRepository {
