@@ -11,6 +11,8 @@ import { principalOf } from './gateway/call-context.js';
 const config = { auth: 'api', surface: 'gateway' } as const;
 const Order = (fallback: 'asc' | 'desc') => Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: fallback });
 const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });
+/** `limit`, `after`, `order` of a cursor-paged list (the service's `PageRequest`). */
+const PageQuery = (order: 'asc' | 'desc') => Type.Object({ limit: Limit, after: Type.Optional(Type.String()), order: Order(order) });
 const CompletionParams = Type.Object({ completion_id: Type.String({ minLength: 1, maxLength: 200 }) });
 const ResponseParams = Type.Object({ response_id: Type.String({ minLength: 1, maxLength: 200 }) });
 const MetadataBody = Type.Object(
@@ -75,14 +77,9 @@ export async function gatewayStoredRoutes(app: App, services: Services): Promise
       tags: chatTags,
       summary: 'List the request messages of a stored chat completion',
       params: CompletionParams,
-      querystring: Type.Object({ limit: Limit, after: Type.Optional(Type.String()), order: Order('asc') }),
+      querystring: PageQuery('asc'),
     },
-    handler: async (request) =>
-      stored.listChatCompletionMessages(principalOf(request), request.params.completion_id, {
-        limit: request.query.limit,
-        after: request.query.after,
-        order: request.query.order,
-      }),
+    handler: async (request) => stored.listChatCompletionMessages(principalOf(request), request.params.completion_id, request.query),
   });
 
   app.delete('/v1/responses/:response_id', {
@@ -97,13 +94,8 @@ export async function gatewayStoredRoutes(app: App, services: Services): Promise
       tags: responseTags,
       summary: 'List the input items of a stored response',
       params: ResponseParams,
-      querystring: Type.Object({ limit: Limit, after: Type.Optional(Type.String()), order: Order('desc') }),
+      querystring: PageQuery('desc'),
     },
-    handler: async (request) =>
-      stored.listInputItems(principalOf(request), request.params.response_id, {
-        limit: request.query.limit,
-        after: request.query.after,
-        order: request.query.order,
-      }),
+    handler: async (request) => stored.listInputItems(principalOf(request), request.params.response_id, request.query),
   });
 }
