@@ -1,6 +1,6 @@
 /**
  * The one error model. Domain code throws `AppError` with a stable code; `src/http` maps the code to a status
- * through `statusOf` and renders it in the caller's protocol. Messages of 5xx errors are never sent to clients.
+ * (`AppError.status`, from `errorStatus`) and renders it in the caller's protocol. Messages of 5xx errors are never sent to clients.
  */
 export const errorStatus = {
   VALIDATION_FAILED: 422,
@@ -67,10 +67,6 @@ export class AppError extends Error {
   get status(): number {
     return errorStatus[this.code];
   }
-}
-
-export function statusOf(code: ErrorCode): number {
-  return errorStatus[code];
 }
 
 export function isAppError(error: unknown): error is AppError {
