@@ -35,7 +35,8 @@ export class WorkspaceRoots {
   async workingDirectory(customerId: number, requested: string | undefined | null): Promise<string> {
     const root = await this.root(customerId);
     if (requested === undefined || requested === null || requested === '') return root;
-    const resolved = this.lexical(root, requested);
+    // Checked before mkdir, which would follow a symbolic link out of the root and create the directory there.
+    const resolved = await this.inside(customerId, requested);
     await fs.mkdir(resolved, { recursive: true });
     return this.checkReal(root, resolved, requested);
   }
