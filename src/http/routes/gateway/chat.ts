@@ -50,17 +50,22 @@ async function streamChat(options: { request: FastifyRequest; reply: FastifyRepl
   const { request, reply, call, decoded } = options;
   const sse = new SseWriter(reply, request.id);
   const encoder = new ChatStreamEncoder(decoded.request.model, decoded.includeUsage);
-  const collector = new PartCollector();
+  // The whole completion is folded only when it is to be stored; otherwise parts are just relayed.
+  const collector = decoded.store ? new PartCollector() : undefined;
+  let finished = false;
+  let failed = false;
   try {
     for await (const part of call.parts) {
-      collector.add(part);
+      collector?.add(part);
+      if (part.type === 'finish') finished = true;
+      else if (part.type === 'error') failed = true;
       await sse.write(encoder.encode(part));
     }
-    if (collector.result.finish && !collector.result.error) await sse.write(encoder.end());
+    if (finished && !failed) await sse.write(encoder.end());
   } finally {
     sse.end();
   }
-  if (collector.result.finish && !collector.result.error) {
+  if (collector && finished && !failed) {
     const completion = chatCompletionObject({ id: encoder.id, createdSeconds: encoder.created, model: decoded.request.model, collected: collector.result });
     await saveCompletion(options.services, request, decoded, options.body, completion);
   }
