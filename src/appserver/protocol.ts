@@ -4,8 +4,6 @@
  */
 import type { InitializeParams, InitializeResponse, RequestId } from './generated/index.js';
 import type {
-  CommandExecutionRequestApprovalParams,
-  FileChangeRequestApprovalParams,
   ModelListParams,
   ModelListResponse,
   PermissionProfileListParams,
@@ -46,11 +44,3 @@ export interface ClientMethods {
   'skills/list': [SkillsListParams, SkillsListResponse];
 }
 export type ClientMethod = keyof ClientMethods;
-
-/** Server → client approval requests the bridge brokers. */
-export interface ApprovalRequests {
-  'item/commandExecution/requestApproval': CommandExecutionRequestApprovalParams;
-  'item/fileChange/requestApproval': FileChangeRequestApprovalParams;
-}
-export type ApprovalMethod = keyof ApprovalRequests;
-export const APPROVAL_METHODS: readonly ApprovalMethod[] = ['item/commandExecution/requestApproval', 'item/fileChange/requestApproval'];
