@@ -32,5 +32,3 @@ export type StreamPart =
    * (which execute uses for metering); the Responses protocol in native mode writes only these.
    */
   | { type: 'native-event'; event: NativeResponsesEvent };
-
-export type StreamPartType = StreamPart['type'];
