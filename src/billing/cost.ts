@@ -18,13 +18,15 @@ export function costOf(usage: { inputTokens: number; outputTokens: number; cache
   );
 }
 
-export function worstCaseMicros(card: ResolvedCard, estimatedInputTokens: number, maxOutputTokens: number): number {
-  return costOf(
-    { inputTokens: estimatedInputTokens, outputTokens: maxOutputTokens, cachedInputTokens: 0 },
-    {
-      input_micros_per_million: card.inputMicrosPerMillion,
-      output_micros_per_million: card.outputMicrosPerMillion,
-      cached_input_micros_per_million: card.cachedInputMicrosPerMillion,
-    },
-  );
+/** The rates of a card as recorded on a billed call. */
+export function ratesOf(card: ResolvedCard): CardRates {
+  return {
+    input_micros_per_million: card.inputMicrosPerMillion,
+    output_micros_per_million: card.outputMicrosPerMillion,
+    cached_input_micros_per_million: card.cachedInputMicrosPerMillion,
+  };
+}
+
+export function worstCaseMicros(rates: CardRates, estimatedInputTokens: number, maxOutputTokens: number): number {
+  return costOf({ inputTokens: estimatedInputTokens, outputTokens: maxOutputTokens, cachedInputTokens: 0 }, rates);
 }

@@ -6,7 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { moneyJson } from '../kernel/money.js';
-import { costOf, worstCaseMicros, type CardRates } from './cost.js';
+import { costOf, ratesOf, worstCaseMicros, type CardRates } from './cost.js';
 import type { Database } from '../storage/schema.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
@@ -81,7 +81,8 @@ export class Wallet {
    */
   async hold(request: HoldRequest): Promise<HeldCall> {
     const account = await this.walletAccount(request.customerId);
-    const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(request.card, request.estimatedInputTokens, request.maxOutputTokens);
+    const rates = ratesOf(request.card);
+    const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(rates, request.estimatedInputTokens, request.maxOutputTokens);
     const call = {
       customer_id: request.customerId,
       account_id: account,
@@ -93,9 +94,7 @@ export class Wallet {
       operation: request.operation,
       surface: request.surface,
       rate_card: request.card.name,
-      input_micros_per_million: request.card.inputMicrosPerMillion,
-      output_micros_per_million: request.card.outputMicrosPerMillion,
-      cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
+      ...rates,
       estimated_input_tokens: request.estimatedInputTokens,
       max_output_tokens: request.maxOutputTokens,
       hold_micros: holdMicros,
@@ -129,11 +128,7 @@ export class Wallet {
       requestId: request.requestId,
       holdMicros,
       covered: request.coveredPlan !== null,
-      rates: {
-        input_micros_per_million: request.card.inputMicrosPerMillion,
-        output_micros_per_million: request.card.outputMicrosPerMillion,
-        cached_input_micros_per_million: request.card.cachedInputMicrosPerMillion,
-      },
+      rates,
     };
   }
 
