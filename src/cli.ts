@@ -4,15 +4,13 @@
  * `migrate` and `keys create` open only the database (no domain services start), so they are safe to run next
  * to a running service.
  */
-import path from 'node:path';
 import { KeyRepository } from './accounts/key-repository.js';
 import { normalizeEmail } from './accounts/customer-service.js';
 import { ConfigError } from './config/env.js';
-import { loadConfig, type AppConfig } from './config/load-config.js';
+import { loadConfig } from './config/load-config.js';
 import { systemClock } from './kernel/clock.js';
 import { installSignalHandlers, startService } from './main.js';
-import { createStorage, type Storage } from './storage/database.js';
-import { migrateToLatest } from './storage/migrate.js';
+import { openMigratedStorage } from './services.js';
 
 const USAGE = `usage: switchyard <command>
   serve                                   start the HTTP service (runs migrations first)
@@ -27,20 +25,6 @@ function option(args: string[], name: string): string | undefined {
   const value = args[index + 1];
   if (value === undefined || value.startsWith('--')) throw new ConfigError(`${name} needs a value`);
   return value;
-}
-
-async function openMigratedStorage(config: AppConfig): Promise<Storage> {
-  const storage = await createStorage({
-    databaseUrl: config.env.databaseUrl,
-    sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
-  });
-  try {
-    await migrateToLatest(storage.db);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  return storage;
 }
 
 async function keysCreate(args: string[]): Promise<void> {

@@ -61,18 +61,26 @@ export function createLogger(level: string): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 }
 
+/** Opens the configured database (PostgreSQL, else SQLite in the data dir) and applies pending migrations. */
+export async function openMigratedStorage(config: AppConfig): Promise<Storage> {
+  const storage = await createStorage({
+    databaseUrl: config.env.databaseUrl,
+    sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
+  });
+  try {
+    await migrateToLatest(storage.db);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  return storage;
+}
+
 export async function createServices(config: AppConfig, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.env.logLevel);
   const clock = options.clock ?? systemClock;
   // A storage handed in is already migrated by its owner (tests migrate under their own lock).
-  let storage = options.storage;
-  if (storage === undefined) {
-    storage = await createStorage({
-      databaseUrl: config.env.databaseUrl,
-      sqlitePath: path.join(config.env.dataDir, 'switchyard.sqlite'),
-    });
-    await migrateToLatest(storage.db);
-  }
+  const storage = options.storage ?? (await openMigratedStorage(config));
 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
