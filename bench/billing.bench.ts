@@ -7,30 +7,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/load-config.js';
-import { startService, type RunningService } from '../src/main.js';
+import type { RunningService } from '../src/main.js';
 import { startModelUpstream, type ModelUpstream } from '../test/fakes/model-upstream.js';
-import { loadTest, round, type BenchReport, type LoadTestResult } from './harness.js';
+import { loadTest, round, startBenchService, type BenchReport, type LoadTestResult } from './harness.js';
 
 const CONNECTIONS = 16;
 const DURATION_SECONDS = 6;
 const WARMUP_SECONDS = 2;
 const OPERATOR_TOKEN = 'bench-operator-token-0123456789-abcdef';
-
-function benchEnv(dataDir: string, configPath: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
-  }
-  return {
-    ...env,
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_CONFIG: configPath,
-    SWITCHYARD_STATIC_TOKEN: OPERATOR_TOKEN,
-    SWITCHYARD_LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-  };
-}
 
 function configFile(upstream: ModelUpstream, billingEnabled: boolean) {
   return {
@@ -46,7 +30,7 @@ async function fundedService(upstream: ModelUpstream, billingEnabled: boolean): 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-billing-'));
   const configPath = path.join(dataDir, 'config.json');
   fs.writeFileSync(configPath, JSON.stringify(configFile(upstream, billingEnabled)));
-  const running = await startService(loadConfig(benchEnv(dataDir, configPath)), { port: 0 });
+  const running = await startBenchService(dataDir, { SWITCHYARD_CONFIG: configPath, SWITCHYARD_STATIC_TOKEN: OPERATOR_TOKEN });
   const created = await running.services.customers.create({ email: `bench-${billingEnabled ? 'on' : 'off'}@example.test` });
   const credit = await fetch(`${running.url}/api/admin/customers/${created.customer.id}/wallet/adjust`, {
     method: 'POST',

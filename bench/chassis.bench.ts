@@ -4,38 +4,19 @@
  * customer's System Token: bearer → keyed hash → key row → customer → wallet). Same connections and duration
  * for both, measured in the same run; the ratio is what authentication and the account read cost.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/load-config.js';
-import { startService } from '../src/main.js';
-import { loadTest, round, type BenchReport } from './harness.js';
+import { loadTest, round, startBenchService, type BenchReport } from './harness.js';
 
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 2;
 
-/** The process environment without settings that would point the service at a shared database or port. */
-function benchEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
-  }
-    // A static operator token keeps the first start from writing (and logging) an operator token file.
-  return {
-    ...env,
-    SWITCHYARD_DATA_DIR: dataDir,
-    SWITCHYARD_LOG_LEVEL: 'warn',
-    SWITCHYARD_STATIC_TOKEN: randomBytes(24).toString('base64url'),
-    HOST: '127.0.0.1',
-  };
-}
-
 export default async function chassisBench(report: BenchReport): Promise<void> {
   report.section('Chassis: public vs authenticated route');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
-  const running = await startService(loadConfig(benchEnv(dataDir)), { port: 0 });
+  const running = await startBenchService(dataDir);
   try {
     const register = await fetch(`${running.url}/api/v1/customer/register`, {
       method: 'POST',

@@ -3,9 +3,12 @@
  * The report collects sections, lines and tables, prints them as they come and is written to
  * `.bench-out/latest.md` at the end of a run. `loadTest` wraps autocannon, the one load generator.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { loadConfig } from '../src/config/load-config.js';
+import { startService, type RunningService } from '../src/main.js';
 
 export interface BenchReport {
   section(title: string): void;
@@ -104,4 +107,27 @@ export async function loadTest(options: LoadTestOptions): Promise<LoadTestResult
 export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/**
+ * The real service on a loopback port with its data in `dataDir`: the process environment without settings that
+ * would point it at a shared database or port, a quiet log, a static operator token (so the first start writes
+ * and logs no token file), then `extra`.
+ */
+export function startBenchService(dataDir: string, extra: NodeJS.ProcessEnv = {}): Promise<RunningService> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+  }
+  return startService(
+    loadConfig({
+      ...env,
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_LOG_LEVEL: 'warn',
+      SWITCHYARD_STATIC_TOKEN: randomBytes(24).toString('base64url'),
+      HOST: '127.0.0.1',
+      ...extra,
+    }),
+    { port: 0 },
+  );
 }
