@@ -2,8 +2,8 @@
  * The contract between the gateway and billing. The gateway calls `begin` before it contacts an upstream and
  * `settle` exactly once when the call ends on any path (done, client abort, upstream error, timeout).
  *
- * `begin` enforces, in order: model permission (403 MODEL_NOT_ALLOWED), spending limit (403
- * SPENDING_LIMIT_REACHED), VIP entitlement (403 VIP_REQUIRED), rate limits and concurrency (429 RATE_LIMITED
+ * `begin` enforces, in order: model permission (403 MODEL_NOT_ALLOWED), VIP entitlement (403 VIP_REQUIRED),
+ * spending limit (403 SPENDING_LIMIT_REACHED), rate limits and concurrency (429 RATE_LIMITED
  * with retryAfterSeconds), Unlimited coverage (fair use: 429), and finally places a hold of the worst-case cost
  * in one guarded statement (402 INSUFFICIENT_CREDIT). Operator principals are not billed.
  */
