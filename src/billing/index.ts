@@ -5,7 +5,7 @@ import type { DomainDeps } from '../services.js';
 import { moneyJson } from '../kernel/money.js';
 import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
-import { checkLedger, createWallets, ensureSystemAccounts, type LedgerCheck } from './ledger.js';
+import { checkLedger, createWallets, ensureSystemAccounts, walletCode, type LedgerCheck } from './ledger.js';
 import { Marketplace } from './marketplace.js';
 import { NodeRegistry } from './nodes.js';
 import { freeMeter, type Meter } from './meter.js';
@@ -141,7 +141,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
         const account = await trx
           .selectFrom('billing_accounts')
           .select(['balance_micros', 'held_micros'])
-          .where('code', '=', `customer:${input.customerId}:${input.wallet}`)
+          .where('code', '=', walletCode(input.customerId, input.wallet))
           .executeTakeFirstOrThrow();
         return {
           status: 200,
