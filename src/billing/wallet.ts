@@ -165,7 +165,10 @@ export class Wallet {
     const fullCost = held.covered ? 0 : costOf(usage, held.rates);
     let costMicros = fullCost;
     if (fullCost > held.holdMicros) {
-      // Usage above the worst-case estimate: collect only what the wallet still has beyond other holds.
+      // Usage above the worst-case estimate: collect only what the wallet still has beyond other holds. A no-op
+      // update first takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same
+      // spare credit; on SQLite the transaction already holds the write lock.
+      await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros` }).where('id', '=', held.accountId).execute();
       const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
       const spare = Math.max(0, account.balance_micros - account.held_micros);
       costMicros = held.holdMicros + Math.min(spare, fullCost - held.holdMicros);
