@@ -116,6 +116,9 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
           oid === 20 ? int8Parser : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection the server drops (restart, failover, terminated backend) is discarded by the pool and the
+    // next query opens a new one; without a listener its error would be unhandled and stop the process.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     return {
       db,
