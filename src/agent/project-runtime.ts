@@ -17,7 +17,7 @@ import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
 import { ModelOptions } from './model-options.js';
-import { applyNotification, threadView, type ThreadState } from './thread-state.js';
+import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
 
 export interface ThreadDefaults {
@@ -49,7 +49,7 @@ export interface UnmanagedThreadHandler {
 }
 
 export class ProjectRuntime {
-  private readonly states = new Map<string, ThreadState>();
+  private readonly turns = new ThreadTurns<ThreadState>();
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
@@ -69,7 +69,7 @@ export class ProjectRuntime {
   handleNotification(customerId: number, notification: JsonRpcNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
     const threadId = (params.threadId as string | undefined) ?? ((params.thread as { id?: string } | undefined)?.id);
-    const state = threadId ? this.states.get(threadId) : undefined;
+    const state = threadId ? this.turns.get(threadId) : undefined;
     if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onNotification(customerId, notification);
     // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
@@ -79,7 +79,7 @@ export class ProjectRuntime {
 
   async handleServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
-    const state = this.states.get(params.threadId);
+    const state = this.turns.get(params.threadId);
     if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onServerRequest(customerId, request);
     const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
     if (!state || state.customerId !== customerId || kind === null) {
@@ -105,10 +105,7 @@ export class ProjectRuntime {
   /** The process died: running turns are over (they read back as interrupted after resume). */
   async onCrash(customerId: number): Promise<void> {
     this.unmanaged?.onCrash(customerId);
-    for (const state of this.states.values()) {
-      if (state.customerId !== customerId) continue;
-      state.activeTurnId = null;
-      state.starting = false;
+    for (const state of this.turns.crashed(customerId)) {
       void this.deps.events.append(state.projectId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
     }
     await this.deps.approvals.markLostForCustomer(customerId);
@@ -120,7 +117,7 @@ export class ProjectRuntime {
       try {
         await server.call('thread/resume', { threadId });
         server.loadedThreads.add(threadId);
-        const state = this.states.get(threadId);
+        const state = this.turns.get(threadId);
         if (state) void this.deps.events.append(state.projectId, 'runtime/resumed', { threadId });
       } catch (error) {
         this.deps.logger.warn({ err: error, threadId }, 'could not resume thread after restart');
@@ -129,15 +126,12 @@ export class ProjectRuntime {
   }
 
   isBusy(customerId: number): boolean {
-    if (this.unmanaged?.isBusy(customerId)) return true;
-    for (const state of this.states.values()) {
-      if (state.customerId === customerId && (state.activeTurnId !== null || state.starting)) return true;
-    }
+    if (this.unmanaged?.isBusy(customerId) || this.turns.isBusy(customerId)) return true;
     return this.deps.approvals.pendingCount(customerId) > 0;
   }
 
   projectsOf(customerId: number): string[] {
-    return [...this.states.values()].filter((state) => state.customerId === customerId).map((state) => state.projectId);
+    return this.turns.ofCustomer(customerId).map((state) => state.projectId);
   }
 
   // ---- project operations -------------------------------------------------------------------------------
@@ -169,24 +163,11 @@ export class ProjectRuntime {
     }
     const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
     const overrides = turnOverrides(request, efforts);
-    const state = this.states.get(threadId)!;
-    if (state.activeTurnId !== null || state.starting) {
-      throw new AppError('CONFLICT', 'A turn is already running on this project; interrupt it or wait for it to finish', {
-        details: { turn_id: state.activeTurnId },
-      });
-    }
-    state.starting = true;
-    try {
-      const params: TurnStartParams = { threadId, input, ...overrides };
-      const result = await server.call('turn/start', params);
-      if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
-      await this.deps.threads.touch(project.id);
-      return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
-    } catch (error) {
-      throw mapAppServerError(error);
-    } finally {
-      state.starting = false;
-    }
+    const params: TurnStartParams = { threadId, input, ...overrides };
+    const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
+    const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)));
+    await this.deps.threads.touch(project.id);
+    return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }
 
   /**
@@ -219,9 +200,8 @@ export class ProjectRuntime {
   async interrupt(principal: Principal, projectId: string, turnId: string) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     const record = await this.deps.threads.forProject(project.id);
-    const state = record ? this.states.get(record.threadId) : undefined;
     // The app-server does not answer an interrupt of a finished turn until some later turn ends.
-    if (!record || !state || state.activeTurnId !== turnId) {
+    if (!record || this.turns.activeTurn(record.threadId) !== turnId) {
       throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
     }
     const server = await this.deps.acquire(project.customerId);
@@ -233,7 +213,6 @@ export class ProjectRuntime {
   async latest(project: Project) {
     const record = await this.deps.threads.forProject(project.id);
     if (!record) return null;
-    const state = this.states.get(record.threadId);
     const server = this.deps.peek(project.customerId);
     const read = server?.loadedThreads.has(record.threadId) ? await server.call('thread/read', { threadId: record.threadId, includeTurns: false }).catch(() => null) : null;
     return {
@@ -242,12 +221,12 @@ export class ProjectRuntime {
       loaded: read !== null,
       preview: read?.thread.preview ?? null,
       status: read?.thread.status ?? { type: 'notLoaded' },
-      active_turn_id: state?.activeTurnId ?? null,
+      active_turn_id: this.turns.activeTurn(record.threadId),
     };
   }
 
   private threadView(thread: Thread) {
-    return threadView(thread, this.states.get(thread.id)?.activeTurnId ?? null);
+    return threadView(thread, this.turns.activeTurn(thread.id));
   }
 
   /** One opener per project at a time, so concurrent opens never start two threads. */
@@ -300,9 +279,7 @@ export class ProjectRuntime {
   }
 
   private remember(threadId: string, project: Project): void {
-    if (!this.states.has(threadId)) {
-      this.states.set(threadId, { projectId: project.id, customerId: project.customerId, activeTurnId: null, starting: false, lastEndedTurnId: null });
-    }
+    this.turns.remember(threadId, { projectId: project.id, customerId: project.customerId });
   }
 }
 

@@ -1,14 +1,105 @@
-/** What the runtime knows about one loaded thread, and how app-server notifications change it (pure). */
+/**
+ * What the runtime knows about one loaded thread, the one-turn-at-a-time gate that project and direct threads
+ * share, and how app-server notifications change a thread's state (pure).
+ */
 import type { Thread } from '../appserver/protocol.js';
+import { AppError } from '../kernel/errors.js';
 
-export interface ThreadState {
-  projectId: string;
+/** The turn bookkeeping of one loaded thread. */
+export interface TurnState {
   customerId: number;
   activeTurnId: string | null;
   /** Set while a turn/start is in flight, so a second start is refused before the first is known. */
   starting: boolean;
   /** turn/completed can be read before the turn/start reply is handled; this keeps the ended turn from reviving. */
   lastEndedTurnId: string | null;
+}
+
+/** A managed project's thread. */
+export interface ThreadState extends TurnState {
+  projectId: string;
+}
+
+/** What a caller records about a thread besides its turn bookkeeping. */
+export type ThreadDetails<State extends TurnState> = Omit<State, 'activeTurnId' | 'starting' | 'lastEndedTurnId'>;
+
+/**
+ * The loaded threads of one surface, by thread id, and the gate that lets one turn run per thread: a start is
+ * refused while a turn runs or while another start is still waiting for the app-server's answer.
+ */
+export class ThreadTurns<State extends TurnState> {
+  private readonly states = new Map<string, State>();
+
+  get(threadId: string): State | undefined {
+    return this.states.get(threadId);
+  }
+
+  /** Starts tracking a thread; a thread already tracked keeps its state (and its running turn). */
+  remember(threadId: string, details: ThreadDetails<State>): State {
+    let state = this.states.get(threadId);
+    if (!state) {
+      state = { ...details, activeTurnId: null, starting: false, lastEndedTurnId: null } as State;
+      this.states.set(threadId, state);
+    }
+    return state;
+  }
+
+  /** Stops tracking a thread unless a turn runs or starts on it. */
+  forgetIdle(threadId: string): void {
+    const state = this.states.get(threadId);
+    if (state && !isTurnBusy(state)) this.states.delete(threadId);
+  }
+
+  activeTurn(threadId: string): string | null {
+    return this.states.get(threadId)?.activeTurnId ?? null;
+  }
+
+  ofCustomer(customerId: number): State[] {
+    return [...this.states.values()].filter((state) => state.customerId === customerId);
+  }
+
+  /** Whether a turn runs or starts on any of the customer's threads. */
+  isBusy(customerId: number): boolean {
+    return this.ofCustomer(customerId).some(isTurnBusy);
+  }
+
+  /** The customer's app-server died: no turn of theirs runs any more, and no start is waiting for an answer. */
+  crashed(customerId: number): State[] {
+    const states = this.ofCustomer(customerId);
+    for (const state of states) {
+      state.activeTurnId = null;
+      state.starting = false;
+    }
+    return states;
+  }
+
+  /**
+   * Runs `start` as the thread's one turn start; a CONFLICT (409) with `conflictMessage` while a turn runs or
+   * starts. The started turn becomes the running one unless its turn/completed was already read.
+   */
+  async start<T extends { turn: { id: string } }>(threadId: string, conflictMessage: string, start: () => Promise<T>): Promise<T> {
+    const state = this.states.get(threadId);
+    if (!state) throw new AppError('INTERNAL', 'thread state missing');
+    if (isTurnBusy(state)) throw new AppError('CONFLICT', conflictMessage, { details: { turn_id: state.activeTurnId } });
+    state.starting = true;
+    try {
+      const result = await start();
+      if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
+      return result;
+    } finally {
+      state.starting = false;
+    }
+  }
+}
+
+function isTurnBusy(state: TurnState): boolean {
+  return state.activeTurnId !== null || state.starting;
+}
+
+/** The turn ended: it is no longer running, and a late start reply or turn/started cannot revive it. */
+export function endTurn(state: TurnState, turnId: string): void {
+  state.lastEndedTurnId = turnId;
+  if (state.activeTurnId === turnId) state.activeTurnId = null;
 }
 
 export interface NotificationEffect {
@@ -18,7 +109,7 @@ export interface NotificationEffect {
 }
 
 /** Applies one notification to the thread's state and the file-change cache (item id → changes). */
-export function applyNotification(state: ThreadState, fileChanges: Map<string, unknown>, method: string, params: Record<string, unknown>): NotificationEffect {
+export function applyNotification(state: TurnState, fileChanges: Map<string, unknown>, method: string, params: Record<string, unknown>): NotificationEffect {
   const turn = params.turn as { id: string } | undefined;
   const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
   switch (method) {
@@ -27,8 +118,7 @@ export function applyNotification(state: ThreadState, fileChanges: Map<string, u
       return {};
     case 'turn/completed':
       if (!turn) return {};
-      state.lastEndedTurnId = turn.id;
-      if (state.activeTurnId === turn.id) state.activeTurnId = null;
+      endTurn(state, turn.id);
       return { endedTurnId: turn.id };
     case 'serverRequest/resolved':
       return { closedServerRequest: params.requestId };

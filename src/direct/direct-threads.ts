@@ -11,18 +11,10 @@ import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { ApprovalBroker } from '../agent/approvals.js';
 import type { ProjectEventSink } from '../agent/event-sink.js';
 import type { UnmanagedThreadHandler } from '../agent/project-runtime.js';
+import { applyNotification, ThreadTurns, type TurnState } from '../agent/thread-state.js';
 import type { Clock } from '../kernel/clock.js';
-import { AppError } from '../kernel/errors.js';
 import type { Storage } from '../storage/database.js';
 import type { DirectThreadOwners } from './thread-owners.js';
-
-interface DirectThreadState {
-  customerId: number;
-  activeTurnId: string | null;
-  /** Set while a turn/start is in flight, so a second start is refused before the first is known. */
-  starting: boolean;
-  lastEndedTurnId: string | null;
-}
 
 const STREAM_PREFIX = 'direct-';
 
@@ -41,7 +33,7 @@ export interface DirectThreadsDeps {
 }
 
 export class DirectThreads implements UnmanagedThreadHandler {
-  private readonly states = new Map<string, DirectThreadState>();
+  private readonly turns = new ThreadTurns<TurnState>();
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly streams = new Map<number, Promise<void>>();
@@ -70,7 +62,7 @@ export class DirectThreads implements UnmanagedThreadHandler {
   /** Routes the thread's traffic to the customer's direct stream from now on. */
   async remember(threadId: string, customerId: number, workspaceRoot: string): Promise<void> {
     await this.ensureStream(customerId, workspaceRoot);
-    if (!this.states.has(threadId)) this.states.set(threadId, { customerId, activeTurnId: null, starting: false, lastEndedTurnId: null });
+    this.turns.remember(threadId, { customerId });
   }
 
   /** A thread started, forked or resumed for the customer: owner record, live routing, loaded on its app-server. */
@@ -83,12 +75,11 @@ export class DirectThreads implements UnmanagedThreadHandler {
 
   /** Stops routing a thread that turned out not to exist (ids come from callers). */
   forget(threadId: string): void {
-    const state = this.states.get(threadId);
-    if (state && state.activeTurnId === null && !state.starting) this.states.delete(threadId);
+    this.turns.forgetIdle(threadId);
   }
 
   knows(threadId: string, customerId: number): boolean {
-    return this.states.get(threadId)?.customerId === customerId;
+    return this.turns.get(threadId)?.customerId === customerId;
   }
 
   append(customerId: number, type: string, data: unknown): Promise<void> {
@@ -96,26 +87,12 @@ export class DirectThreads implements UnmanagedThreadHandler {
   }
 
   activeTurn(threadId: string): string | null {
-    return this.states.get(threadId)?.activeTurnId ?? null;
+    return this.turns.activeTurn(threadId);
   }
 
   /** Runs `start` as the thread's one turn start; 409 while a turn runs or starts. */
-  async startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>): Promise<T> {
-    const state = this.states.get(threadId);
-    if (!state) throw new AppError('INTERNAL', 'direct thread state missing');
-    if (state.activeTurnId !== null || state.starting) {
-      throw new AppError('CONFLICT', 'A turn is already running on this thread; interrupt it or wait for it to finish', {
-        details: { turn_id: state.activeTurnId },
-      });
-    }
-    state.starting = true;
-    try {
-      const result = await start();
-      if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
-      return result;
-    } finally {
-      state.starting = false;
-    }
+  startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>): Promise<T> {
+    return this.turns.start(threadId, 'A turn is already running on this thread; interrupt it or wait for it to finish', start);
   }
 
   // ---- app-server traffic (UnmanagedThreadHandler) ----------------------------------------------------------
@@ -123,7 +100,7 @@ export class DirectThreads implements UnmanagedThreadHandler {
   onNotification(customerId: number, notification: JsonRpcNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
     const threadId = (params.threadId as string | undefined) ?? (params.thread as { id?: string } | undefined)?.id;
-    const state = threadId ? this.states.get(threadId) : undefined;
+    const state = threadId ? this.turns.get(threadId) : undefined;
     // thread/started is appended by whoever started the thread, once the thread is known to be direct.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
     void this.append(customerId, notification.method, params);
@@ -132,7 +109,7 @@ export class DirectThreads implements UnmanagedThreadHandler {
 
   async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
-    const state = this.states.get(params.threadId);
+    const state = this.turns.get(params.threadId);
     const kind =
       request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
     if (!state || state.customerId !== customerId || kind === null) {
@@ -150,46 +127,17 @@ export class DirectThreads implements UnmanagedThreadHandler {
   }
 
   onCrash(customerId: number): void {
-    for (const state of this.states.values()) {
-      if (state.customerId !== customerId) continue;
-      state.activeTurnId = null;
-      state.starting = false;
-    }
+    this.turns.crashed(customerId);
     if (this.streams.has(customerId)) void this.append(customerId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
   }
 
   isBusy(customerId: number): boolean {
-    for (const state of this.states.values()) {
-      if (state.customerId === customerId && (state.activeTurnId !== null || state.starting)) return true;
-    }
-    return false;
+    return this.turns.isBusy(customerId);
   }
 
-  private track(state: DirectThreadState, customerId: number, method: string, params: Record<string, unknown>): void {
-    const turn = params.turn as { id: string } | undefined;
-    const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
-    switch (method) {
-      case 'turn/started':
-        if (turn && state.lastEndedTurnId !== turn.id) state.activeTurnId = turn.id;
-        break;
-      case 'turn/completed':
-        if (turn) {
-          state.lastEndedTurnId = turn.id;
-          if (state.activeTurnId === turn.id) state.activeTurnId = null;
-          void this.deps.approvals.cancelForTurn(params.threadId as string, turn.id);
-        }
-        break;
-      case 'serverRequest/resolved':
-        void this.deps.approvals.cancelByServerRequest(customerId, params.requestId);
-        break;
-      case 'item/started':
-        if (item?.type === 'fileChange' && item.id) this.fileChanges.set(item.id, item.changes);
-        break;
-      case 'item/completed':
-        if (item?.type === 'fileChange' && item.id) this.fileChanges.delete(item.id);
-        break;
-      default:
-        break;
-    }
+  private track(state: TurnState, customerId: number, method: string, params: Record<string, unknown>): void {
+    const change = applyNotification(state, this.fileChanges, method, params);
+    if (change.endedTurnId) void this.deps.approvals.cancelForTurn(params.threadId as string, change.endedTurnId);
+    if (change.closedServerRequest !== undefined) void this.deps.approvals.cancelByServerRequest(customerId, change.closedServerRequest);
   }
 }
