@@ -84,7 +84,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
-  const identity = new Identity(storage, keys, clock, config.env.staticToken);
+  const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) => logger.error({ err: error }, 'reading the key-change counter failed'));
   const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity };
 
   const billing = await createBillingServices(deps);
@@ -93,6 +93,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const projectEvents = await createProjectEvents(deps);
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
+  await identity.start();
   await billing.start();
   await gateway.start();
   await projectEvents.start();
@@ -111,6 +112,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
       await projectEvents.close();
       await gateway.close();
       await billing.close();
+      identity.close();
       await storage.close();
     },
   };

@@ -6,6 +6,7 @@
  */
 import { AppError, notFound } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
+import { inTransaction } from '../storage/after-commit.js';
 import type { Storage } from '../storage/database.js';
 import type { ApiKeyKind } from '../storage/tables/chassis.js';
 import type { ApiKeyRow, KeyRepository } from './key-repository.js';
@@ -68,7 +69,7 @@ export class ApiKeyService {
   }
 
   async update(customerId: number, keyId: number, input: KeyPolicyInput): Promise<KeyView> {
-    return this.storage.db.transaction().execute(async (trx) => {
+    return inTransaction(this.storage.db, async (trx) => {
       const row = await this.ownActiveKey(trx, customerId, keyId);
       if (row.kind !== 'user') {
         throw new AppError('CONFLICT', 'Only User API Keys carry a policy; the System Token and username token are unrestricted');
@@ -82,7 +83,7 @@ export class ApiKeyService {
   }
 
   async revoke(customerId: number, keyId: number): Promise<KeyView> {
-    return this.storage.db.transaction().execute(async (trx) => {
+    return inTransaction(this.storage.db, async (trx) => {
       const row = await this.ownActiveKey(trx, customerId, keyId);
       if (row.kind === 'username') throw new AppError('CONFLICT', 'The username token is rotated, not revoked');
       if (!(await this.keys.revoke(trx, keyId))) throw notFound('API key');
@@ -92,7 +93,7 @@ export class ApiKeyService {
 
   /** Revokes the key and issues a new secret with the same kind, name, policy and expiry, atomically. */
   async replace(customerId: number, keyId: number): Promise<IssuedKeyView> {
-    return this.storage.db.transaction().execute(async (trx) => {
+    return inTransaction(this.storage.db, async (trx) => {
       const row = await this.ownActiveKey(trx, customerId, keyId);
       if (row.kind === 'username') throw new AppError('CONFLICT', 'The username token is rotated with /api/v1/me/api-token/rotate');
       const issued = await this.keys.issue(trx, {
@@ -115,7 +116,7 @@ export class ApiKeyService {
    */
   async rotateUsernameToken(customerId: number): Promise<IssuedKeyView & { nextRotationAt: string }> {
     const nowMs = this.clock.nowMs();
-    return this.storage.db.transaction().execute(async (trx) => {
+    return inTransaction(this.storage.db, async (trx) => {
       const previous = await trx
         .selectFrom('api_keys')
         .select('revoked_at')

@@ -1,15 +1,21 @@
 /**
  * The one place where a bearer value becomes a principal. Accepted: the static operator token, managed keys
  * issued by an operator, the customer's System Token (wallet-linked key), the username token and User API Keys.
- * Every failure (missing, malformed, unknown, revoked, expired, disabled customer) is the same 401. There is no
- * cache, so a revocation is effective on the very next request on every node sharing the database.
+ * Every failure (missing, malformed, unknown, revoked, expired, disabled customer) is the same 401. Principals of
+ * known keys are cached (principal-cache.ts): a revocation on this node is effective on the very next request,
+ * one made elsewhere within the cache's poll interval.
  */
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
 import { constantTimeEqual, isWellFormedKey } from './key-format.js';
 import type { KeyRepository } from './key-repository.js';
+import { PrincipalCache, type CachedPrincipal } from './principal-cache.js';
 import { parsePolicy, type Principal } from './principal.js';
+
+/** How often each node reads the shared key-change counter (the cross-node revocation delay is at most this). */
+export const AUTH_EPOCH_POLL_MS = 250;
+const CACHED_PRINCIPALS_MAX = 10_000;
 
 export const UNAUTHENTICATED_MESSAGE = 'Missing or invalid bearer token';
 
@@ -30,12 +36,35 @@ export function bearerFrom(headers: Record<string, string | string[] | undefined
 }
 
 export class Identity {
+  private readonly cache: PrincipalCache;
+
   constructor(
     private readonly storage: Storage,
     private readonly keys: KeyRepository,
     private readonly clock: Clock,
     private readonly staticToken: string | undefined,
-  ) {}
+    onPollError: (error: unknown) => void = () => undefined,
+  ) {
+    this.cache = new PrincipalCache({
+      capacity: CACHED_PRINCIPALS_MAX,
+      pollIntervalMs: AUTH_EPOCH_POLL_MS,
+      readEpoch: async () => {
+        const row = await storage.db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1).executeTakeFirstOrThrow();
+        return Number(row.epoch);
+      },
+      onPollError,
+    });
+    keys.onChange(() => this.cache.invalidate());
+  }
+
+  /** Starts the cache's watch of changes made by other nodes; until then every request reads the database. */
+  start(): Promise<void> {
+    return this.cache.start();
+  }
+
+  close(): void {
+    this.cache.stop();
+  }
 
   /** Last-use times are written at most once a minute per key, off the request path. */
   private readonly lastTouchMs = new Map<number, number>();
@@ -55,20 +84,39 @@ export class Identity {
     }
     if (!isWellFormedKey(token)) throw unauthenticated();
 
-    const row = await this.keys.findForAuthentication(this.storage.db, token);
+    const keyHash = this.keys.hashOf(token);
+    const entry = this.cache.get(keyHash) ?? (await this.load(keyHash));
     const now = this.clock.nowMs();
-    if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) throw unauthenticated();
-
-    if (row.role === 'operator') return { kind: 'operator', source: 'managed', keyId: row.id };
-    if (row.customer_id === null || row.customer_status !== 'active') throw unauthenticated();
-    this.recordUse(row.id, now);
-    return {
-      kind: 'customer',
-      customerId: row.customer_id,
-      keyId: row.id,
-      keyKind: row.kind,
-      policy: parsePolicy(row.policy_json),
-      vip: row.customer_vip === 1,
-    };
+    if (entry.expiresAt !== null && entry.expiresAt <= now) throw unauthenticated();
+    if (entry.principal.keyId !== null) this.recordUse(entry.principal.keyId, now);
+    return entry.principal;
   }
+
+  private async load(keyHash: string): Promise<CachedPrincipal> {
+    const generation = this.cache.generation;
+    const row = await this.keys.findForAuthentication(this.storage.db, keyHash);
+    if (!row || row.revoked_at !== null) throw unauthenticated();
+    let principal: Principal;
+    if (row.role === 'operator') principal = { kind: 'operator', source: 'managed', keyId: row.id };
+    else if (row.customer_id === null || row.customer_status !== 'active') throw unauthenticated();
+    else {
+      principal = {
+        kind: 'customer',
+        customerId: row.customer_id,
+        keyId: row.id,
+        keyKind: row.kind,
+        policy: deepFreeze(parsePolicy(row.policy_json)),
+        vip: row.customer_vip === 1,
+      };
+    }
+    // Shared by every request with this key until the next change: nothing may modify it.
+    const entry: CachedPrincipal = { principal: Object.freeze(principal), expiresAt: row.expires_at };
+    this.cache.set(keyHash, entry, generation);
+    return entry;
+  }
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  return Object.freeze(value);
 }

@@ -1,6 +1,7 @@
 /** Persistence of API keys. Only keyed hashes, prefixes and last-four characters are stored. */
 import type { CompiledQuery, Kysely, Selectable, Transaction } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
+import { afterCommit } from '../storage/after-commit.js';
 import type { Database } from '../storage/schema.js';
 import type { ApiKeyKind, ApiKeysTable } from '../storage/tables/chassis.js';
 import { generateKey, hashKey } from './key-format.js';
@@ -28,6 +29,24 @@ export class KeyRepository {
     private readonly secret: string,
     private readonly clock: Clock,
   ) {}
+
+  /** Called once a change to what authentication reads (revocation, policy, expiry) has committed. */
+  private readonly changeListeners: Array<() => void> = [];
+
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(executor: Executor): void {
+    afterCommit(executor, () => {
+      for (const listener of this.changeListeners) listener();
+    });
+  }
+
+  /** The keyed hash a plaintext is stored and looked up by. */
+  hashOf(plaintext: string): string {
+    return hashKey(this.secret, plaintext);
+  }
 
   async issue(executor: Executor, key: NewKey): Promise<IssuedKey> {
     const generated = generateKey(key.kind);
@@ -65,13 +84,13 @@ export class KeyRepository {
    * The key with its customer's status and VIP flag, in one query. This runs on every authenticated request, so
    * the query is built and compiled once per database handle and executed with the new hash each time.
    */
-  async findForAuthentication(executor: Kysely<Database>, plaintext: string) {
+  async findForAuthentication(executor: Kysely<Database>, keyHash: string): Promise<AuthenticationRow | undefined> {
     let template = this.authenticationQueries.get(executor);
     if (template === undefined) {
       template = authenticationQuery(executor, '').compile();
       this.authenticationQueries.set(executor, template);
     }
-    const result = await executor.executeQuery<AuthenticationRow>({ ...template, parameters: [hashKey(this.secret, plaintext)] });
+    const result = await executor.executeQuery<AuthenticationRow>({ ...template, parameters: [keyHash] });
     return result.rows[0];
   }
 
@@ -108,17 +127,8 @@ export class KeyRepository {
       .where('id', '=', keyId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    this.changed(executor);
     return Number(result.numUpdatedRows) === 1;
-  }
-
-  async revokeKind(executor: Executor, customerId: number, kind: ApiKeyKind): Promise<void> {
-    await executor
-      .updateTable('api_keys')
-      .set({ revoked_at: this.clock.nowMs() })
-      .where('customer_id', '=', customerId)
-      .where('kind', '=', kind)
-      .where('revoked_at', 'is', null)
-      .execute();
   }
 
   async update(
@@ -132,6 +142,7 @@ export class KeyRepository {
     if (changes.expiresAt !== undefined) values.expires_at = changes.expiresAt;
     if (Object.keys(values).length === 0) return;
     await executor.updateTable('api_keys').set(values).where('id', '=', keyId).execute();
+    this.changed(executor);
   }
 
   async touch(executor: Executor, keyId: number, nowMs: number): Promise<void> {
@@ -162,4 +173,4 @@ function authenticationQuery(executor: Kysely<Database>, keyHash: string) {
     .where('api_keys.key_hash', '=', keyHash);
 }
 
-type AuthenticationRow = Awaited<ReturnType<ReturnType<typeof authenticationQuery>['executeTakeFirstOrThrow']>>;
+export type AuthenticationRow = Awaited<ReturnType<ReturnType<typeof authenticationQuery>['executeTakeFirstOrThrow']>>;

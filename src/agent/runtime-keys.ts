@@ -5,6 +5,7 @@
  */
 import type { KeyRepository } from '../accounts/key-repository.js';
 import type { Clock } from '../kernel/clock.js';
+import { inTransaction } from '../storage/after-commit.js';
 import type { Storage } from '../storage/database.js';
 
 export const RUNTIME_KEY_NAME = 'Agent runtime';
@@ -17,7 +18,7 @@ export class RuntimeKeys {
   ) {}
 
   async issue(customerId: number): Promise<string> {
-    return this.storage.db.transaction().execute(async (trx) => {
+    return inTransaction(this.storage.db, async (trx) => {
       const previous = await trx.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
       // Gateway only: the agent's shell could read this key, and it must not reach the account or project routes.
       const issued = await this.keys.issue(trx, { customerId, kind: 'wallet', role: 'customer', name: RUNTIME_KEY_NAME, policy: { surfaces: ['gateway'], agentRuntime: true } });

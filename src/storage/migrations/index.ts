@@ -7,6 +7,7 @@ import * as agent from './0004-agent.js';
 import * as agentProjects from './0005-agent-projects.js';
 import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
+import * as authEpoch from './0008-auth-epoch.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-agent-projects': agentProjects,
   '0006-gateway-stored': gatewayStored,
   '0007-direct': direct,
+  '0008-auth-epoch': authEpoch,
 };

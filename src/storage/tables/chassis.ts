@@ -34,7 +34,14 @@ export interface ApiKeysTable {
   replaced_by: number | null;
 }
 
+/** One row (id 1) whose counter triggers move when a key or its customer changes (see migration 0008). */
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
+}
+
 export interface ChassisTables {
   customers: CustomersTable;
   api_keys: ApiKeysTable;
+  auth_epoch: AuthEpochTable;
 }
