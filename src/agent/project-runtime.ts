@@ -10,7 +10,6 @@ import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
-import { requestHash } from '../billing/idempotency.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
@@ -19,6 +18,7 @@ import type { ThreadRepository } from './thread-repository.js';
 import { ModelOptions } from './model-options.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
+import { TurnIdempotency } from './turn-idempotency.js';
 
 export interface ThreadDefaults {
   model: string;
@@ -54,11 +54,13 @@ export class ProjectRuntime {
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
   private readonly models = new ModelOptions();
-  private readonly idempotentStarts = new Map<string, { hash: string; result: Promise<Awaited<ReturnType<ProjectRuntime['startTurn']>>> }>();
+  private readonly idempotentStarts: TurnIdempotency<Awaited<ReturnType<ProjectRuntime['startTurn']>>>;
 
   private unmanaged: UnmanagedThreadHandler | null = null;
 
-  constructor(private readonly deps: RuntimeDeps) {}
+  constructor(private readonly deps: RuntimeDeps) {
+    this.idempotentStarts = new TurnIdempotency(deps.threads);
+  }
 
   setUnmanagedThreadHandler(handler: UnmanagedThreadHandler): void {
     this.unmanaged = handler;
@@ -170,31 +172,10 @@ export class ProjectRuntime {
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }
 
-  /**
-   * Turn start under an `Idempotency-Key`: the first result is recorded and returned for every repeat of the same
-   * request; the same key with a different request is a 422 and starts nothing.
-   */
+  /** Turn start under an `Idempotency-Key` (see `TurnIdempotency`). */
   async startTurnOnce(principal: Principal, projectId: string, request: TurnRequest, idempotencyKey: string) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
-    const hash = requestHash('project.turn', request);
-    const flightKey = `${project.id}\u0000${idempotencyKey}`;
-    const inFlight = this.idempotentStarts.get(flightKey);
-    if (inFlight) {
-      if (inFlight.hash !== hash) throw idempotencyMismatch();
-      return inFlight.result;
-    }
-    const result = (async () => {
-      const recorded = await this.deps.threads.findTurnRequest(project.id, idempotencyKey);
-      if (recorded) {
-        if (recorded.requestHash !== hash) throw idempotencyMismatch();
-        return recorded.response as Awaited<ReturnType<ProjectRuntime['startTurn']>>;
-      }
-      const started = await this.startTurn(principal, projectId, request);
-      await this.deps.threads.recordTurnRequest(project.id, idempotencyKey, hash, started);
-      return started;
-    })().finally(() => this.idempotentStarts.delete(flightKey));
-    this.idempotentStarts.set(flightKey, { hash, result });
-    return result;
+    return this.idempotentStarts.run(project.id, idempotencyKey, request, () => this.startTurn(principal, projectId, request));
   }
 
   async interrupt(principal: Principal, projectId: string, turnId: string) {
@@ -304,9 +285,4 @@ export async function agentCall<T>(work: Promise<T>): Promise<T> {
   } catch (error) {
     throw mapAppServerError(error);
   }
-}
-
-function idempotencyMismatch(): AppError {
-  const msg = 'Idempotency-Key was already used with a different request body';
-  return validationError([{ loc: ['header', 'idempotency-key'], msg, type: 'idempotency_mismatch' }], msg);
 }
