@@ -25,6 +25,7 @@ import type { Principal } from '../accounts/principal.js';
 import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
 import { checkCapabilities, checkToolResults } from './checks.js';
+import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
 import { UpstreamError, mergeUsage } from './spec/index.js';
 import { countInputTokens, countTextTokens, estimateInputTokensUpperBound } from './tokens.js';
@@ -125,12 +126,20 @@ async function* meteredParts(
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
-    for await (const part of upstream) {
-      context.tracker.observe(part);
-      if (part.type === 'finish') outcome = 'completed';
-      if (part.type === 'error') outcome = 'failed';
-      yield part;
+    let failure: StreamPart | undefined;
+    try {
+      for await (const part of upstream) {
+        context.tracker.observe(part);
+        if (part.type === 'finish') outcome = 'completed';
+        if (part.type === 'error') outcome = 'failed';
+        yield part;
+      }
+    } catch (error) {
+      // Only the upstream iteration throws here (the consumer's own errors arrive through return(), not throw).
+      outcome = 'failed';
+      failure = streamFailurePart(error, context.signal);
     }
+    if (failure) yield failure;
   } finally {
     if (context.signal.aborted && outcome !== 'completed') outcome = 'aborted';
     await settleQuietly(logger, context.metered, await context.tracker.final(), outcome, context.requestId);

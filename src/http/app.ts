@@ -22,6 +22,7 @@ import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
 import { issuesFromValidation, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
@@ -58,6 +59,7 @@ export async function buildApp(services: Services): Promise<App> {
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
     bodyLimit: config.server.bodyLimitBytes,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: lazyChildLogger,
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -103,21 +105,25 @@ export async function buildApp(services: Services): Promise<App> {
     request.principal = principal;
   });
 
-  app.addHook('preHandler', async (request) => {
+  // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
+  app.addHook('preHandler', (request, _reply, done) => {
     const issues = [
       ...unusableValueIssues('query', request.query),
       ...unusableValueIssues('path', request.params),
       ...(request.bodyMayHoldUnusableValues ? unusableBodyIssues(request.body) : []),
     ];
-    if (issues.length > 0) throw validationError(issues);
+    done(issues.length > 0 ? validationError(issues) : undefined);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    );
-  });
+  if (services.logger.isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request completed',
+      );
+      done();
+    });
+  }
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
 

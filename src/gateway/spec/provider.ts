@@ -1,7 +1,9 @@
 /**
  * The contract every provider adapter keeps (providers/openai, providers/anthropic). `stream` resolves once the
  * upstream answered 2xx, or rejects with an `UpstreamError` (never anything else) before any part exists. After
- * that, failures arrive as one `error` part and the iteration ends. Aborting `signal` closes the upstream socket.
+ * that, the upstream's own failures arrive as an `error` part; a broken connection, a timeout or unreadable data
+ * may instead throw from the iteration, and execute.ts turns that into one `error` part (streamFailurePart).
+ * Aborting `signal` closes the upstream socket.
  */
 import type { Destination } from './destination.js';
 import type { NormalizedRequest } from './request.js';

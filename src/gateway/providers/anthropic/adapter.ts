@@ -2,7 +2,6 @@
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { guardStream } from '../shared/guard-stream.js';
 import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
@@ -27,22 +26,19 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) return guardStream(decodeAnthropicStream(response.body, customNames), signal);
-    return guardStream(
-      (async function* () {
-        const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
-        let parsed: AnthropicResponseBody;
-        try {
-          parsed = JSON.parse(text) as AnthropicResponseBody;
-        } catch {
-          yield { type: 'start' } as StreamPart;
-          yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
-          return;
-        }
-        yield* decodeAnthropicBody(parsed, customNames);
-      })(),
-      signal,
-    );
+    if (request.stream) return decodeAnthropicStream(response.body, customNames);
+    return (async function* () {
+      const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+      let parsed: AnthropicResponseBody;
+      try {
+        parsed = JSON.parse(text) as AnthropicResponseBody;
+      } catch {
+        yield { type: 'start' } as StreamPart;
+        yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
+        return;
+      }
+      yield* decodeAnthropicBody(parsed, customNames);
+    })();
   }
 
   return {

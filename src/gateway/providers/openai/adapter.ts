@@ -5,7 +5,6 @@
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { guardStream } from '../shared/guard-stream.js';
 import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
 import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
@@ -33,25 +32,19 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) {
-      const parts = native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
-      return guardStream(parts, signal);
-    }
-    return guardStream(
-      (async function* () {
-        const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          yield { type: 'start' } as StreamPart;
-          yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
-          return;
-        }
-        yield* native ? decodeResponsesBody(parsed as Record<string, unknown>) : decodeChatBody(parsed as object, customNames);
-      })(),
-      signal,
-    );
+    if (request.stream) return native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
+    return (async function* () {
+      const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        yield { type: 'start' } as StreamPart;
+        yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
+        return;
+      }
+      yield* native ? decodeResponsesBody(parsed as Record<string, unknown>) : decodeChatBody(parsed as object, customNames);
+    })();
   }
 
   return { stream, close: () => http.close() };

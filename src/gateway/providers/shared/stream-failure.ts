@@ -1,16 +1,12 @@
 /**
- * Wraps a provider's part stream so it never throws: a broken connection or unreadable data after the 200 becomes
- * one `error` part; when our own signal aborted (the client left) the stream just ends.
+ * What a provider's part stream failing after the 200 becomes: one `error` part (a broken connection, a timeout or
+ * unreadable data), or nothing when our own signal aborted (the client left, nobody reads the stream).
  */
 import { upstreamError, type StreamPart } from '../../spec/index.js';
 import { transportFailure } from './upstream-http.js';
 
-export async function* guardStream(parts: AsyncIterable<StreamPart>, signal: AbortSignal): AsyncGenerator<StreamPart, void, undefined> {
-  try {
-    yield* parts;
-  } catch (error) {
-    if (signal.aborted) return;
-    const failure = error instanceof SyntaxError ? upstreamError({ kind: 'protocol' }) : transportFailure(error, signal);
-    yield { type: 'error', error: failure as ReturnType<typeof upstreamError> };
-  }
+export function streamFailurePart(error: unknown, signal: AbortSignal): StreamPart | undefined {
+  if (signal.aborted) return undefined;
+  const failure = error instanceof SyntaxError ? upstreamError({ kind: 'protocol' }) : transportFailure(error, signal);
+  return { type: 'error', error: failure as ReturnType<typeof upstreamError> };
 }

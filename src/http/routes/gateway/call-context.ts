@@ -27,6 +27,12 @@ export function clientAbortSignal(reply: FastifyReply): AbortSignal {
 
 export class SseWriter {
   private readonly heartbeat: NodeJS.Timeout;
+  private corked = false;
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.reply.raw.uncork();
+  };
 
   constructor(private readonly reply: FastifyReply, requestId: string, extraHeaders: Record<string, string> = {}) {
     reply.hijack();
@@ -41,17 +47,28 @@ export class SseWriter {
   }
 
   /**
-   * Writes at once; resolves after `drain` when the socket's buffer is full, so a slow client slows the upstream
-   * read instead of growing memory.
+   * Writes at once. Events produced while handling one upstream read (one upstream chunk often completes several)
+   * leave in one socket write: the socket is corked at the first and uncorked on the next tick, when that read is
+   * fully handled, so no event waits for a later one. Resolves after `drain` when the socket's buffer is full, so a
+   * slow client slows the upstream read instead of growing memory.
    */
   async write(text: string): Promise<void> {
     if (text === '' || this.closed) return;
     const raw = this.reply.raw;
-    if (!raw.write(text)) await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    if (!this.corked) {
+      this.corked = true;
+      raw.cork();
+      process.nextTick(this.uncork);
+    }
+    if (!raw.write(text)) {
+      this.uncork();
+      await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+    }
   }
 
   end(): void {
     clearInterval(this.heartbeat);
+    this.uncork();
     if (!this.closed) this.reply.raw.end();
   }
 }
