@@ -11,10 +11,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import { JsonRpcConnection } from '../src/appserver/connection.js';
-import { loadConfig } from '../src/config/load-config.js';
-import { startService, type RunningService } from '../src/main.js';
+import type { RunningService } from '../src/main.js';
 import { startModelUpstream } from '../test/fakes/model-upstream.js';
-import { round, type BenchReport } from './harness.js';
+import { round, startBenchService, type BenchReport } from './harness.js';
 
 const SUBSCRIBERS = 100;
 const EVENTS = 200;
@@ -23,14 +22,6 @@ const TURNS = 20;
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
-}
-
-function benchEnv(dataDir: string, configFile: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
-  }
-  return { ...env, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configFile, SWITCHYARD_LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
 }
 
 async function json(response: Response, expected: number): Promise<any> {
@@ -69,7 +60,7 @@ export default async function agentBench(report: BenchReport): Promise<void> {
   let running: RunningService | null = null;
   const abort = new AbortController();
   try {
-    running = await startService(loadConfig(benchEnv(dataDir, configFile)), { port: 0 });
+    running = await startBenchService(dataDir, { SWITCHYARD_CONFIG: configFile });
     const { services } = running;
     const base = running.url;
     const created = await services.customers.create({ email: 'agent-bench@example.test' });

@@ -6,16 +6,14 @@
  * cores), so the 100-subscriber figures include the clients' own parsing. SSE is a long-lived stream, so the
  * clients are plain HTTP readers rather than autocannon requests.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
-import { loadConfig } from '../src/config/load-config.js';
-import { startService, type RunningService } from '../src/main.js';
-import { round, type BenchReport } from './harness.js';
+import type { RunningService } from '../src/main.js';
+import { round, startBenchService, type BenchReport } from './harness.js';
 
 const SUBSCRIBERS = 100;
 const LATENCY_EVENTS = 300;
@@ -23,14 +21,6 @@ const EVENT_GAP_MS = 5;
 const SEQUENTIAL_APPENDS = 300;
 const BURST_APPENDS = 5_000;
 const BURST_SIZE = 250;
-
-function benchEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
-  }
-  return { ...env, SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_LOG_LEVEL: 'warn', SWITCHYARD_STATIC_TOKEN: randomBytes(24).toString('base64url'), HOST: '127.0.0.1' };
-}
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
@@ -115,7 +105,7 @@ async function measureAppends(running: RunningService, token: string, customerId
 export default async function eventsBench(report: BenchReport): Promise<void> {
   report.section('Project events: append → SSE frame latency, appends per second');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-events-'));
-  const running = await startService(loadConfig(benchEnv(dataDir)), { port: 0 });
+  const running = await startBenchService(dataDir);
   try {
     const customer = await running.services.customers.create({ email: 'events-bench@example.test' });
     const token = customer.systemToken.key;
