@@ -1,5 +1,5 @@
 /**
- * Principals of recently used keys, by keyed hash, so an authenticated request does not read the database.
+ * Principals of recently used keys, by a fingerprint of the token, so an authenticated request does not read the database.
  *
  * Staleness is bounded the way revocation requires:
  * - on this node, every key change made through KeyRepository empties the cache once it committed, so the first
@@ -39,15 +39,15 @@ export class PrincipalCache {
     return this.generationValue;
   }
 
-  get(keyHash: string): CachedPrincipal | undefined {
-    return this.entries.get(keyHash);
+  get(fingerprint: string): CachedPrincipal | undefined {
+    return this.entries.get(fingerprint);
   }
 
-  set(keyHash: string, entry: CachedPrincipal, generationAtRead: number): void {
+  set(fingerprint: string, entry: CachedPrincipal, generationAtRead: number): void {
     // Until the counter has been read (or after it could not be), changes elsewhere would go unseen.
     if (generationAtRead !== this.generationValue || this.lastEpoch === undefined) return;
     if (this.entries.size >= this.options.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(keyHash, entry);
+    this.entries.set(fingerprint, entry);
   }
 
   invalidate(): void {

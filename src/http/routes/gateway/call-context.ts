@@ -31,13 +31,16 @@ export class SseWriter {
   private readonly uncork = (): void => {
     if (!this.corked) return;
     this.corked = false;
-    this.reply.raw.uncork();
+    const raw = this.reply.raw;
+    if (!raw.headersSent && !raw.destroyed) raw.flushHeaders();
+    raw.uncork();
   };
 
   constructor(private readonly reply: FastifyReply, requestId: string, extraHeaders: Record<string, string> = {}) {
     reply.hijack();
     reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...extraHeaders });
-    reply.raw.flushHeaders();
+    // The headers leave with the events of the current upstream read, or alone on the next tick.
+    this.cork();
     this.heartbeat = setInterval(() => void this.write(HEARTBEAT), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -54,22 +57,26 @@ export class SseWriter {
    */
   async write(text: string): Promise<void> {
     if (text === '' || this.closed) return;
+    this.cork();
     const raw = this.reply.raw;
-    if (!this.corked) {
-      this.corked = true;
-      raw.cork();
-      process.nextTick(this.uncork);
-    }
     if (!raw.write(text)) {
       this.uncork();
       await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
     }
   }
 
+  /** Ends the response; the last events and the end of the body leave together. */
   end(): void {
     clearInterval(this.heartbeat);
-    this.uncork();
     if (!this.closed) this.reply.raw.end();
+    this.uncork();
+  }
+
+  private cork(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.reply.raw.cork();
+    process.nextTick(this.uncork);
   }
 }
 
