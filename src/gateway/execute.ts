@@ -28,7 +28,7 @@ import { checkCapabilities, checkToolResults } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
 import { UpstreamError, mergeUsage } from './spec/index.js';
-import { countInputTokens, countTextTokens, estimateInputTokensUpperBound } from './tokens.js';
+import { countInputTokens, countTextTokens, estimateInputTokensUpperBound, inputSizeOf, type InputSize } from './tokens.js';
 
 const NOTHING_CONSUMED: MeteredUsage = { inputTokens: 0, outputTokens: 0, source: 'estimated' };
 
@@ -60,18 +60,26 @@ export interface ExecuteOptions {
 
 export interface GatewayCall {
   destination: Destination;
+  /** The request's input size, for protocols that show an input estimate before the upstream reports usage. */
+  inputSize: InputSize;
   /** `native-event` parts carry the upstream's own Responses stream. */
   native: boolean;
   parts: AsyncGenerator<StreamPart, void, undefined>;
 }
 
-function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destination {
-  const destination = routing.resolve(request.model);
+/** The destination of a model id or alias, or the 404 every protocol answers for an unknown model. */
+export function resolveModel(routing: Routing, model: string): Destination {
+  const destination = routing.resolve(model);
   if (!destination) {
-    throw new AppError('NOT_FOUND', `The model ${request.model} does not exist or you do not have access to it`, {
+    throw new AppError('NOT_FOUND', `The model ${model} does not exist or you do not have access to it`, {
       details: { param: 'model', code: 'model_not_found' },
     });
   }
+  return destination;
+}
+
+function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destination {
+  const destination = resolveModel(routing, request.model);
   checkCapabilities(destination, request);
   return destination;
 }
@@ -84,12 +92,13 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   const { request, signal } = options;
   checkToolResults(request);
   const admitted = resolveOrThrow(deps.routing, request);
+  const inputSize = inputSizeOf(request);
   const metered = await deps.meter.begin({
     principal: options.principal,
     requestedModel: request.model,
     modelId: admitted.model.id,
     operation: options.operation,
-    estimatedInputTokens: estimateInputTokensUpperBound(request),
+    estimatedInputTokens: estimateInputTokensUpperBound(inputSize),
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
     surface: options.principal.kind === 'customer' && options.principal.policy.agentRuntime ? 'projects' : 'gateway',
@@ -116,7 +125,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     throw error instanceof UpstreamError ? error.toAppError() : error;
   }
   const tracker = new UsageTracker(request);
-  return { destination, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };
+  return { destination, inputSize, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };
 }
 
 async function* meteredParts(

@@ -32,10 +32,21 @@ function requestText(request: NormalizedRequest): { text: string; images: number
   return { text, images };
 }
 
-/** An upper bound (one token per 3 UTF-16 units) good enough to size a hold without tokenizing. */
-export function estimateInputTokensUpperBound(request: NormalizedRequest): number {
+/** How much input a request carries, measured once per call: both quick estimates below derive from it. */
+export interface InputSize {
+  chars: number;
+  images: number;
+  messages: number;
+}
+
+export function inputSizeOf(request: NormalizedRequest): InputSize {
   const { text, images } = requestText(request);
-  return Math.ceil(text.length / 3) + images * IMAGE_TOKENS + 8 * request.messages.length;
+  return { chars: text.length, images, messages: request.messages.length };
+}
+
+/** An upper bound (one token per 3 UTF-16 units) good enough to size a hold without tokenizing. */
+export function estimateInputTokensUpperBound(size: InputSize): number {
+  return Math.ceil(size.chars / 3) + size.images * IMAGE_TOKENS + 8 * size.messages;
 }
 
 export async function countInputTokens(request: NormalizedRequest): Promise<number> {
@@ -51,7 +62,6 @@ export async function countTextTokens(text: string): Promise<number> {
 }
 
 /** A quick central estimate (one token per 4 characters) for figures shown before the upstream reports usage. */
-export function roughInputTokens(request: NormalizedRequest): number {
-  const { text, images } = requestText(request);
-  return Math.ceil(text.length / 4) + images * IMAGE_TOKENS;
+export function roughInputTokens(size: InputSize): number {
+  return Math.ceil(size.chars / 4) + size.images * IMAGE_TOKENS;
 }

@@ -20,6 +20,7 @@ import { bearerFrom } from '../accounts/identity.js';
 import { surfaceAllowed, type Principal } from '../accounts/principal.js';
 import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
+import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -138,7 +139,7 @@ export async function buildApp(services: Services): Promise<App> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Switchyard', version: '1.0.48', description: 'Codex app-server HTTP API, model-API gateway and wallet.' },
+      info: { title: 'Switchyard', version: SERVICE_VERSION, description: 'Codex app-server HTTP API, model-API gateway and wallet.' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
   });

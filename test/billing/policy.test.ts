@@ -93,7 +93,9 @@ describe('key policies in the meter', () => {
     });
     expect(viaHost.statusCode, viaHost.body).toBe(403);
     expect(viaHost.json().error.code).toBe('vip_required');
+    // Written outside the service (as an operator would): nodes see it within the key-change poll interval.
     await context.storage.db.updateTable('customers').set({ vip: 1 }).where('id', '=', buyer.customerId).execute();
+    await expect.poll(async () => principalFor(context, buyer.systemToken), { timeout: 1000, interval: 20 }).toMatchObject({ vip: true });
     const vipPrincipal = await principalFor(context, buyer.systemToken);
     const call = await context.services.billing.meter.begin(meterRequest(vipPrincipal, { host: 'vip.switchyard.test' }));
     await call.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed');

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
 
@@ -40,6 +41,7 @@ describe('HTTP basics', () => {
     expect(anonymous.statusCode).toBe(200);
     const paths = Object.keys(anonymous.json().paths);
     expect(paths).toContain('/healthz');
+    expect(anonymous.json().info.version).toBe(JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
     expect(paths.some((p) => p.startsWith('/api/admin'))).toBe(false);
     const docs = await context.app.inject({ method: 'GET', url: '/docs' });
     expect(docs.headers['content-type']).toContain('text/html');

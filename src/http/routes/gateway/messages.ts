@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayCall } from '../../../gateway/execute.js';
+import { resolveModel, type GatewayCall } from '../../../gateway/execute.js';
 import { decodeMessagesRequest } from '../../../gateway/protocols/anthropic-messages/decode.js';
 import { MessagesStreamEncoder, messageObject } from '../../../gateway/protocols/anthropic-messages/encode.js';
 import { collectParts } from '../../../gateway/protocols/shared/collect.js';
@@ -60,7 +60,7 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       const normalized = decodeMessagesRequest(bodyOf(request));
       const signal = clientAbortSignal(reply);
       const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'messages', requestId: request.id, signal, host: request.headers.host });
-      const estimate = roughInputTokens(normalized);
+      const estimate = roughInputTokens(call.inputSize);
       if (normalized.stream) return streamMessages(request, reply, call, new MessagesStreamEncoder(normalized.model, estimate));
       const collected = await collectParts(call.parts);
       if (collected.error) throw collected.error.toAppError();
@@ -75,7 +75,7 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       checkVersion(request);
       const body = bodyOf(request);
       const normalized = decodeMessagesRequest(body, { requireMaxTokens: false });
-      const destination = resolveModel(services, normalized.model);
+      const destination = resolveModel(services.gateway.router, normalized.model);
       if (destination.provider.kind === 'anthropic') {
         return forward(services, reply, destination, { path: '/v1/messages/count_tokens', body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
       }
@@ -104,12 +104,6 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       return forward(services, reply, destination, { path: upstreamPath, body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
     },
   });
-}
-
-function resolveModel(services: Services, model: string): Destination {
-  const destination = services.gateway.router.resolve(model);
-  if (!destination) throw new AppError('NOT_FOUND', `The model ${model} does not exist or you do not have access to it`);
-  return destination;
 }
 
 async function forward(services: Services, reply: FastifyReply, destination: Destination, options: { path: string; body: unknown; signal: AbortSignal }): Promise<FastifyReply> {
