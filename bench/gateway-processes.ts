@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config/load-config.js';
 import { startService } from '../src/main.js';
@@ -22,7 +23,7 @@ export interface ChildHandle {
 }
 
 /** Starts this file as a child in the given role and waits for its ready message. */
-export function startChild(role: 'upstream' | 'gateway' | 'bare-proxy', upstreamUrl?: string): Promise<ChildHandle> {
+export function startChild(role: 'upstream' | 'gateway' | 'bare-proxy' | 'fastify-proxy', upstreamUrl?: string): Promise<ChildHandle> {
   const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -75,6 +76,24 @@ async function runBareProxy(upstreamUrl: string): Promise<void> {
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
+/**
+ * The same forwarding on the service's framework: a Fastify route (JSON body parsed, answer piped back) with no
+ * hooks, authentication, validation, translation or billing. Between the bare proxy and the gateway, it says how much
+ * of the gateway's cost is the framework and how much is the gateway's own work.
+ */
+async function runFastifyProxy(upstreamUrl: string): Promise<void> {
+  const upstream = new Pool(upstreamUrl, { connections: 64, pipelining: 1 });
+  const app = Fastify({ logger: false });
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const answer = await upstream.request({ method: 'POST', path: request.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    reply.code(answer.statusCode).header('content-type', String(answer.headers['content-type'] ?? 'application/json'));
+    return reply.send(answer.body);
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  process.send!({ url });
+  process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
 async function runGateway(upstreamUrl: string): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-gateway-'));
   const configPath = path.join(dataDir, 'config.json');
@@ -108,4 +127,5 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   if (role === 'upstream') void runUpstream();
   else if (role === 'gateway') void runGateway(upstreamUrl!);
   else if (role === 'bare-proxy') void runBareProxy(upstreamUrl!);
+  else if (role === 'fastify-proxy') void runFastifyProxy(upstreamUrl!);
 }

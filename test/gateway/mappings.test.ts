@@ -6,7 +6,7 @@ import { finishFromAnthropic } from '../../src/gateway/providers/anthropic/map-s
 import { usageFromChat } from '../../src/gateway/providers/openai/convert-usage.js';
 import { finishFromChat, finishFromResponse } from '../../src/gateway/providers/openai/map-stop-reason.js';
 import { ToolCallTracker } from '../../src/gateway/providers/shared/custom-tools.js';
-import { sseEvents } from '../../src/gateway/providers/shared/sse-decoder.js';
+import { sseEventBatches } from '../../src/gateway/providers/shared/sse-decoder.js';
 import { parseRetryAfter, upstreamError } from '../../src/gateway/spec/index.js';
 import type { NormalizedRequest } from '../../src/gateway/spec/index.js';
 
@@ -69,7 +69,7 @@ describe('SSE decoding', () => {
     const bytes = Buffer.from(text, 'utf8');
     const chunks = [bytes.subarray(0, 30), bytes.subarray(30, 41), bytes.subarray(41)];
     const events = [];
-    for await (const event of sseEvents((async function* () { yield* chunks; })())) events.push(event);
+    for await (const batch of sseEventBatches((async function* () { yield* chunks; })())) events.push(...batch);
     expect(events.map((event) => [event.event, event.data])).toEqual([
       ['a', '{"x":\n"é"}'],
       [undefined, '[DONE]'],

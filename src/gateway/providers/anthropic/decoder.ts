@@ -1,7 +1,7 @@
 /** Anthropic Messages replies (SSE events or one JSON body) → normalized parts. */
 import { upstreamError, type StreamPart } from '../../spec/index.js';
 import { ToolCallTracker } from '../shared/custom-tools.js';
-import { sseEvents } from '../shared/sse-decoder.js';
+import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromAnthropic } from './convert-usage.js';
 import { finishFromAnthropic } from './map-stop-reason.js';
 import type { AnthropicResponseBody, AnthropicStreamEvent } from './wire-types.js';
@@ -12,55 +12,57 @@ export async function* decodeAnthropicStream(body: AsyncIterable<Buffer>, custom
   const toolBlocks = new Map<number, number>();
   let started = false;
   let stopReason: string | null | undefined;
-  for await (const message of sseEvents(body)) {
-    const event = JSON.parse(message.data) as AnthropicStreamEvent;
-    if (!started) {
-      started = true;
-      yield { type: 'start', upstreamId: event.message?.id };
-    }
-    switch (event.type) {
-      case 'message_start':
-        if (event.message?.usage) yield { type: 'usage', usage: usageFromAnthropic(event.message.usage) };
-        break;
-      case 'content_block_start': {
-        const block = event.content_block;
-        if (block?.type === 'tool_use') {
-          const index = toolBlocks.size;
-          toolBlocks.set(event.index ?? index, index);
-          yield tools.start(index, block.id ?? '', block.name ?? '');
-        } else if (block?.type === 'text' && block.text) {
-          yield { type: 'text-delta', delta: block.text };
-        }
-        break;
+  for await (const batch of sseEventBatches(body)) {
+    for (const message of batch) {
+      const event = JSON.parse(message.data) as AnthropicStreamEvent;
+      if (!started) {
+        started = true;
+        yield { type: 'start', upstreamId: event.message?.id };
       }
-      case 'content_block_delta': {
-        const delta = event.delta;
-        if (delta?.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
-        else if (delta?.type === 'thinking_delta' && delta.thinking) yield { type: 'reasoning-delta', delta: delta.thinking };
-        else if (delta?.type === 'input_json_delta') {
+      switch (event.type) {
+        case 'message_start':
+          if (event.message?.usage) yield { type: 'usage', usage: usageFromAnthropic(event.message.usage) };
+          break;
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block?.type === 'tool_use') {
+            const index = toolBlocks.size;
+            toolBlocks.set(event.index ?? index, index);
+            yield tools.start(index, block.id ?? '', block.name ?? '');
+          } else if (block?.type === 'text' && block.text) {
+            yield { type: 'text-delta', delta: block.text };
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const delta = event.delta;
+          if (delta?.type === 'text_delta' && delta.text) yield { type: 'text-delta', delta: delta.text };
+          else if (delta?.type === 'thinking_delta' && delta.thinking) yield { type: 'reasoning-delta', delta: delta.thinking };
+          else if (delta?.type === 'input_json_delta') {
+            const index = toolBlocks.get(event.index ?? -1);
+            const part = index === undefined ? undefined : tools.delta(index, delta.partial_json ?? '');
+            if (part) yield part;
+          }
+          break;
+        }
+        case 'content_block_stop': {
           const index = toolBlocks.get(event.index ?? -1);
-          const part = index === undefined ? undefined : tools.delta(index, delta.partial_json ?? '');
-          if (part) yield part;
+          if (index !== undefined) yield* tools.end(index);
+          break;
         }
-        break;
+        case 'message_delta':
+          if (event.delta?.stop_reason !== undefined) stopReason = event.delta.stop_reason;
+          if (event.usage) yield { type: 'usage', usage: usageFromAnthropic(event.usage) };
+          break;
+        case 'message_stop':
+          yield { type: 'finish', reason: finishFromAnthropic(stopReason) };
+          return;
+        case 'error':
+          yield { type: 'error', error: anthropicStreamError(event) };
+          return;
+        default:
+          break;
       }
-      case 'content_block_stop': {
-        const index = toolBlocks.get(event.index ?? -1);
-        if (index !== undefined) yield* tools.end(index);
-        break;
-      }
-      case 'message_delta':
-        if (event.delta?.stop_reason !== undefined) stopReason = event.delta.stop_reason;
-        if (event.usage) yield { type: 'usage', usage: usageFromAnthropic(event.usage) };
-        break;
-      case 'message_stop':
-        yield { type: 'finish', reason: finishFromAnthropic(stopReason) };
-        return;
-      case 'error':
-        yield { type: 'error', error: anthropicStreamError(event) };
-        return;
-      default:
-        break;
     }
   }
   if (!started) yield { type: 'start' };

@@ -1,7 +1,7 @@
 /** OpenAI chat completions replies (SSE chunks or one JSON body) → normalized parts. */
 import { upstreamError, type StreamPart } from '../../spec/index.js';
 import { ToolCallTracker } from '../shared/custom-tools.js';
-import { sseEvents } from '../shared/sse-decoder.js';
+import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromChat } from './convert-usage.js';
 import { finishFromChat } from './map-stop-reason.js';
 import type { ChatChunk, ChatCompletionBody } from './wire-types.js';
@@ -11,35 +11,37 @@ export async function* decodeChatStream(body: AsyncIterable<Buffer>, customNames
   let started = false;
   let finished: StreamPart | undefined;
   let sawDone = false;
-  for await (const event of sseEvents(body)) {
-    if (event.data === '[DONE]') {
-      sawDone = true;
-      break;
+  events: for await (const batch of sseEventBatches(body)) {
+    for (const event of batch) {
+      if (event.data === '[DONE]') {
+        sawDone = true;
+        break events;
+      }
+      const chunk = JSON.parse(event.data) as ChatChunk;
+      if (!started) {
+        started = true;
+        yield { type: 'start', upstreamId: chunk.id };
+      }
+      if (chunk.error) {
+        yield { type: 'error', error: upstreamError({ kind: 'protocol', message: chunk.error.message }) };
+        return;
+      }
+      const choice = chunk.choices?.[0];
+      const delta = choice?.delta;
+      if (delta?.reasoning_content) yield { type: 'reasoning-delta', delta: delta.reasoning_content };
+      if (delta?.content) yield { type: 'text-delta', delta: delta.content };
+      for (const call of delta?.tool_calls ?? []) {
+        const index = call.index ?? 0;
+        if (call.id !== undefined) yield tools.start(index, call.id, call.function?.name ?? '');
+        const part = tools.delta(index, call.function?.arguments ?? '');
+        if (part) yield part;
+      }
+      if (choice?.finish_reason) {
+        yield* tools.endAll();
+        finished = { type: 'finish', reason: finishFromChat(choice.finish_reason) };
+      }
+      if (chunk.usage) yield { type: 'usage', usage: usageFromChat(chunk.usage) };
     }
-    const chunk = JSON.parse(event.data) as ChatChunk;
-    if (!started) {
-      started = true;
-      yield { type: 'start', upstreamId: chunk.id };
-    }
-    if (chunk.error) {
-      yield { type: 'error', error: upstreamError({ kind: 'protocol', message: chunk.error.message }) };
-      return;
-    }
-    const choice = chunk.choices?.[0];
-    const delta = choice?.delta;
-    if (delta?.reasoning_content) yield { type: 'reasoning-delta', delta: delta.reasoning_content };
-    if (delta?.content) yield { type: 'text-delta', delta: delta.content };
-    for (const call of delta?.tool_calls ?? []) {
-      const index = call.index ?? 0;
-      if (call.id !== undefined) yield tools.start(index, call.id, call.function?.name ?? '');
-      const part = tools.delta(index, call.function?.arguments ?? '');
-      if (part) yield part;
-    }
-    if (choice?.finish_reason) {
-      yield* tools.endAll();
-      finished = { type: 'finish', reason: finishFromChat(choice.finish_reason) };
-    }
-    if (chunk.usage) yield { type: 'usage', usage: usageFromChat(chunk.usage) };
   }
   if (!started) yield { type: 'start' };
   if (finished && sawDone) {

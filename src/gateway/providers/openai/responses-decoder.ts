@@ -3,7 +3,7 @@
  * parts execute meters by. A stream that ends without a terminal event is an error, never a quiet success.
  */
 import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../spec/index.js';
-import { sseEvents } from '../shared/sse-decoder.js';
+import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromResponses } from './convert-usage.js';
 import { finishFromResponse } from './map-stop-reason.js';
 import type { ResponsesUsage } from './wire-types.js';
@@ -81,15 +81,17 @@ function* derivedParts(event: NativeResponsesEvent & ItemEvent, toolIndexes: Map
 export async function* decodeResponsesStream(body: AsyncIterable<Buffer>): AsyncGenerator<StreamPart, void, undefined> {
   const toolIndexes = new Map<number, number>();
   let started = false;
-  for await (const message of sseEvents(body)) {
-    const event = JSON.parse(message.data) as NativeResponsesEvent & ItemEvent;
-    if (typeof event.type !== 'string') event.type = message.event ?? 'message';
-    if (!started) {
-      started = true;
-      yield { type: 'start', upstreamId: event.response?.id };
+  for await (const batch of sseEventBatches(body)) {
+    for (const message of batch) {
+      const event = JSON.parse(message.data) as NativeResponsesEvent & ItemEvent;
+      if (typeof event.type !== 'string') event.type = message.event ?? 'message';
+      if (!started) {
+        started = true;
+        yield { type: 'start', upstreamId: event.response?.id };
+      }
+      yield { type: 'native-event', event };
+      if (yield* derivedParts(event, toolIndexes)) return;
     }
-    yield { type: 'native-event', event };
-    if (yield* derivedParts(event, toolIndexes)) return;
   }
   if (!started) yield { type: 'start' };
   yield { type: 'error', error: upstreamError({ kind: 'network' }) };

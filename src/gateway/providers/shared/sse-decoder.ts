@@ -1,6 +1,7 @@
 /**
  * SSE in, one decoder: bytes → text (UTF-8 across chunk boundaries) → spec-compliant event parser → events.
- * Events are yielded as soon as a chunk completes them; nothing is buffered beyond the current chunk.
+ * The events a chunk completes are yielded together as soon as it arrived (decoders iterate each batch
+ * synchronously: one asynchronous step per upstream read rather than per event); nothing waits for a later chunk.
  *
  * A decoder stops at the stream's terminal event, usually before it has read the end of the body. Abandoning a
  * readable destroys it with an AbortError (a stack trace per call) and, had the body not been complete, the
@@ -11,7 +12,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 const TAIL_DRAIN_LIMIT_MS = 1000;
 
-export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array>): AsyncGenerator<EventSourceMessage, void, undefined> {
+export async function* sseEventBatches(body: AsyncIterable<Buffer | Uint8Array>): AsyncGenerator<EventSourceMessage[], void, undefined> {
   const decoder = new TextDecoder();
   let pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => pending.push(event) });
@@ -34,14 +35,14 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array>): Asyn
       if (pending.length > 0) {
         const ready = pending;
         pending = [];
-        yield* ready;
+        yield ready;
       }
     }
   } finally {
     if (!bodyDone) void discardTail(chunks);
   }
   parser.feed(decoder.decode());
-  yield* pending;
+  if (pending.length > 0) yield pending;
 }
 
 async function discardTail(chunks: AsyncIterator<unknown>): Promise<void> {
