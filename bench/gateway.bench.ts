@@ -2,9 +2,10 @@
  * Gateway overhead: the scripted upstream measured directly and through the gateway in one run, at concurrency
  * 1 and 16, non-streaming and streaming (`POST /v1/chat/completions`). autocannon gives requests/s; a small
  * sequential client gives sub-millisecond latency percentiles and, for streams, the time to the first body byte.
- * The upstream, the gateway and the load generator each run in their own process. A bare forwarding proxy
- * (`node:http` + undici, nothing else) is measured in the same run: it is the ceiling any Node.js gateway can reach
- * on the machine, so `gateway / bare proxy` says how much of the gap is the gateway's own work.
+ * The upstream, the gateway and the load generator each run in their own process. Two forwarders that do nothing
+ * but forward are measured in the same run: a bare one (`node:http` + undici) is the ceiling any Node.js gateway can
+ * reach on the machine, and one on Fastify (the service's framework, no hooks) separates the framework's cost from
+ * the gateway's own work (authentication, validation, translation, metering).
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -74,10 +75,12 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
   const upstream = await startChild('upstream');
   const gateway = await startChild('gateway', upstream.info.url);
   const bareProxy = await startChild('bare-proxy', upstream.info.url);
+  const fastifyProxy = await startChild('fastify-proxy', upstream.info.url);
   try {
     const direct: Target = { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' };
     const through: Target = { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' };
     const bare: Target = { url: `${bareProxy.info.url}/v1`, headers: {}, model: 'scripted-model' };
+    const onFastify: Target = { url: `${fastifyProxy.info.url}/v1`, headers: {}, model: 'scripted-model' };
     report.line(
       `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), billing off, ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, gateway and load generator in separate processes on ${'a 2-core machine'}.`,
     );
@@ -88,6 +91,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
         const directResult = await throughput(direct, stream, connections);
         const gatewayResult = await throughput(through, stream, connections);
         const bareResult = await throughput(bare, stream, connections);
+        const fastifyResult = await throughput(onFastify, stream, connections);
         rows.push({
           mode: stream ? 'stream' : 'json',
           concurrency: connections,
@@ -96,10 +100,14 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
           'gateway / direct': round(gatewayResult.requestsPerSecond / directResult.requestsPerSecond, 3),
           'bare proxy req/s': round(bareResult.requestsPerSecond),
           'bare proxy / direct': round(bareResult.requestsPerSecond / directResult.requestsPerSecond, 3),
+          'Fastify proxy / direct': round(fastifyResult.requestsPerSecond / directResult.requestsPerSecond, 3),
           'direct p50/p99 ms': `${directResult.latencyP50Ms}/${directResult.latencyP99Ms}`,
           'gateway p50/p99 ms': `${gatewayResult.latencyP50Ms}/${gatewayResult.latencyP99Ms}`,
         });
-        if (connections === 16) summary.push(`${stream ? 'stream' : 'json'} c=16 gateway/direct req/s: ${round(gatewayResult.requestsPerSecond / directResult.requestsPerSecond, 3)} (target ≥ 0.5)`);
+        if (connections === 16) {
+          const ratio = (result: LoadTestResult) => round(result.requestsPerSecond / directResult.requestsPerSecond, 3);
+          summary.push(`${stream ? 'stream' : 'json'} c=16 gateway/direct req/s: ${ratio(gatewayResult)} (target ≥ 0.5; forwarders that do nothing else: bare ${ratio(bareResult)}, Fastify ${ratio(fastifyResult)})`);
+        }
       }
     }
     report.table(rows);
@@ -125,6 +133,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
   } finally {
     await gateway.stop();
     await bareProxy.stop();
+    await fastifyProxy.stop();
     await upstream.stop();
   }
 }
