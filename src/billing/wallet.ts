@@ -234,12 +234,15 @@ export class Wallet {
       const done = await this.writer.run(async (trx) => {
         const call = await trx.selectFrom('billing_calls').select(['account_id', 'hold_micros']).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
         if (!call) return false;
-        await trx
+        const closed = await trx
           .updateTable('billing_calls')
           .set({ status: 'released', outcome: 'expired', cost_micros: 0, settled_at: this.clock.nowMs() })
           .where('id', '=', id)
           .where('status', '=', 'open')
-          .execute();
+          .executeTakeFirst();
+        // Settled or released by another transaction since the read (PostgreSQL re-checks the row after its
+        // lock): that one already took the hold off the wallet, so this one must not take it off again.
+        if (Number(closed.numUpdatedRows) !== 1) return false;
         await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros - ${call.hold_micros}` }).where('id', '=', call.account_id).execute();
         return true;
       });
