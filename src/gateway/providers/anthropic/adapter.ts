@@ -2,7 +2,7 @@
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
+import { UpstreamHttp } from '../shared/upstream-http.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
 import { anthropicErrorMessage } from './map-error.js';
@@ -28,7 +28,7 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
     const customNames = customToolNames(request.tools);
     if (request.stream) return decodeAnthropicStream(response.body, customNames);
     return (async function* () {
-      const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+      const text = await response.body.text(JSON_BODY_LIMIT_BYTES);
       let parsed: AnthropicResponseBody;
       try {
         parsed = JSON.parse(text) as AnthropicResponseBody;
@@ -55,7 +55,7 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
         const value = response.headers[name];
         if (typeof value === 'string') forwarded[name] = value;
       }
-      return { status: response.statusCode, headers: forwarded, body: Buffer.from(await readLimited(response.body, JSON_BODY_LIMIT_BYTES)) };
+      return { status: response.statusCode, headers: forwarded, body: Buffer.from(await response.body.text(JSON_BODY_LIMIT_BYTES)) };
     },
     close: () => http.close(),
   };

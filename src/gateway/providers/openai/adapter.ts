@@ -5,7 +5,7 @@
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { UpstreamHttp, readLimited } from '../shared/upstream-http.js';
+import { UpstreamHttp } from '../shared/upstream-http.js';
 import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
 import { openaiErrorMessage } from './map-error.js';
@@ -34,7 +34,7 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
     const customNames = customToolNames(request.tools);
     if (request.stream) return native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
     return (async function* () {
-      const text = await readLimited(response.body, JSON_BODY_LIMIT_BYTES);
+      const text = await response.body.text(JSON_BODY_LIMIT_BYTES);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

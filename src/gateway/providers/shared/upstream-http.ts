@@ -3,9 +3,10 @@
  * one retry only when the connection could not be opened (the request provably never left), and every failure
  * turned into an `UpstreamError` through the one factory.
  */
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { rateLimitHeadersOf, upstreamError, type UpstreamError } from '../../spec/index.js';
+import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
 
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;
@@ -54,28 +55,27 @@ export class UpstreamHttp {
    * POSTs a JSON body and resolves with the 2xx response; rejects with an UpstreamError for an error status or a
    * transport failure. The connect retry is safe because a refused connection carried no request bytes.
    */
-  async post(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+  async post(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
     const response = await this.requestWithConnectRetry(options);
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     throw await this.statusFailure(response);
   }
 
   /** Sends as-is and returns whatever status came back (auxiliary passthrough routes). */
-  async forward(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
+  async forward(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
     return this.requestWithConnectRetry(options);
   }
 
-  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Dispatcher.ResponseData> {
-    const request: Dispatcher.RequestOptions = {
-      method: 'POST',
+  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
+    const request = {
+      method: 'POST' as const,
       path: this.basePath + options.path,
       body: options.body,
       headers: { 'content-type': 'application/json', ...options.headers },
-      signal: options.signal,
     };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.pool.request(request);
+        return await dispatchExchange(this.pool, request, options.signal);
       } catch (error) {
         const failure = transportFailure(error, options.signal);
         const connectFailed = (failure as UpstreamError)?.failure === 'connect';
@@ -85,13 +85,12 @@ export class UpstreamHttp {
     }
   }
 
-  private async statusFailure(response: Dispatcher.ResponseData): Promise<UpstreamError> {
+  private async statusFailure(response: UpstreamResponse): Promise<UpstreamError> {
     let message: string | undefined;
     try {
-      const text = await readLimited(response.body, ERROR_BODY_LIMIT_BYTES);
-      message = this.readErrorMessage(JSON.parse(text));
+      message = this.readErrorMessage(JSON.parse(await response.body.text(ERROR_BODY_LIMIT_BYTES)));
     } catch {
-      response.body.destroy();
+      await response.body.return();
     }
     const retryAfter = response.headers['retry-after'];
     return upstreamError({
@@ -110,18 +109,4 @@ export class UpstreamHttp {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-export async function readLimited(body: Dispatcher.ResponseData['body'], limitBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) {
-      body.destroy();
-      break;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
