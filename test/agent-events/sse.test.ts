@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { seqs, SseClient } from './sse-client.js';
@@ -191,6 +192,21 @@ describe('project events over SSE', () => {
       ahead.close();
     } finally {
       await retained.close();
+    }
+  });
+
+  it('ends at once, without a subscription left behind, when the client left before the stream started', async () => {
+    const project = await newProject();
+    await append(project.id, 3);
+    for (const after of [null, 0]) {
+      // A client that disconnects while the route still checks the project: its response is closed before the stream runs.
+      const sink = new PassThrough();
+      sink.destroy();
+      await new Promise((resolve) => setImmediate(resolve));
+      const ended = context.services.projectEvents.stream({ projectId: project.id, after, sink }).then(() => 'ended');
+      const timeout = new Promise((resolve) => setTimeout(() => resolve('still running'), 1_000));
+      expect(await Promise.race([ended, timeout])).toBe('ended');
+      expect(context.services.projectEvents.subscriberCount(project.id)).toBe(0);
     }
   });
 

@@ -88,6 +88,8 @@ export class EventStream {
     };
     sink.once('close', onClose);
     sink.on('drain', onDrain);
+    // A client that left while the route was still checking its request closed the response before we listened.
+    if (sink.destroyed || sink.closed) onClose();
     const heartbeat = setInterval(() => {
       // A blocked socket is not idle, and writing more to it would only grow its buffer.
       if (!this.blocked && this.active) this.writeNow(encodeSseComment('heartbeat'));
@@ -141,11 +143,13 @@ export class EventStream {
     const requestedAfter = this.lastWrittenSeq ?? 0;
     let mustReset = resetFirst;
     for (;;) {
+      if (!this.active) return;
       const cursor = this.lastWrittenSeq ?? 0;
       const page = (await this.deps.log.readAfter(this.options.projectId, cursor, REPLAY_PAGE_SIZE)).filter((event) => event.seq < untilSeq);
       if (page.length > 0 && page[0]!.seq > cursor + 1) mustReset = true;
       if (mustReset) {
         await this.whenWritable();
+        if (!this.active) return;
         this.writeNow(encodeSseFrame({ event: 'reset', data: { oldest_seq: page[0]?.seq ?? null, requested_after: requestedAfter } }));
         mustReset = false;
       }
