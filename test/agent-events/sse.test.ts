@@ -189,6 +189,8 @@ describe('project events over SSE', () => {
       const ahead = await SseClient.connect(`${base}/api/v1/projects/${project.id}/events?after=999`, bearer(customer.systemToken.key));
       await ahead.waitFor((c) => c.events.length === 10);
       expect(ahead.messages[0]).toMatchObject({ event: 'reset' });
+      // The client is told which cursor it sent, as for a cursor older than retention.
+      expect(JSON.parse(ahead.messages[0]!.data)).toEqual({ oldest_seq: 21, requested_after: 999 });
       ahead.close();
     } finally {
       await retained.close();

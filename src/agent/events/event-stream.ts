@@ -129,7 +129,7 @@ export class EventStream {
     if (after > (await this.deps.log.latestSeq(this.options.projectId))) {
       // A cursor ahead of the log (for instance from another database): announce it and start from the oldest.
       this.lastWrittenSeq = 0;
-      await this.replayFromLog(Number.POSITIVE_INFINITY, true);
+      await this.replayFromLog(Number.POSITIVE_INFINITY, true, after);
       return;
     }
     await this.replayFromLog(Number.POSITIVE_INFINITY, false);
@@ -139,8 +139,7 @@ export class EventStream {
    * Writes logged events after the last written one and before `untilSeq`. A hole between the cursor and the
    * first event still kept means those events were pruned: the client is told with a `reset` frame.
    */
-  private async replayFromLog(untilSeq: number, resetFirst: boolean): Promise<void> {
-    const requestedAfter = this.lastWrittenSeq ?? 0;
+  private async replayFromLog(untilSeq: number, resetFirst: boolean, requestedAfter = this.lastWrittenSeq ?? 0): Promise<void> {
     let mustReset = resetFirst;
     for (;;) {
       if (!this.active) return;
