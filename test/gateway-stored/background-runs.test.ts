@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayCall } from '../../src/gateway/execute.js';
 import { responseFromCall } from '../../src/gateway/protocols/openai-responses/run.js';
 import type { StreamPart } from '../../src/gateway/spec/index.js';
-import { MODEL, fundedCustomer, storedSetup, type FundedCustomer, type StoredSetup } from './support.js';
+import { MODEL, fundedCustomer, storedCounts, storedSetup, type FundedCustomer, type StoredSetup } from './support.js';
 
 const NATIVE_MODEL = 'stored-native-model';
 
@@ -34,6 +34,12 @@ describe('background responses', () => {
     const done = await customer.client.responses.retrieve(queued.id);
     expect(done).toMatchObject({ id: queued.id, status: 'completed', background: true, model: NATIVE_MODEL });
     expect(done.output_text).toBe('Hello from the scripted model.');
+  });
+
+  it('refuses a background create naming an unknown model with a 404, storing nothing', async () => {
+    const before = await storedCounts(setup);
+    await expect(customer.client.responses.create({ model: 'no-such-model', input: 'x', background: true })).rejects.toMatchObject({ status: 404 });
+    expect(await storedCounts(setup)).toEqual(before);
   });
 });
 

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, validationError } from '../../kernel/errors.js';
-import type { ExecuteDeps } from '../execute.js';
+import { checkCapabilities, checkToolResults } from '../checks.js';
+import { resolveModel, type ExecuteDeps } from '../execute.js';
 import type { NormalizedRequest } from '../spec/index.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { countInputTokens } from '../tokens.js';
@@ -50,7 +51,11 @@ export class ResponsesLifecycle {
    */
   async createBackground(options: { principal: Principal; body: JsonObject; requestId: string }): Promise<JsonObject> {
     const { body } = options;
-    this.options.decode(body);
+    const request = this.options.decode(body);
+    // What a foreground create refuses before any upstream call (unknown model, missing tool result, images or
+    // tools the destination cannot take) is refused here too, not accepted as queued and failed later.
+    checkToolResults(request);
+    checkCapabilities(resolveModel(this.options.executeDeps.routing, request.model), request);
     const queued = this.options.queuedResponse(body, this.options.clock.nowMs());
     return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });
   }
