@@ -81,6 +81,23 @@ describe('project files', () => {
     expect(exact.statusCode).toBe(201);
   });
 
+  it('replaces a file that grew over the limit (the limit is on what is written, not on what it replaces)', async () => {
+    // The agent's own commands can leave files of any size in the workspace.
+    fs.writeFileSync(path.join(fixture.workspace, 'grown.log'), 'z'.repeat(LIMIT + 10));
+    const replaced = await put({ path: 'grown.log', content: 'truncated' });
+    expect(replaced.statusCode).toBe(200);
+    expect(replaced.json()).toMatchObject({ created: false, size_bytes: 9 });
+    expect(fs.readFileSync(path.join(fixture.workspace, 'grown.log'), 'utf8')).toBe('truncated');
+
+    fs.writeFileSync(path.join(fixture.workspace, 'grown-too.log'), 'z'.repeat(LIMIT + 10));
+    const anyVersion = await put({ path: 'grown-too.log', content: 'again' }, { 'if-match': '*' });
+    expect(anyVersion.statusCode).toBe(200);
+    fs.writeFileSync(path.join(fixture.workspace, 'grown-too.log'), 'z'.repeat(LIMIT + 10));
+    const createOnly = await put({ path: 'grown-too.log', content: 'again' }, { 'if-none-match': '*' });
+    expect(createOnly.statusCode).toBe(412);
+    expect(fs.statSync(path.join(fixture.workspace, 'grown-too.log')).size).toBe(LIMIT + 10);
+  });
+
   it('writes atomically: a failed write leaves no temp file, readers never see a partial file', async () => {
     fs.mkdirSync(path.join(fixture.workspace, 'a-folder'));
     const onFolder = await put({ path: 'a-folder', content: 'x' });

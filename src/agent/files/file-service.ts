@@ -201,8 +201,10 @@ export class FileService {
       }
       if (existing?.isDirectory()) throw new AppError('CONFLICT', 'Path is a folder');
       if (existing && !existing.isFile()) throw new AppError('BAD_REQUEST', 'Path is not a regular file');
-      const currentEtag = existing ? await this.currentEtag(root, parent, name) : null;
-      checkPreconditions(currentEtag, request);
+      // The current content is read only when a precondition names an ETag: a plain overwrite (or `*`) must not
+      // depend on what it replaces, which may be over the size limit (the agent's commands write any size).
+      const currentEtag = existing && namesEtags(request) ? await this.currentEtag(root, parent, name) : null;
+      checkPreconditions(existing !== null, currentEtag, request);
       await replaceAtomically(parent, name, content, existing?.mode);
       return { path: joinSegments(segments), sizeBytes: content.length, etag: etagOf(content), created: existing === null };
     } finally {
@@ -235,12 +237,17 @@ export class FileService {
   }
 }
 
-function checkPreconditions(currentEtag: string | null, request: WriteRequest): void {
-  if (currentEtag !== null && request.ifNoneMatch?.some((value) => value === '*' || value === currentEtag)) {
+function namesEtags(request: WriteRequest): boolean {
+  return [...(request.ifMatch ?? []), ...(request.ifNoneMatch ?? [])].some((value) => value !== '*');
+}
+
+/** `currentEtag` is known whenever the file exists and a precondition names an ETag (see `namesEtags`). */
+function checkPreconditions(exists: boolean, currentEtag: string | null, request: WriteRequest): void {
+  if (exists && request.ifNoneMatch?.some((value) => value === '*' || value === currentEtag)) {
     throw new AppError('PRECONDITION_FAILED', 'The file already exists (If-None-Match)', { details: { etag: currentEtag } });
   }
   if (request.ifMatch === undefined) return;
-  const matches = currentEtag !== null && (request.ifMatch.includes('*') || request.ifMatch.includes(currentEtag));
+  const matches = exists && (request.ifMatch.includes('*') || (currentEtag !== null && request.ifMatch.includes(currentEtag)));
   if (!matches) throw new AppError('PRECONDITION_FAILED', 'The file changed (If-Match does not match)', { details: { etag: currentEtag } });
 }
 
