@@ -76,6 +76,29 @@ describe('wallet routes', () => {
     expect((await adjust(buyer.customerId, 'k4', { amount_micros: 5, reason: 'overdraw' })).statusCode).toBe(200);
   });
 
+  it('refuses unknown body fields on money routes (a misspelt wallet must not credit the other one) and moves nothing', async () => {
+    const buyer = await newCustomer(context);
+    const misspelt = await adjust(buyer.customerId, 'typo', { amount_micros: 5_000, reason: 'refund', walet: 'cash' });
+    expect(misspelt.statusCode).toBe(422);
+    expect(misspelt.json().detail).toContainEqual(expect.objectContaining({ loc: ['body', 'walet'], type: 'extra_forbidden' }));
+    expect(await entryCount()).toBe(0);
+    const others = [
+      { method: 'PUT' as const, url: '/api/admin/rate-cards/active', payload: { target: 'power-ai', card: 'heavy-load', scope: 'all' } },
+      { method: 'PUT' as const, url: `/api/admin/customers/${buyer.customerId}/unlimited-plan`, payload: { plan: 'coder', day: 3 } },
+      { method: 'POST' as const, url: '/api/v1/marketplace/register', payload: { email: 'buyer@example.com', license_key: 'LIC-1234', credit_micros: 1 } },
+    ];
+    for (const request of others) {
+      const response = await context.app.inject({ ...request, headers: operatorHeaders });
+      expect(response.statusCode, request.url).toBe(422);
+      expect(response.json().detail[0].type, request.url).toBe('extra_forbidden');
+    }
+    expect(await context.storage.db.selectFrom('rate_card_assignments').selectAll().execute()).toEqual([]);
+    expect(await entryCount()).toBe(0);
+    // The token wallet is untouched, and the key is free for the corrected request.
+    expect((await adjust(buyer.customerId, 'typo', { amount_micros: 5_000, reason: 'refund', wallet: 'cash' })).json()).toMatchObject({ wallet: 'cash' });
+    expect(await context.services.billing.walletSummary(buyer.customerId)).toMatchObject({ balanceMicros: 0, cashBalanceMicros: 5_000 });
+  });
+
   it('reports status, payments paging, token usage, daily spend and per-key usage (404 for other keys)', async () => {
     const buyer = await newCustomer(context, 1_000_000);
     const { key, keyId } = await userKey(context, buyer.customerId);

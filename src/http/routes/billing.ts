@@ -15,6 +15,9 @@ const account = { auth: 'api', surface: 'account' } as const;
 const operator = { auth: 'operator', surface: 'account' } as const;
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1 }) });
 const CustomerParams = Type.Object({ customer_id: Type.Integer({ minimum: 1 }) });
+/** Bodies that move money or grant access refuse unknown fields: a misspelt optional field (`walet`) would
+ * otherwise be ignored and its default used, e.g. crediting the token wallet instead of the cash wallet. */
+const STRICT = { additionalProperties: false } as const;
 
 function customerOf(request: FastifyRequest): CustomerPrincipal {
   const principal = request.principal;
@@ -183,7 +186,7 @@ function planRoutes(app: App, services: Services): void {
           license_key: Type.String({ minLength: 4, maxLength: 200 }),
           password: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
           name: Type.Optional(Type.String({ maxLength: 200 })),
-        }),
+        }, STRICT),
       },
     },
     async (request, reply) => {
@@ -223,7 +226,7 @@ function operatorRoutes(app: App, services: Services): void {
           amount_micros: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 } }),
           reason: Type.String({ minLength: 1, maxLength: 500 }),
           wallet: Type.Union([Type.Literal('token'), Type.Literal('cash')], { default: 'token' }),
-        }),
+        }, STRICT),
       },
     },
     async (request, reply) => {
@@ -255,7 +258,7 @@ function operatorRoutes(app: App, services: Services): void {
       schema: {
         tags: ['admin'],
         summary: 'Switch the rate card in force for a model or alias (new holds use it at once)',
-        body: Type.Object({ target: Type.String({ minLength: 1 }), card: Type.String({ minLength: 1 }) }),
+        body: Type.Object({ target: Type.String({ minLength: 1 }), card: Type.String({ minLength: 1 }) }, STRICT),
       },
     },
     async (request) => {
@@ -276,7 +279,7 @@ function operatorRoutes(app: App, services: Services): void {
         tags: ['admin'],
         summary: 'Grant an Unlimited Coding plan to a customer',
         params: CustomerParams,
-        body: Type.Object({ plan: Type.String({ minLength: 1 }), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) }),
+        body: Type.Object({ plan: Type.String({ minLength: 1 }), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) }, STRICT),
       },
     },
     async (request) => {
