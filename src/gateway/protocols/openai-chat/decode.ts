@@ -1,7 +1,8 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
 import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../spec/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stopList, stringMap, type Json } from '../shared/decode-helpers.js';
+import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stopList, type Json } from '../shared/decode-helpers.js';
+import { parseMetadata } from '../../stored/metadata.js';
 
 function contentParts(content: unknown, loc: (string | number)[]): ContentPart[] {
   if (content === null || content === undefined) return [];
@@ -123,7 +124,8 @@ export function decodeChatRequest(body: Json): DecodedChat {
     stop: stopList(body.stop, 'stop'),
     reasoningEffort: reasoningEffort(body.reasoning_effort, ['reasoning_effort']),
     responseFormat: responseFormat(body.response_format, ['response_format']),
-    metadata: stringMap(body.metadata, 'metadata'),
+    // OpenAI's limits (16 pairs, 64-character keys, 512-character values) hold before the call, not only when storing.
+    metadata: body.metadata === undefined || body.metadata === null ? undefined : parseMetadata(body.metadata),
     stream: body.stream === true,
   };
   return { request, includeUsage: streamOptions.include_usage === true, store: body.store === true };

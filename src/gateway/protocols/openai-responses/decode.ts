@@ -3,7 +3,8 @@
  * that speaks Responses receives it unchanged apart from `model`.
  */
 import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../spec/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stringMap, type Json } from '../shared/decode-helpers.js';
+import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, type Json } from '../shared/decode-helpers.js';
+import { parseMetadata } from '../../stored/metadata.js';
 
 function partsOf(content: unknown, loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
   if (content === undefined || content === null) return [];
@@ -162,7 +163,8 @@ export function decodeResponsesRequest(body: Json): NormalizedRequest {
     topP: optionalNumber(body, 'top_p'),
     reasoningEffort: reasoningEffort(reasoning.effort, ['reasoning', 'effort']),
     responseFormat: responseFormat(isObject(body.text) ? body.text.format : undefined, ['text', 'format']),
-    metadata: stringMap(body.metadata, 'metadata'),
+    // OpenAI's limits (16 pairs, 64-character keys, 512-character values) hold before the call, not only when storing.
+    metadata: body.metadata === undefined || body.metadata === null ? undefined : parseMetadata(body.metadata),
     stream: body.stream === true,
     native: { protocol: 'openai-responses', body },
     ...(nativeOnly.length > 0 ? { nativeOnly } : {}),

@@ -32,12 +32,6 @@ export function stopList(value: unknown, field: string): string[] | undefined {
   return invalid([field], 'must be a string or a list of strings');
 }
 
-export function stringMap(value: unknown, field: string): Record<string, string> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value) || !Object.values(value).every((item) => typeof item === 'string')) invalid([field], 'must be an object of string values');
-  return value as Record<string, string>;
-}
-
 const EFFORTS = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
 
 export function reasoningEffort(value: unknown, loc: string[]): ReasoningEffort | undefined {
