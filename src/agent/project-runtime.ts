@@ -19,6 +19,7 @@ import { ModelOptions } from './model-options.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
 import { TurnIdempotency } from './turn-idempotency.js';
+import { confineWritableRoots } from './writable-roots.js';
 
 export interface ThreadDefaults {
   model: string;
@@ -159,12 +160,16 @@ export class ProjectRuntime {
   async startTurn(principal: Principal, projectId: string, request: TurnRequest) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     const input = toUserInput(request);
+    const policy = request.sandboxPolicy;
+    // Checked before the app-server is involved, so a refused root starts nothing.
+    const writableRoots = policy?.type === 'workspaceWrite' && Array.isArray(policy.writableRoots) ? await confineWritableRoots(project.workspaceDir, policy.writableRoots) : undefined;
     const { server, threadId } = await this.ensureLoaded(project);
     if (request.model !== undefined && !(await this.models.known(server, request.model))) {
       throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
     }
     const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
     const overrides = turnOverrides(request, efforts);
+    if (overrides.sandboxPolicy?.type === 'workspaceWrite' && writableRoots) overrides.sandboxPolicy.writableRoots = writableRoots;
     const params: TurnStartParams = { threadId, input, ...overrides };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)));

@@ -105,6 +105,24 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     expect(JSON.stringify(call.body.input)).toContain('data:image/png;base64,');
   });
 
+  it('keeps the writable roots of a legacy workspaceWrite policy inside the project workspace', async () => {
+    const projectId = await harness.createProject();
+    const project = await harness.context.services.projects.requireOwned({ kind: 'operator', source: 'static', keyId: null }, projectId);
+    const url = `/api/v1/projects/${projectId}/turns`;
+    for (const root of ['/etc', '../', `${project.workspaceDir}/../other`]) {
+      const outside = await inject('POST', url, { input: 'go', sandboxPolicy: { type: 'workspaceWrite', writableRoots: [root] } });
+      expect(outside.statusCode, root).toBe(403);
+    }
+    expect((await harness.events(projectId)).filter((event) => event.type === 'turn/started')).toEqual([]);
+
+    harness.upstream.setDefault(() => ({ kind: 'text', text: 'Roots set.' }));
+    const inside = await inject('POST', url, { input: 'go', sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['build/out'] } });
+    expect(inside.statusCode).toBe(202);
+    const settings = await harness.waitForEvent(projectId, (event) => event.type === 'thread/settings/updated');
+    expect(dataOf(settings).threadSettings.sandboxPolicy).toMatchObject({ type: 'workspaceWrite', writableRoots: [`${project.workspaceDir}/build/out`] });
+    await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === inside.json().turn_id);
+  });
+
   it('answers 404 on every project route for another customer’s project, and for unknown projects', async () => {
     const other = await harness.context.services.customers.create({ email: `other-${Date.now()}@example.com` });
     const otherHeaders = bearer(other.systemToken.key);
