@@ -62,7 +62,8 @@ export class IdempotencyStore {
     hash: string,
     execute: (trx: Transaction<Database>) => Promise<{ status: number; body: unknown }>,
   ): Promise<StoredResult> {
-    const deadline = this.clock.nowMs() + WAIT_LIMIT_MS;
+    // The wait is measured in real time, like the polling below: the service clock may be set apart from it.
+    const deadline = Date.now() + WAIT_LIMIT_MS;
     for (;;) {
       const claimed = await this.claim(scope, key, hash);
       if (claimed === 'claimed') break;
