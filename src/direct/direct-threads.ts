@@ -29,6 +29,8 @@ export interface DirectThreadsDeps {
   events: ProjectEventSink;
   approvals: ApprovalBroker;
   owners: DirectThreadOwners;
+  /** Live subscribers of an event-log stream on this node. */
+  subscriberCount(streamId: string): number;
   logger: Logger;
 }
 
@@ -131,8 +133,9 @@ export class DirectThreads implements UnmanagedThreadHandler {
     if (this.streams.has(customerId)) void this.append(customerId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
   }
 
+  /** A running turn, or a client listening to the direct events (as a project subscriber holds the process). */
   isBusy(customerId: number): boolean {
-    return this.turns.isBusy(customerId);
+    return this.turns.isBusy(customerId) || this.deps.subscriberCount(directStreamId(customerId)) > 0;
   }
 
   private track(state: TurnState, customerId: number, method: string, params: Record<string, unknown>): void {

@@ -35,7 +35,15 @@ export function createDirectServices(deps: DomainDeps, domains: { agent: AgentSe
   const { agent } = domains;
   const workspace = new WorkspaceRoots(config.env.dataDir);
   const owners = new DirectThreadOwners(storage, clock);
-  const live = new DirectThreads({ storage, clock, events: new ProjectEventSink(domains.projectEvents, logger), approvals: agent.approvals, owners, logger });
+  const live = new DirectThreads({
+    storage,
+    clock,
+    events: new ProjectEventSink(domains.projectEvents, logger),
+    approvals: agent.approvals,
+    owners,
+    subscriberCount: (streamId) => domains.projectEvents.subscriberCount(streamId),
+    logger,
+  });
   agent.runtime.setUnmanagedThreadHandler(live);
   const projectThreads = new ThreadRepository(storage, clock);
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
