@@ -29,6 +29,7 @@ import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
 import { UpstreamError, mergeUsage } from './spec/index.js';
 import { countInputTokens, countTextTokens, estimateInputTokensUpperBound, inputSizeOf, type InputSize } from './tokens.js';
+import type { CallSignal } from './spec/index.js';
 
 const NOTHING_CONSUMED: MeteredUsage = { inputTokens: 0, outputTokens: 0, source: 'estimated' };
 
@@ -53,7 +54,7 @@ export interface ExecuteOptions {
   request: NormalizedRequest;
   operation: GatewayOperation;
   requestId: string;
-  signal: AbortSignal;
+  signal: CallSignal;
   /** The request's Host header (billing recognises VIP servers by host name). */
   host?: string;
 }
@@ -131,7 +132,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
 async function* meteredParts(
   logger: Logger,
   upstream: AsyncIterable<StreamPart>,
-  context: { metered: MeteredCall; tracker: UsageTracker; signal: AbortSignal; requestId: string },
+  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string },
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {

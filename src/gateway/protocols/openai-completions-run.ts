@@ -22,6 +22,7 @@ import {
   type CompletionsIdentity,
   type CompletionsRequest,
 } from './openai-completions.js';
+import type { CallSignal } from '../spec/index.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ export interface CompletionsCall {
   principal: Principal;
   body: unknown;
   requestId: string;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 export async function runCompletions(deps: ExecuteDeps, clock: Clock, call: CompletionsCall): Promise<CompletionsResult> {

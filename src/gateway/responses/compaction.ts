@@ -10,6 +10,7 @@ import { execute, type ExecuteDeps } from '../execute.js';
 import { responsesUsage } from '../protocols/openai-responses/encode.js';
 import { collectText } from './collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
+import type { CallSignal } from '../spec/index.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -25,7 +26,7 @@ export interface CompactionRequest {
   /** The conversation in Responses item form (input items, then output items). */
   items: JsonObject[];
   instructions?: string;
-  signal: AbortSignal;
+  signal: CallSignal;
   nowMs: number;
 }
 

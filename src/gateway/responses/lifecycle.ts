@@ -16,6 +16,7 @@ import { BackgroundResponses, type BackgroundRun } from './background.js';
 import { CompactionSeal } from './compaction-seal.js';
 import { compactConversation, expandCompactionItems } from './compaction.js';
 import { TERMINAL_STATUSES } from './replay.js';
+import type { CallSignal } from '../spec/index.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -82,7 +83,7 @@ export class ResponsesLifecycle {
   }
 
   /** Polls a pending response until it reaches a terminal state (stream replay of a background response). */
-  async waitForEnd(principal: Principal, responseId: string, signal: AbortSignal, pollMs = 250): Promise<JsonObject> {
+  async waitForEnd(principal: Principal, responseId: string, signal: CallSignal, pollMs = 250): Promise<JsonObject> {
     for (;;) {
       const response = await this.retrieve(principal, responseId);
       if (TERMINAL_STATUSES.includes(String(response.status)) || signal.aborted) return response;
@@ -105,7 +106,7 @@ export class ResponsesLifecycle {
   }
 
   /** OpenAI's form: `model` plus `input` and/or `previous_response_id`. */
-  async compact(options: { principal: Principal; body: JsonObject; requestId: string; signal: AbortSignal }): Promise<JsonObject> {
+  async compact(options: { principal: Principal; body: JsonObject; requestId: string; signal: CallSignal }): Promise<JsonObject> {
     const { body, principal } = options;
     if (typeof body.model !== 'string' || body.model === '') {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
@@ -128,7 +129,7 @@ export class ResponsesLifecycle {
   }
 
   /** The spec's form: compact one stored response (its input and output); `model` defaults to the response's. */
-  async compactStored(options: { principal: Principal; responseId: string; body: JsonObject; requestId: string; signal: AbortSignal }): Promise<JsonObject> {
+  async compactStored(options: { principal: Principal; responseId: string; body: JsonObject; requestId: string; signal: CallSignal }): Promise<JsonObject> {
     const found = await this.options.stored.findResponse(options.principal, options.responseId);
     const model = typeof options.body.model === 'string' && options.body.model !== '' ? options.body.model : found.model;
     return compactConversation(this.options.executeDeps, this.seal, {

@@ -6,3 +6,4 @@ export * from './upstream-error.js';
 export * from './destination.js';
 export * from './provider.js';
 export * from './stored-objects.js';
+export * from './call-signal.js';

@@ -8,20 +8,21 @@
 import type { Destination } from './destination.js';
 import type { NormalizedRequest } from './request.js';
 import type { StreamPart } from './stream-parts.js';
+import type { CallSignal } from './call-signal.js';
 
 export interface ProviderCall {
   request: NormalizedRequest;
   destination: Destination;
   /** Send `request.native.body` instead of encoding the normalized request (Responses-capable destinations). */
   native: boolean;
-  signal: AbortSignal;
+  signal: CallSignal;
   requestId: string;
 }
 
 export interface ProviderAdapter {
   stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>>;
   /** Forwards an auxiliary request (Anthropic `/v1/messages/{subpath}`) as-is; used only for its own kind. */
-  forward?(options: { path: string; body: unknown; headers: Record<string, string>; signal: AbortSignal }): Promise<ForwardedReply>;
+  forward?(options: { path: string; body: unknown; headers: Record<string, string>; signal: CallSignal }): Promise<ForwardedReply>;
   close(): Promise<void>;
 }
 

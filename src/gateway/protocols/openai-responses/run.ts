@@ -12,6 +12,7 @@ import type { Json } from '../shared/decode-helpers.js';
 import { decodeResponsesRequest } from './decode.js';
 import { ResponsesEncoder, responseEcho } from './encode.js';
 import { NativeResponsesRelay } from './native.js';
+import type { CallSignal } from '../../spec/index.js';
 
 /** What a call whose parts ended without a terminal event (its signal aborted mid-call) reports. */
 function cutShort(): ReturnType<typeof upstreamError> {
@@ -52,7 +53,7 @@ export interface BackgroundRunInput {
   requestId: string;
   /** The queued response: its id and creation time are kept. */
   queued: Json;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** A background create: never throws; failures before or after the upstream answered become a `failed` response. */

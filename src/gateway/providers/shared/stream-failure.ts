@@ -4,8 +4,9 @@
  */
 import { upstreamError, type StreamPart } from '../../spec/index.js';
 import { transportFailure } from './upstream-http.js';
+import type { CallSignal } from '../../spec/index.js';
 
-export function streamFailurePart(error: unknown, signal: AbortSignal): StreamPart | undefined {
+export function streamFailurePart(error: unknown, signal: CallSignal): StreamPart | undefined {
   if (signal.aborted) return undefined;
   const failure = error instanceof SyntaxError ? upstreamError({ kind: 'protocol' }) : transportFailure(error, signal);
   return { type: 'error', error: failure as ReturnType<typeof upstreamError> };

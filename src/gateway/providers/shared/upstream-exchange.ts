@@ -10,6 +10,7 @@
  * `signal` does too, at any point.
  */
 import type { Dispatcher } from 'undici';
+import type { CallSignal } from '../../spec/index.js';
 
 /** Bytes queued and not yet read after which the upstream socket is paused; reading below half resumes it. */
 const PAUSE_AT_BYTES = 64 * 1024;
@@ -20,7 +21,7 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
-export function dispatchExchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+export function dispatchExchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CallSignal): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     dispatcher.dispatch(options, new ExchangeHandler(signal, resolve, reject));
   });
@@ -31,7 +32,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandlers {
   private body: UpstreamBody | undefined;
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: CallSignal,
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: unknown) => void,
   ) {
@@ -70,7 +71,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandlers {
   }
 }
 
-function abortReason(signal: AbortSignal): Error {
+function abortReason(signal: CallSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('The request was aborted');
 }
 

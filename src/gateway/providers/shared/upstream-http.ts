@@ -7,6 +7,7 @@ import { Pool } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { rateLimitHeadersOf, upstreamError, type UpstreamError } from '../../spec/index.js';
 import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
+import type { CallSignal } from '../../spec/index.js';
 
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;
@@ -22,7 +23,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Maps a transport failure; an abort by our own signal is passed through untouched. */
-export function transportFailure(error: unknown, signal: AbortSignal): UpstreamError | unknown {
+export function transportFailure(error: unknown, signal: CallSignal): UpstreamError | unknown {
   if (signal.aborted) return error;
   const code = errorCode(error);
   if (code && CONNECT_ERROR_CODES.has(code)) return upstreamError({ kind: 'connect' });
@@ -55,18 +56,18 @@ export class UpstreamHttp {
    * POSTs a JSON body and resolves with the 2xx response; rejects with an UpstreamError for an error status or a
    * transport failure. The connect retry is safe because a refused connection carried no request bytes.
    */
-  async post(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
+  async post(options: { path: string; body: string; headers: Record<string, string>; signal: CallSignal }): Promise<UpstreamResponse> {
     const response = await this.requestWithConnectRetry(options);
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     throw await this.statusFailure(response);
   }
 
   /** Sends as-is and returns whatever status came back (auxiliary passthrough routes). */
-  async forward(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
+  async forward(options: { path: string; body: string; headers: Record<string, string>; signal: CallSignal }): Promise<UpstreamResponse> {
     return this.requestWithConnectRetry(options);
   }
 
-  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<UpstreamResponse> {
+  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: CallSignal }): Promise<UpstreamResponse> {
     const request = {
       method: 'POST' as const,
       path: this.basePath + options.path,

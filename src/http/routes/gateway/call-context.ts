@@ -1,11 +1,12 @@
 /**
- * What every gateway route needs around a model call: an AbortSignal that fires when the client goes away,
+ * What every gateway route needs around a model call: a signal that fires when the client goes away,
  * and an SSE writer on the raw response (headers + x-request-id at once, every part written as it arrives,
  * heartbeat comments, no buffering).
  */
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../../accounts/principal.js';
+import type { CallSignal } from '../../../gateway/spec/index.js';
 import { SSE_HEADERS } from '../../../kernel/sse.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -16,13 +17,38 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal!;
 }
 
-/** Aborts when the response closes before it was completely written (client disconnect). */
-export function clientAbortSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+/** Fires when the response closes before it was completely written (client disconnect). */
+class ClientDisconnect implements CallSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: Array<() => void> = [];
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const index = this.listeners.indexOf(listener);
+    if (index >= 0) this.listeners.splice(index, 1);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = new Error('The client closed the connection');
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+  }
+}
+
+export function clientAbortSignal(reply: FastifyReply): CallSignal {
+  const signal = new ClientDisconnect();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableFinished) signal.abort();
   });
-  return controller.signal;
+  return signal;
 }
 
 export class SseWriter {

@@ -15,6 +15,7 @@ import { AppError, notFound } from '../../../kernel/errors.js';
 import type { Services } from '../../../services.js';
 import type { App } from '../../app.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
+import type { CallSignal } from '../../../gateway/spec/index.js';
 
 const DEFAULT_VERSION = '2023-06-01';
 const config = { auth: 'api', surface: 'gateway', allowApiKeyHeader: true, errorFormat: 'anthropic' } as const;
@@ -106,7 +107,7 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
   });
 }
 
-async function forward(services: Services, reply: FastifyReply, destination: Destination, options: { path: string; body: unknown; signal: AbortSignal }): Promise<FastifyReply> {
+async function forward(services: Services, reply: FastifyReply, destination: Destination, options: { path: string; body: unknown; signal: CallSignal }): Promise<FastifyReply> {
   const adapter = services.gateway.router.adapterFor(destination);
   try {
     const forwarded = await adapter.forward!({ ...options, headers: {} });
