@@ -15,6 +15,11 @@ function blocksOf(parts: ContentPart[]): AnthropicBlock[] {
   });
 }
 
+/** A tool result's content: plain text, or text and image blocks when the tool returned images (never dropped). */
+function toolResultContent(parts: ContentPart[]): string | AnthropicBlock[] {
+  return parts.some((part) => part.type === 'image') ? blocksOf(parts) : textOf(parts);
+}
+
 function parseArguments(json: string): unknown {
   try {
     return json.trim() === '' ? {} : JSON.parse(json);
@@ -36,7 +41,7 @@ function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
     }
     const blocks: AnthropicBlock[] =
       message.role === 'tool'
-        ? [{ type: 'tool_result', tool_use_id: message.toolCallId, content: textOf(message.content), ...(message.isError ? { is_error: true } : {}) }]
+        ? [{ type: 'tool_result', tool_use_id: message.toolCallId, content: toolResultContent(message.content), ...(message.isError ? { is_error: true } : {}) }]
         : blocksOf(message.content);
     const previous = messages[messages.length - 1];
     // Tool results answer the preceding assistant turn and must share one user turn with what follows them.

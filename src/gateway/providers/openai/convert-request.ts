@@ -36,6 +36,27 @@ function convertMessage(message: Message): ChatMessage {
   }
 }
 
+/**
+ * Chat tool messages carry text only. Images a tool returned go in one user message after the run of tool
+ * messages (a message between an assistant's tool calls and their results would be refused), never dropped.
+ */
+function convertHistory(history: Message[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  let toolImages: ChatContentPart[] = [];
+  for (const [index, message] of history.entries()) {
+    messages.push(convertMessage(message));
+    if (message.role === 'tool') {
+      const images = message.content.filter((part) => part.type === 'image');
+      if (images.length > 0) toolImages.push({ type: 'text', text: `Images returned by tool call ${message.toolCallId}:` }, ...(userContent(images) as ChatContentPart[]));
+    }
+    if (toolImages.length > 0 && history[index + 1]?.role !== 'tool') {
+      messages.push({ role: 'user', content: toolImages });
+      toolImages = [];
+    }
+  }
+  return messages;
+}
+
 function convertTools(tools: ToolSpec[], body: ChatRequestBody): void {
   const functions: NonNullable<ChatRequestBody['tools']> = [];
   for (const tool of tools) {
@@ -59,7 +80,7 @@ function convertToolChoice(choice: ToolChoice): ChatRequestBody['tool_choice'] {
 export function toChatRequest(request: NormalizedRequest, upstreamModel: string): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
-  for (const message of request.messages) messages.push(convertMessage(message));
+  messages.push(...convertHistory(request.messages));
   const body: ChatRequestBody = { model: upstreamModel, messages, stream: request.stream };
   if (request.stream) body.stream_options = { include_usage: true };
   convertTools(request.tools, body);
