@@ -20,6 +20,8 @@ export class ModelRouter implements Routing {
   private aliases = new Map<string, string>();
   private readonly adapters = new Map<string, ProviderAdapter>();
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** Counts this node's own switches, so a reload that read the store before one of them cannot undo it. */
+  private switches = 0;
 
   constructor(
     readonly catalogue: Catalogue,
@@ -46,7 +48,10 @@ export class ModelRouter implements Routing {
 
   /** Config defaults overlaid with the stored operator changes; stored entries for unknown aliases/models are ignored. */
   private async refresh(): Promise<void> {
+    const switchesBefore = this.switches;
     const stored = await this.store.load();
+    // A switch made while this read was in flight is newer than what it read; the next reload includes it.
+    if (this.switches !== switchesBefore) return;
     const next = new Map(this.catalogue.defaultAliases);
     for (const [alias, modelId] of stored) {
       if (next.has(alias) && this.catalogue.models.has(modelId)) next.set(alias, modelId);
@@ -76,7 +81,9 @@ export class ModelRouter implements Routing {
   async setAlias(alias: string, modelId: string): Promise<{ alias: string; model: string; updatedAtMs: number }> {
     if (!this.catalogue.defaultAliases.has(alias)) throw new AppError('NOT_FOUND', `Alias ${alias} not found`);
     if (!this.catalogue.models.has(modelId)) throw new AppError('NOT_FOUND', `Model ${modelId} not found`);
+    this.switches += 1;
     const updatedAtMs = await this.store.save(alias, modelId);
+    this.switches += 1;
     this.aliases.set(alias, modelId);
     return { alias, model: modelId, updatedAtMs };
   }
