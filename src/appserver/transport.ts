@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { AppServerExitedError } from './errors.js';
 
 export interface TransportOptions {
   binary: string;
@@ -75,7 +76,8 @@ export class StdioTransport {
 
   /** Writes one message line; resolves once the pipe accepted it (waits for `drain` when the pipe is full). */
   async send(line: string): Promise<void> {
-    if (!this.running) throw new Error('app-server process is not running');
+    // Both read as the process being gone (503 "restarting"), whichever the caller notices first: the exit or the pipe.
+    if (!this.running) throw new AppServerExitedError('app-server process is not running');
     const accepted = this.child.stdin.write(`${line}\n`);
     if (accepted) return;
     await new Promise<void>((resolve, reject) => {
@@ -85,7 +87,7 @@ export class StdioTransport {
       };
       const onClose = (): void => {
         cleanup();
-        reject(new Error('app-server stdin closed'));
+        reject(new AppServerExitedError('app-server stdin closed'));
       };
       const cleanup = (): void => {
         this.child.stdin.off('drain', onDrain);
