@@ -31,4 +31,20 @@ describe('routes while the app-server cannot run', () => {
       expect(opened.headers['retry-after']).toBeDefined();
     }
   });
+
+  it('answers 503 with Retry-After on the direct routes, as the project routes do, instead of an internal error', async () => {
+    const requests = [
+      { method: 'POST' as const, url: '/api/threads', payload: { cwd: 'down' } },
+      { method: 'GET' as const, url: '/api/threads' },
+      { method: 'GET' as const, url: '/api/models' },
+      { method: 'POST' as const, url: '/api/projects/open', payload: { cwd: 'down' } },
+      { method: 'POST' as const, url: '/api/turns', payload: { thread_id: 'some-thread', input: 'hi' } },
+    ];
+    for (const request of requests) {
+      const response = await context.app.inject({ ...request, headers });
+      expect(response.statusCode, `${request.method} ${request.url}`).toBe(503);
+      expect(response.headers['retry-after'], `${request.method} ${request.url}`).toBeDefined();
+      expect(response.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    }
+  });
 });

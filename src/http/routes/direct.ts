@@ -1,11 +1,13 @@
 /**
  * The direct thread and turn surface under `/api` (threads, turns, models, project open by working directory,
  * release), the approvals and event stream of direct threads, and (direct-rpc.ts) the raw JSON-RPC passthrough.
- * Bodies take snake_case fields and, for app-server clients, their camelCase spellings.
+ * Bodies take snake_case fields and, for app-server clients, their camelCase spellings. Calls that reach the
+ * app-server go through `agentCall`, so a process that is down or silent is a 503 or 504 as on the project routes.
  */
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
 import { CATALOGUE_CUSTOMER_ID } from '../../agent/index.js';
+import { agentCall } from '../../agent/project-runtime.js';
 import type { ThreadStartRequest, TurnStartRequest } from '../../direct/direct-service.js';
 import { customerFor, threadCustomer } from '../../direct/access.js';
 import { notFound, validationError } from '../../kernel/errors.js';
@@ -86,7 +88,7 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
     (request) => {
       const principal = request.principal!;
       const customerId = principal.kind === 'customer' ? principal.customerId : (request.query.customer_id ?? CATALOGUE_CUSTOMER_ID);
-      return direct.catalog.models(customerId, request.query.include_hidden);
+      return agentCall(direct.catalog.models(customerId, request.query.include_hidden));
     },
   );
 
@@ -109,26 +111,26 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
     },
     (request) => {
       const { query } = request;
-      return direct.threads.listThreads(request.principal!, { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term }, query.customer_id);
+      return agentCall(direct.threads.listThreads(request.principal!, { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term }, query.customer_id));
     },
   );
 
   app.post(
     '/api/threads',
     { config: directRoute, schema: { tags, summary: 'Start a thread in a working directory inside your workspace root', body: ThreadStartBody, querystring: Type.Object(CustomerQuery) } },
-    async (request, reply) => reply.code(201).send(await direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id)),
+    async (request, reply) => reply.code(201).send(await agentCall(direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id))),
   );
 
   app.get(
     '/api/threads/:thread_id',
     { config: directRoute, schema: { tags, summary: 'One thread, optionally with its turns', params: ThreadParams, querystring: Type.Object({ include_turns: Type.Boolean({ default: false }) }) } },
-    (request) => direct.threads.getThread(request.principal!, request.params.thread_id, request.query.include_turns),
+    (request) => agentCall(direct.threads.getThread(request.principal!, request.params.thread_id, request.query.include_turns)),
   );
 
   app.post(
     '/api/threads/:thread_id/resume',
     { config: directRoute, schema: { tags, summary: 'Resume a thread (optional setting overrides)', params: ThreadParams, body: ThreadStartBody }, preValidation: emptyBodyAsObject },
-    (request) => direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body)),
+    (request) => agentCall(direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body))),
   );
 
   app.post(
@@ -142,7 +144,7 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
         input: body.input as TurnStartRequest['input'],
       };
       if (!turn.threadId) throw validationError([{ loc: ['body', 'thread_id'], msg: 'thread_id is required', type: 'missing' }]);
-      return reply.code(202).send(await direct.threads.startTurn(request.principal!, turn));
+      return reply.code(202).send(await agentCall(direct.threads.startTurn(request.principal!, turn)));
     },
   );
 
@@ -157,13 +159,13 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
         querystring: Type.Object({ thread_id: Type.String({ minLength: 1, maxLength: 100 }) }),
       },
     },
-    (request) => direct.threads.interrupt(request.principal!, request.params.turn_id, request.query.thread_id),
+    (request) => agentCall(direct.threads.interrupt(request.principal!, request.params.turn_id, request.query.thread_id)),
   );
 
   app.post(
     '/api/projects/open',
     { config: directRoute, schema: { tags, summary: 'Open a working directory: resume its latest thread, else start one; a prompt starts a turn', body: ProjectOpenBody, querystring: Type.Object(CustomerQuery) } },
-    (request) => direct.threads.openProject(request.principal!, { ...threadRequest(request.body), prompt: request.body.prompt }, request.query.customer_id),
+    (request) => agentCall(direct.threads.openProject(request.principal!, { ...threadRequest(request.body), prompt: request.body.prompt }, request.query.customer_id)),
   );
 
   app.get(
