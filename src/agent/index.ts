@@ -59,7 +59,11 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
   const launch = async (customerId: number): Promise<LaunchSpec> => {
     const codexHome = path.join(homesDir, String(customerId));
     await fs.mkdir(codexHome, { recursive: true });
-    bundledCatalog ??= readBundledCatalog(binary);
+    // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.
+    bundledCatalog ??= readBundledCatalog(binary).catch((error: unknown) => {
+      bundledCatalog = null;
+      throw error;
+    });
     const catalogFile = path.join(codexHome, 'model-catalog.json');
     await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config, domains.gateway)));
     const token = customerId === CATALOGUE_CUSTOMER_ID ? '' : await runtimeKeys.issue(customerId);
