@@ -1,6 +1,8 @@
 /** The small pure mappings of the gateway, one assertion group each. */
 import { describe, expect, it } from 'vitest';
 import { checkToolResults } from '../../src/gateway/checks.js';
+import { messageObject } from '../../src/gateway/protocols/anthropic-messages/encode.js';
+import { chatCompletionObject } from '../../src/gateway/protocols/openai-chat/encode.js';
 import { usageFromAnthropic } from '../../src/gateway/providers/anthropic/convert-usage.js';
 import { finishFromAnthropic } from '../../src/gateway/providers/anthropic/map-stop-reason.js';
 import { usageFromChat } from '../../src/gateway/providers/openai/convert-usage.js';
@@ -36,13 +38,21 @@ describe('upstream error factory', () => {
 describe('stop reasons and usage', () => {
   it('normalizes finish reasons of both providers', () => {
     expect(['stop', 'length', 'tool_calls', 'content_filter', null].map(finishFromChat)).toEqual(['stop', 'length', 'tool-calls', 'content-filter', 'other']);
-    expect(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'pause_turn'].map(finishFromAnthropic)).toEqual(['stop', 'length', 'tool-calls', 'content-filter', 'other']);
+    expect(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'pause_turn', 'unknown'].map(finishFromAnthropic)).toEqual(['stop', 'length', 'tool-calls', 'content-filter', 'pause', 'other']);
+    // A paused turn reaches an Anthropic caller as paused (it continues the turn), an OpenAI caller as a stop.
+    const paused = { text: 'working', reasoning: '', toolCalls: [], finish: 'pause' as const };
+    expect(messageObject({ model: 'm', collected: paused, estimatedInputTokens: 1 }).stop_reason).toBe('pause_turn');
+    expect((chatCompletionObject({ id: 'c', createdSeconds: 0, model: 'm', collected: paused }).choices as { finish_reason: string }[])[0]!.finish_reason).toBe('stop');
     expect(finishFromResponse({ status: 'completed', output: [{ type: 'custom_tool_call' }] })).toBe('tool-calls');
     expect(finishFromResponse({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } })).toBe('length');
   });
 
   it('counts Anthropic cache reads and writes as input and keeps cached tokens apart', () => {
-    expect(usageFromAnthropic({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 })).toEqual({ inputTokens: 130, outputTokens: 5, cachedInputTokens: 100 });
+    const usage = usageFromAnthropic({ input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 });
+    expect(usage).toEqual({ inputTokens: 130, outputTokens: 5, cachedInputTokens: 100, cacheWriteInputTokens: 20 });
+    // An Anthropic caller gets the three input figures back apart, as Anthropic reports them.
+    const collected = { text: '', reasoning: '', toolCalls: [], usage, finish: 'stop' as const };
+    expect(messageObject({ model: 'm', collected, estimatedInputTokens: 1 }).usage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 });
     expect(usageFromChat({ prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } })).toMatchObject({ inputTokens: 7, outputTokens: 3, cachedInputTokens: 2 });
   });
 });

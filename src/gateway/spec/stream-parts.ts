@@ -6,7 +6,8 @@ import type { ToolKind } from './request.js';
 import type { UpstreamError } from './upstream-error.js';
 import type { Usage } from './usage.js';
 
-export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'other';
+/** `pause`: the model paused a long-running turn (Anthropic `pause_turn`); the caller continues it by sending it back. */
+export type FinishReason = 'stop' | 'length' | 'tool-calls' | 'content-filter' | 'pause' | 'other';
 
 /** One event of an upstream Responses stream, parsed (never text-edited); `type` is the SSE event type. */
 export interface NativeResponsesEvent {

@@ -4,6 +4,8 @@ export interface Usage {
   outputTokens: number;
   /** Input tokens served from the upstream's prompt cache (part of inputTokens). */
   cachedInputTokens?: number;
+  /** Input tokens written to the upstream's prompt cache (part of inputTokens; Anthropic reports them apart). */
+  cacheWriteInputTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens?: number;
 }
@@ -15,6 +17,7 @@ export function mergeUsage(total: Usage | undefined, next: Usage): Usage {
     inputTokens: Math.max(total.inputTokens, next.inputTokens),
     outputTokens: Math.max(total.outputTokens, next.outputTokens),
     cachedInputTokens: next.cachedInputTokens ?? total.cachedInputTokens,
+    cacheWriteInputTokens: next.cacheWriteInputTokens ?? total.cacheWriteInputTokens,
     reasoningTokens: next.reasoningTokens ?? total.reasoningTokens,
   };
 }

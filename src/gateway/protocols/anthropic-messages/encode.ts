@@ -5,15 +5,16 @@ import { mergeUsage, type UpstreamError } from '../../spec/index.js';
 import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', 'tool-calls': 'tool_use', 'content-filter': 'refusal', other: 'end_turn' };
+const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', 'tool-calls': 'tool_use', 'content-filter': 'refusal', pause: 'pause_turn', other: 'end_turn' };
 
 function usageJson(usage: Usage | undefined, estimatedInputTokens: number): Json {
   const cached = usage?.cachedInputTokens ?? 0;
+  const written = usage?.cacheWriteInputTokens ?? 0;
   return {
-    input_tokens: (usage?.inputTokens ?? estimatedInputTokens) - cached,
+    input_tokens: (usage?.inputTokens ?? estimatedInputTokens) - cached - written,
     output_tokens: usage?.outputTokens ?? 0,
     cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
+    cache_creation_input_tokens: written,
   };
 }
 

@@ -4,7 +4,7 @@ import type { FinishReason, StreamPart, Usage } from '../../spec/index.js';
 import { mergeUsage, type UpstreamError } from '../../spec/index.js';
 import type { Collected } from '../shared/collect.js';
 
-const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', other: 'stop' };
+const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', pause: 'stop', other: 'stop' };
 
 export function chatUsage(usage: Usage | undefined): Record<string, unknown> {
   const input = usage?.inputTokens ?? 0;

@@ -9,5 +9,6 @@ export function usageFromAnthropic(usage: AnthropicUsage): Usage {
     inputTokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
     outputTokens: usage.output_tokens ?? 0,
     ...(cacheRead > 0 ? { cachedInputTokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cacheWriteInputTokens: cacheWrite } : {}),
   };
 }

@@ -12,6 +12,8 @@ export function finishFromAnthropic(reason: string | null | undefined): FinishRe
       return 'tool-calls';
     case 'refusal':
       return 'content-filter';
+    case 'pause_turn':
+      return 'pause';
     default:
       return 'other';
   }
