@@ -115,7 +115,7 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
             },
             status,
           );
-          if (settled.alreadySettled) deps.logger.error({ callId: held.callId }, 'billed call was released before its settlement');
+          if (settled.alreadySettled) deps.logger.error({ callId: held.callId }, 'billed call was already settled elsewhere');
           return { costMicros: settled.costMicros, covered: settled.covered };
         } finally {
           await release().catch(() => undefined);

@@ -17,6 +17,13 @@ import { Wallet } from './wallet.js';
 import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
 
 export { freeMeter };
+
+/**
+ * Age after which the sweeper releases a hold even though a live process owns it: a last resort against a call
+ * that never settles. A stream has no overall time limit, so this is far beyond any real call; the hold TTL
+ * (`billing.holdTtlMs`) applies only to holds no registered process owns.
+ */
+export const LIVE_HOLD_BACKSTOP_MS = 24 * 3600_000;
 export type { ModelPrices };
 
 export interface WalletSummary {
@@ -53,7 +60,10 @@ export interface BillingServices {
   pricesFor(modelOrAlias: string, destinationModelId?: string): ModelPrices;
   /** Operator credit or correction (a new transfer, never an edit), idempotent per customer and key. */
   adjust(input: AdjustInput): Promise<{ status: number; body: unknown; replayed: boolean }>;
-  /** Heartbeat; releases the holds of gone processes and holds older than the hold TTL; returns how many. */
+  /**
+   * Heartbeat; releases the holds of gone processes, holds of unregistered processes older than the hold TTL and
+   * any hold older than the backstop; returns how many.
+   */
   sweep(): Promise<number>;
   checkLedger(): Promise<LedgerCheck>;
   start(): Promise<void>;
@@ -97,9 +107,14 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
     const gone = await nodes.goneNodes();
     const fromCrashes = await wallet.releaseOpen({ nodeIds: gone });
     await nodes.forget(gone);
-    const expired = await wallet.releaseOpen({ olderThanMs: clock.nowMs() - config.billing.holdTtlMs });
-    if (fromCrashes + expired > 0) logger.warn({ fromCrashes, expired }, 'released wallet holds');
-    return fromCrashes + expired;
+    // A live process's call may stream longer than the hold TTL, and releasing its hold would free credit the
+    // call then cannot collect: the TTL applies to holds no registered process owns, live ones get the backstop.
+    const nowMs = clock.nowMs();
+    const orphaned = await wallet.releaseOpen({ olderThanMs: nowMs - config.billing.holdTtlMs, unregistered: true });
+    const expired = await wallet.releaseOpen({ olderThanMs: nowMs - Math.max(LIVE_HOLD_BACKSTOP_MS, config.billing.holdTtlMs) });
+    const released = fromCrashes + orphaned + expired;
+    if (released > 0) logger.warn({ fromCrashes, orphaned, expired }, 'released wallet holds');
+    return released;
   };
 
   return {

@@ -54,7 +54,8 @@ const columns = workerData.callColumns;
 const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros + ? WHERE id = ? AND balance_micros - held_micros >= ?');
 const insertCall = db.prepare('INSERT INTO billing_calls (' + columns.join(', ') + ') VALUES (' + columns.map(() => '?').join(', ') + ')');
 const spare = db.prepare('SELECT balance_micros - held_micros AS spare FROM billing_accounts WHERE id = ?');
-const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = 'open'");
+const callStatus = db.prepare('SELECT status FROM billing_calls WHERE id = ?').pluck();
+const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?");
 const debit = db.prepare('UPDATE billing_accounts SET held_micros = held_micros - ?, balance_micros = balance_micros - ? WHERE id = ?');
 const entry = db.prepare("INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)");
 const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
@@ -64,12 +65,17 @@ function hold(op) {
   return Number(insertCall.run(...op.call).lastInsertRowid);
 }
 
+// A call released meanwhile (its process judged gone, or the age backstop) still owes what it used: its hold is
+// already off the wallet, so it settles as if it had held nothing. Only a settled call changes nothing.
 function settle(op, revenue) {
+  const status = callStatus.get(op.callId);
+  if (status !== 'open' && status !== 'released') return null;
+  const held = status === 'open' ? op.holdMicros : 0;
   let cost = op.fullCostMicros;
-  if (cost > op.holdMicros) cost = op.holdMicros + Math.min(Math.max(0, spare.get(op.accountId).spare), cost - op.holdMicros);
+  if (cost > held) cost = held + Math.min(Math.max(0, spare.get(op.accountId).spare), cost - held);
   const u = op.usage;
-  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId).changes !== 1) return null;
-  if (op.holdMicros > 0 || cost > 0) debit.run(op.holdMicros, cost, op.accountId);
+  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId, status).changes !== 1) return null;
+  if (held > 0 || cost > 0) debit.run(held, cost, op.accountId);
   if (cost > 0) {
     const transfer = randomUUID();
     entry.run(transfer, op.accountId, -cost, 'call:' + op.callId, op.requestId, op.nowMs);

@@ -8,6 +8,7 @@ import type { Clock } from '../kernel/clock.js';
 import { moneyJson } from '../kernel/money.js';
 import { costOf, ratesOf, worstCaseMicros, type CardRates } from './cost.js';
 import type { Database } from '../storage/schema.js';
+import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
 import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
@@ -132,7 +133,10 @@ export class Wallet {
     };
   }
 
-  /** Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. */
+  /**
+   * Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. A call whose
+   * hold was released before it settled is still charged its cost, from what the wallet has.
+   */
   async settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
     const revenue = await this.accountOf(systemCode('revenue'));
     if (this.sqliteWorker) {
@@ -162,18 +166,30 @@ export class Wallet {
     revenue: number,
   ): Promise<Settlement> {
     const nowMs = this.clock.nowMs();
+    // Claims the call's row first (PostgreSQL row lock, taken before the account's as a release takes them). A
+    // call released meanwhile (its process judged gone, or the age backstop) still owes what it used: its hold is
+    // already off the wallet, so it settles as if it had held nothing. Only a settled call changes nothing.
+    const claimed = await trx
+      .updateTable('billing_calls')
+      .set({ status: sql<BilledCallStatus>`status` })
+      .where('id', '=', held.callId)
+      .where('status', 'in', ['open', 'released'])
+      .returning('status')
+      .executeTakeFirst();
+    if (!claimed) return { costMicros: 0, covered: held.covered, alreadySettled: true };
+    const holdMicros = claimed.status === 'open' ? held.holdMicros : 0;
     const fullCost = held.covered ? 0 : costOf(usage, held.rates);
     let costMicros = fullCost;
-    if (fullCost > held.holdMicros) {
-      // Usage above the worst-case estimate: collect only what the wallet still has beyond other holds. A no-op
-      // update first takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same
-      // spare credit; on SQLite the transaction already holds the write lock.
+    if (fullCost > holdMicros) {
+      // Usage above the hold: collect only what the wallet still has beyond other holds. A no-op update first
+      // takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same spare
+      // credit; on SQLite the transaction already holds the write lock.
       await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros` }).where('id', '=', held.accountId).execute();
       const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
       const spare = Math.max(0, account.balance_micros - account.held_micros);
-      costMicros = held.holdMicros + Math.min(spare, fullCost - held.holdMicros);
+      costMicros = holdMicros + Math.min(spare, fullCost - holdMicros);
     }
-    const updated = await trx
+    await trx
       .updateTable('billing_calls')
       .set({
         status: 'settled',
@@ -187,14 +203,11 @@ export class Wallet {
         settled_at: nowMs,
       })
       .where('id', '=', held.callId)
-      .where('status', '=', 'open')
-      .executeTakeFirst();
-    // Released meanwhile (sweeper after the hold TTL): the hold is gone, nothing is charged twice.
-    if (Number(updated.numUpdatedRows) !== 1) return { costMicros: 0, covered: held.covered, alreadySettled: true };
-    if (held.holdMicros > 0 || costMicros > 0) {
+      .execute();
+    if (holdMicros > 0 || costMicros > 0) {
       await trx
         .updateTable('billing_accounts')
-        .set({ held_micros: sql`held_micros - ${held.holdMicros}`, balance_micros: sql`balance_micros - ${costMicros}` })
+        .set({ held_micros: sql`held_micros - ${holdMicros}`, balance_micros: sql`balance_micros - ${costMicros}` })
         .where('id', '=', held.accountId)
         .execute();
     }
@@ -218,15 +231,17 @@ export class Wallet {
 
   /**
    * Releases open holds without charging: those placed by `nodeIds` (processes that are gone) or those older
-   * than `olderThanMs` (last resort against a call that never settles). Returns how many were released.
+   * than `olderThanMs` (last resort against a call that never settles), with `unregistered` only those of
+   * processes no longer in the registry. Returns how many were released.
    */
-  async releaseOpen(filter: { nodeIds?: string[]; olderThanMs?: number }): Promise<number> {
+  async releaseOpen(filter: { nodeIds?: string[]; olderThanMs?: number; unregistered?: boolean }): Promise<number> {
     let query = this.db.selectFrom('billing_calls').select('id').where('status', '=', 'open');
     if (filter.nodeIds !== undefined) {
       if (filter.nodeIds.length === 0) return 0;
       query = query.where('node_id', 'in', filter.nodeIds);
     } else {
       query = query.where('created_at', '<', filter.olderThanMs ?? 0);
+      if (filter.unregistered) query = query.where('node_id', 'not in', (eb) => eb.selectFrom('billing_nodes').select('node_id'));
     }
     const open = await query.execute();
     let released = 0;

@@ -63,7 +63,7 @@ describe('wallet holds and settlement through the meter', () => {
     expect(await context.storage.db.selectFrom('billing_calls').select('id').execute()).toHaveLength(0);
   });
 
-  it('releases the holds of a gone process, never those of a live one, and holds older than the TTL', async () => {
+  it('releases the holds of a gone process, never those of a live one; a released call is still billed when it settles', async () => {
     const buyer = await newCustomer(context, 1_000_000);
     const principal = await principalFor(context, buyer.systemToken);
     const meter = context.services.billing.meter;
@@ -86,12 +86,14 @@ describe('wallet holds and settlement through the meter', () => {
     expect(statuses.map((row) => row.status)).toEqual(['open', 'released', 'open']);
     expect(await context.storage.db.selectFrom('billing_nodes').select('node_id').where('node_id', '=', 'crashed-peer').execute()).toEqual([]);
     expect((await walletOf(context, buyer.customerId)).holdsMicros).toBe(2 * STANDARD_HOLD);
-    // The released call settles as nothing; the others settle normally.
-    expect(await calls[1]!.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed')).toEqual({ costMicros: 0, covered: false });
+    // The released call (its process was judged gone, yet it settles) is billed what it used, from the wallet; the
+    // others settle normally.
+    expect(await calls[1]!.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
     await calls[2]!.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed');
     await context.services.billing.wallet.releaseOpen({ olderThanMs: Date.now() + 1 });
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - STANDARD_HOLD, holdsMicros: 0 });
-    await calls[0]!.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed');
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - STANDARD_HOLD, holdsMicros: 0 });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - 2 * STANDARD_HOLD, holdsMicros: 0 });
+    // 1 input + 1 output token: 4 + 24 µUSD.
+    expect(await calls[0]!.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed')).toEqual({ costMicros: 28, covered: false });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 1_000_000 - 2 * STANDARD_HOLD - 28, holdsMicros: 0 });
   });
 });
