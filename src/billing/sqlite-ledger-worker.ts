@@ -85,12 +85,15 @@ function settle(op, revenue) {
   return cost;
 }
 
-const runBatch = db.transaction((ops) => {
+const batch = db.transaction((ops) => {
   const revenue = new Map();
   const results = ops.map((op) => (op.kind === 'hold' ? hold(op) : settle(op, revenue)));
   for (const [id, amount] of revenue) credit.run(amount, id);
   return results;
 });
+// BEGIN IMMEDIATE: a deferred transaction that has read cannot wait for the write lock (SQLite answers SQLITE_BUSY
+// at once, busy_timeout or not), so a batch starting with a read would fail whenever another connection writes.
+const runBatch = (ops) => batch.immediate(ops);
 
 let queue = [];
 let scheduled = false;
