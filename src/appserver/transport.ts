@@ -3,6 +3,14 @@
  * directions. Lines from stdout are bounded (an oversize line is dropped and reported, never buffered without
  * limit); writes respect stdin backpressure; stop closes stdin first (the server exits on EOF within tens of
  * milliseconds) and escalates to SIGTERM, then SIGKILL.
+ *
+ * The child leads a process group of its own, and every signal goes to the whole group: the commands the agent
+ * started (a background `sleep`, a dev server) would otherwise outlive the process that started them. Once the
+ * app-server is gone, however it ended, what is left of its group gets SIGTERM and, after the grace, SIGKILL. If
+ * this service process exits without stopping them (a shutdown that timed out, an uncaught exception), the groups
+ * still alive are killed on its way out. Two limits remain: a command that moves to a process group or session of
+ * its own escapes the group, and a service killed by SIGKILL runs no code at all (its app-servers still exit on the
+ * end of their stdin, but their commands stay).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -31,10 +39,54 @@ export interface TransportHandlers {
   onExit(exit: TransportExit): void;
 }
 
+/** Process groups that may still have members, killed if this process exits before ending them. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  if (!exitHookInstalled) {
+    // Only synchronous work runs in an exit handler; SIGKILL needs no follow-up.
+    process.on('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+    exitHookInstalled = true;
+  }
+  liveGroups.add(pid);
+}
+
+/** True when the group had a member to signal. */
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to what is left of the group, SIGKILL after the grace if anything is still there. */
+async function endGroup(pid: number, graceMs: number): Promise<void> {
+  try {
+    if (!signalGroup(pid, 'SIGTERM')) return;
+    const deadline = Date.now() + graceMs;
+    while (signalGroup(pid, 0)) {
+      if (Date.now() >= deadline) {
+        signalGroup(pid, 'SIGKILL');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, graceMs)));
+    }
+  } finally {
+    liveGroups.delete(pid);
+  }
+}
+
 export class StdioTransport {
   private readonly child: ChildProcessByStdio<Writable, Readable, Readable>;
   private exitInfo: TransportExit | null = null;
   private readonly exited: Promise<TransportExit>;
+  /** Settles once the rest of the child's process group has been ended after the child exited. */
+  private groupEnded: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: TransportOptions,
@@ -45,11 +97,16 @@ export class StdioTransport {
       cwd: options.cwd,
       shell: false,
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Leader of a new process group (and session), so a stop can reach the commands it started.
+      detached: true,
     });
+    const groupId = this.child.pid;
+    if (groupId !== undefined) trackGroup(groupId);
     this.exited = new Promise((resolve) => {
       const finish = (exit: TransportExit): void => {
         if (this.exitInfo) return;
         this.exitInfo = exit;
+        if (groupId !== undefined) this.groupEnded = endGroup(groupId, options.stopGraceMs);
         handlers.onExit(exit);
         resolve(exit);
       };
@@ -98,20 +155,26 @@ export class StdioTransport {
     });
   }
 
-  /** Immediate hard kill (used for crash tests and as the last resort of `stop`). */
+  /** Signals the child's whole process group (used after a failed start and as the escalation of `stop`). */
   kill(signal: NodeJS.Signals): void {
-    if (this.running) this.child.kill(signal);
+    if (this.running && this.child.pid !== undefined) signalGroup(this.child.pid, signal);
   }
 
-  /** stdin end → SIGTERM after the grace → SIGKILL after another grace. */
+  /**
+   * stdin end → SIGTERM after the grace → SIGKILL after another grace, each to the whole group; resolves once the
+   * child exited and the rest of its group was ended.
+   */
   async stop(): Promise<TransportExit> {
-    if (!this.running) return this.exited;
-    this.child.stdin.end();
-    if (await this.exitsWithin(this.options.stopGraceMs)) return this.exited;
-    this.kill('SIGTERM');
-    if (await this.exitsWithin(this.options.stopGraceMs)) return this.exited;
-    this.kill('SIGKILL');
-    return this.exited;
+    if (this.running) {
+      this.child.stdin.end();
+      if (!(await this.exitsWithin(this.options.stopGraceMs))) {
+        this.kill('SIGTERM');
+        if (!(await this.exitsWithin(this.options.stopGraceMs))) this.kill('SIGKILL');
+      }
+    }
+    const exit = await this.exited;
+    await this.groupEnded;
+    return exit;
   }
 
   private async exitsWithin(timeoutMs: number): Promise<boolean> {
