@@ -80,6 +80,8 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
     return { args: appServerArgs(settings), env: appServerEnv(codexHome, token), cwd: codexHome };
   };
 
+  // The key lives as long as the process it was issued for: revoked when it stops and when it never came up.
+  const revokeRuntimeKey = (customerId: number) => (customerId === CATALOGUE_CUSTOMER_ID ? Promise.resolve() : runtimeKeys.revoke(customerId));
   let runtime!: ProjectRuntime;
   const supervisor = new AppServerSupervisor(
     {
@@ -100,7 +102,8 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
       onServerRequest: (customerId, request) => runtime.handleServerRequest(customerId, request),
       onCrash: (customerId) => runtime.onCrash(customerId),
       onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
-      onStopped: (customerId) => (customerId === CATALOGUE_CUSTOMER_ID ? Promise.resolve() : runtimeKeys.revoke(customerId)),
+      onStopped: revokeRuntimeKey,
+      onStartFailed: revokeRuntimeKey,
       isBusy: (customerId) => runtime.isBusy(customerId) || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
     },
   );

@@ -27,6 +27,8 @@ export interface SupervisorHooks {
   isBusy(customerId: number): boolean;
   /** The process was stopped on purpose (idle or shutdown). */
   onStopped(customerId: number): Promise<void>;
+  /** A start failed before the process was up (launch or handshake); what was issued for it is withdrawn. */
+  onStartFailed(customerId: number): Promise<void>;
 }
 
 export interface SupervisorOptions {
@@ -172,6 +174,7 @@ export class AppServerSupervisor {
   }
 
   private async launch(customerId: number, entry: Entry, resumeThreads: string[]): Promise<ManagedAppServer> {
+    let up = false;
     try {
       await this.stopping.get(customerId);
       const spec = await this.hooks.launch(customerId);
@@ -203,9 +206,14 @@ export class AppServerSupervisor {
       }
       log.info({ pid: client.pid, version: client.version }, 'app-server started');
       entry.server = server;
+      up = true;
       entry.consecutiveFailures = 0;
       if (resumeThreads.length > 0 || entry.restarts > 0) await this.hooks.onRestart(customerId, server, resumeThreads);
       return server;
+    } catch (error) {
+      // Awaited before `starting` clears, so a later start of the customer never sees its fresh key revoked here.
+      if (!up) await this.hooks.onStartFailed(customerId).catch((hookError: Error) => this.options.logger.warn({ err: hookError, customerId }, 'start failure hook failed'));
+      throw error;
     } finally {
       entry.starting = null;
     }
