@@ -134,6 +134,8 @@ export class SqliteLedgerWorker {
   private nextId = 1;
   private flushScheduled = false;
   private drained: (() => void) | null = null;
+  /** Set once the worker has died: every pending and later call fails with it instead of waiting forever. */
+  private failure: Error | null = null;
 
   constructor(file: string, maxBatch: number) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -148,13 +150,20 @@ export class SqliteLedgerWorker {
       }
       if (this.pending.size === 0) this.drained?.();
     });
-    this.worker.on('error', (error) => {
-      for (const waiter of this.pending.values()) waiter.reject(error);
-      this.pending.clear();
-    });
+    this.worker.on('error', (error) => this.fail(new Error(`SQLite ledger worker failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
+    this.worker.on('exit', (code) => this.fail(new Error(`SQLite ledger worker stopped (exit code ${code}); ledger writes cannot run`)));
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+    this.outbox = [];
+    this.drained?.();
   }
 
   run(op: LedgerOperation): Promise<LedgerResult> {
+    if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
