@@ -34,11 +34,15 @@ export class NodeRegistry {
     await this.db
       .insertInto('billing_nodes')
       .values({ node_id: this.nodeId, hostname: this.hostname, pid: process.pid, started_at: nowMs, heartbeat_at: nowMs })
+      .onConflict((conflict) => conflict.column('node_id').doUpdateSet({ heartbeat_at: nowMs }))
       .execute();
   }
 
   async heartbeat(): Promise<void> {
-    await this.db.updateTable('billing_nodes').set({ heartbeat_at: this.clock.nowMs() }).where('node_id', '=', this.nodeId).execute();
+    const beat = await this.db.updateTable('billing_nodes').set({ heartbeat_at: this.clock.nowMs() }).where('node_id', '=', this.nodeId).executeTakeFirst();
+    // Judged gone by another process (a pause longer than the stale limit) and forgotten while still running:
+    // register again, or its holds would count as nobody's and be released under its calls.
+    if (Number(beat.numUpdatedRows) === 0) await this.register();
   }
 
   async unregister(): Promise<void> {

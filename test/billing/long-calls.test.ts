@@ -60,6 +60,19 @@ describe('calls longer than the hold TTL', () => {
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000, holdsMicros: 0 });
   });
 
+  it('a live process judged gone and forgotten registers again at its next beat, so its long calls keep their holds', async () => {
+    const buyer = await newCustomer(context, 100_000);
+    const principal = await principalFor(context, buyer.systemToken);
+    // Another process found this one's heartbeat stale (a long pause) and forgot it, though it still runs.
+    await context.storage.db.deleteFrom('billing_nodes').where('node_id', '=', context.services.billing.wallet.nodeId).execute();
+    const call = await context.services.billing.meter.begin(meterRequest(principal));
+    clock.advance(context.config.billing.holdTtlMs + 1);
+    expect(await context.services.billing.sweep()).toBe(0);
+    const registered = await context.storage.db.selectFrom('billing_nodes').select('node_id').where('node_id', '=', context.services.billing.wallet.nodeId).execute();
+    expect(registered).toHaveLength(1);
+    expect(await call.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
+  });
+
   it('a call whose hold was released before it settled is billed its cost from the wallet, once', async () => {
     const buyer = await newCustomer(context, 100_000);
     const principal = await principalFor(context, buyer.systemToken);
