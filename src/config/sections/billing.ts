@@ -56,7 +56,7 @@ export const BillingSection = {
       enabled: Type.Boolean({ default: true }),
       /** Output tokens reserved when a request names no max_tokens. */
       defaultHoldOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
-      /** Holds older than this are released by the sweeper. */
+      /** Holds older than this are released by the sweeper when their process is gone (a live process keeps its holds up to a 24 h backstop). */
       holdTtlMs: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
       /** Heartbeat and sweep period; a process silent for three periods is gone and its holds are released. */
       sweepIntervalMs: Type.Integer({ minimum: 100, default: 10_000 }),
