@@ -37,6 +37,15 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** An approval whose row is still being inserted, and how it ended if its turn or process ended meanwhile. */
+interface Inserting {
+  customerId: number;
+  threadId: string;
+  turnId: string;
+  serverKey: string;
+  ended: 'cancelled' | 'lost' | null;
+}
+
 export type ApprovalView = ReturnType<typeof approvalView>;
 
 export function approvalView(row: AgentApprovalsTable) {
@@ -63,6 +72,7 @@ export function approvalView(row: AgentApprovalsTable) {
 export class ApprovalBroker {
   private readonly waiters = new Map<string, Waiter>();
   private readonly byServerKey = new Map<string, string>();
+  private readonly inserting = new Map<string, Inserting>();
 
   constructor(
     private readonly storage: Storage,
@@ -92,8 +102,15 @@ export class ApprovalBroker {
       expires_at: now + this.timeoutMs,
       finished_at: null,
     };
-    await this.storage.db.insertInto('agent_approvals').values(row).execute();
     const serverKey = `${context.customerId}:${row.server_request_id}`;
+    // Until the waiter below exists, the end of the turn, of the dialog or of the process is noted here.
+    const inserting: Inserting = { customerId: context.customerId, threadId: params.threadId, turnId: params.turnId, serverKey, ended: null };
+    this.inserting.set(row.id, inserting);
+    try {
+      await this.storage.db.insertInto('agent_approvals').values(row).execute();
+    } finally {
+      this.inserting.delete(row.id);
+    }
     const reply = new Promise<{ decision: string }>((resolve) => {
       const timer = setTimeout(() => void this.finish(row.id, 'expired', 'decline').catch(() => undefined), this.timeoutMs);
       timer.unref();
@@ -101,6 +118,7 @@ export class ApprovalBroker {
       this.byServerKey.set(serverKey, row.id);
     });
     await this.events.append(context.projectId, 'approval/requested', approvalView(row));
+    if (inserting.ended) await this.finish(row.id, inserting.ended, null);
     return reply;
   }
 
@@ -124,18 +142,22 @@ export class ApprovalBroker {
 
   /** The turn ended (completed, failed or interrupted): its open approvals are closed. */
   async cancelForTurn(threadId: string, turnId: string): Promise<void> {
+    for (const entry of this.inserting.values()) if (entry.threadId === threadId && entry.turnId === turnId) entry.ended ??= 'cancelled';
     const ids = [...this.waiters.values()].filter((waiter) => waiter.threadId === threadId && waiter.turnId === turnId).map((waiter) => waiter.id);
     for (const id of ids) await this.finish(id, 'cancelled', null);
   }
 
   /** `serverRequest/resolved`: the app-server closed the dialog itself. No-op for approvals already decided. */
   async cancelByServerRequest(customerId: number, serverRequestId: unknown): Promise<void> {
-    const id = this.byServerKey.get(`${customerId}:${JSON.stringify(serverRequestId)}`);
+    const serverKey = `${customerId}:${JSON.stringify(serverRequestId)}`;
+    for (const entry of this.inserting.values()) if (entry.serverKey === serverKey) entry.ended ??= 'cancelled';
+    const id = this.byServerKey.get(serverKey);
     if (id) await this.finish(id, 'cancelled', null);
   }
 
   /** The customer's app-server died: nothing can answer its requests any more. */
   async markLostForCustomer(customerId: number): Promise<void> {
+    for (const entry of this.inserting.values()) if (entry.customerId === customerId) entry.ended ??= 'lost';
     const rows = await this.storage.db
       .selectFrom('agent_approvals')
       .select('id')
