@@ -90,7 +90,7 @@ describe('a service process that exits without stopping its app-servers', () => 
     ensureBuilt();
     const transportModule = path.join(path.dirname(cliPath), 'appserver', 'transport.js');
     // The "app-server" starts a background command, prints its pid, then waits without reading its stdin.
-    const serverScript = 'sleep 1000 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 1000';
+    const serverScript = 'sleep 1000 </dev/null >/dev/null 2>&1 & echo $! $$; exec sleep 1000';
     const service = [
       `import { StdioTransport } from ${JSON.stringify(transportModule)};`,
       `new StdioTransport({ binary: '/bin/sh', args: ['-c', ${JSON.stringify(serverScript)}], env: { PATH: process.env.PATH }, lineLengthMax: 1000, stopGraceMs: 200 }, {`,
@@ -103,10 +103,13 @@ describe('a service process that exits without stopping its app-servers', () => 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     expect(exitCode).toBe(1);
-    const commandPid = Number(output.split('\n').find((line) => /^\d+$/.test(line)));
-    expect(commandPid).toBeGreaterThan(0);
-    const alive = !(await goneWithin(commandPid, 2_000));
-    if (alive) process.kill(commandPid, 'SIGKILL');
-    expect(alive).toBe(false);
+    const [commandPid, serverPid] = output.split('\n').find((line) => /^\d+ \d+$/.test(line))!.split(' ').map(Number) as [number, number];
+    const alive = [];
+    for (const pid of [commandPid, serverPid]) {
+      if (await goneWithin(pid, 2_000)) continue;
+      alive.push(pid);
+      process.kill(pid, 'SIGKILL');
+    }
+    expect(alive).toEqual([]);
   });
 });
