@@ -54,7 +54,8 @@ export async function startService(config: AppConfig = loadConfig(), options: St
 }
 
 export function installSignalHandlers(running: RunningService): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // SIGHUP too: the app-servers run in process groups of their own, so a closing terminal reaches only the service.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       running.services.logger.info({ signal }, 'shutting down');
       const timer = setTimeout(() => process.exit(1), 10_000);
