@@ -24,7 +24,7 @@ async function sendEvents(request: FastifyRequest, reply: FastifyReply, frames: 
   try {
     for await (const frame of frames) {
       if (sse.closed) break;
-      sse.write(encodeSseFrame(frame));
+      await sse.write(encodeSseFrame(frame));
     }
   } finally {
     sse.end();
