@@ -133,6 +133,8 @@ export class SqliteLedgerWorker {
   private outbox: { id: number; op: LedgerOperation }[] = [];
   private nextId = 1;
   private flushScheduled = false;
+  /** Operations posted to the worker and not answered yet. */
+  private posted = 0;
   private drained: (() => void) | null = null;
   /** Set once the worker has died: every pending and later call fails with it instead of waiting forever. */
   private failure: Error | null = null;
@@ -142,12 +144,15 @@ export class SqliteLedgerWorker {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, maxBatch, callColumns: CALL_COLUMNS } });
     this.worker.unref();
     this.worker.on('message', (results: { id: number; ok: boolean; value?: LedgerResult; error?: string }[]) => {
+      this.posted -= results.length;
       for (const result of results) {
         const waiter = this.pending.get(result.id);
         this.pending.delete(result.id);
         if (result.ok) waiter?.resolve(result.value ?? null);
         else waiter?.reject(new Error(`ledger write failed: ${result.error}`));
       }
+      // The worker is free again: what queued up meanwhile goes as one message (the next group commit).
+      if (this.posted === 0) this.scheduleFlush();
       if (this.pending.size === 0) this.drained?.();
     });
     this.worker.on('error', (error) => this.fail(new Error(`SQLite ledger worker failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
@@ -159,6 +164,7 @@ export class SqliteLedgerWorker {
     for (const waiter of this.pending.values()) waiter.reject(this.failure);
     this.pending.clear();
     this.outbox = [];
+    this.posted = 0;
     this.drained?.();
   }
 
@@ -168,16 +174,26 @@ export class SqliteLedgerWorker {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
       this.outbox.push({ id, op });
-      // One message per tick carries every operation of that tick.
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        queueMicrotask(() => {
-          this.flushScheduled = false;
-          const items = this.outbox;
-          this.outbox = [];
-          this.worker.postMessage(items);
-        });
-      }
+      this.scheduleFlush();
+    });
+  }
+
+  /**
+   * One message per tick carries every operation of that tick, and only while the worker is idle: while it commits
+   * a batch it could not read a message anyway, so operations wait here and leave together when it answers. Posting
+   * costs the main thread more than the operation itself, and this turns about two messages per call into one per
+   * group commit.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.posted > 0 || this.outbox.length === 0) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => {
+      this.flushScheduled = false;
+      if (this.failure || this.posted > 0) return;
+      const items = this.outbox;
+      this.outbox = [];
+      this.posted += items.length;
+      this.worker.postMessage(items);
     });
   }
 
