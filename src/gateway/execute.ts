@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
 import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
+import type { CallsInFlight } from './calls-in-flight.js';
 import { checkCapabilities, checkToolResults } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
@@ -47,6 +48,8 @@ export interface ExecuteDeps {
   logger: Logger;
   /** Output tokens reserved when the request names no maximum. */
   defaultMaxOutputTokens: number;
+  /** Every call between its hold and its settlement (shutdown waits for them). */
+  calls: CallsInFlight;
 }
 
 export interface ExecuteOptions {
@@ -105,6 +108,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     surface: options.principal.kind === 'customer' && options.principal.policy.agentRuntime ? 'projects' : 'gateway',
     host: options.host,
   });
+  const leave = deps.calls.enter();
   let destination: Destination;
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
@@ -121,18 +125,19 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   } catch (error) {
     // Nothing was generated: the request was refused here, never sent, or answered with an error status.
     await settleQuietly(deps.logger, metered, NOTHING_CONSUMED, signal.aborted ? 'aborted' : 'failed', options.requestId);
+    leave();
     // The caller left before the upstream answered: nobody reads this, and it is not a server failure.
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
     throw error instanceof UpstreamError ? error.toAppError() : error;
   }
   const tracker = new UsageTracker(request);
-  return { destination, inputSize, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId }) };
+  return { destination, inputSize, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave }) };
 }
 
 async function* meteredParts(
   logger: Logger,
   upstream: AsyncIterable<StreamPart>,
-  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string },
+  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void },
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
@@ -153,6 +158,7 @@ async function* meteredParts(
   } finally {
     if (context.signal.aborted && outcome !== 'completed') outcome = 'aborted';
     await settleQuietly(logger, context.metered, await context.tracker.final(), outcome, context.requestId);
+    context.leave();
   }
 }
 

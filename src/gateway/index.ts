@@ -4,6 +4,7 @@
  */
 import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
+import { CallsInFlight } from './calls-in-flight.js';
 import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
@@ -12,6 +13,9 @@ import { describeModel, listModels, type ModelDescriptor, type PriceOf } from '.
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
+
+/** How long shutdown waits for calls whose clients left to settle. */
+const CALLS_SETTLE_WAIT_MS = 5_000;
 
 export interface GatewayServices {
   router: ModelRouter;
@@ -36,6 +40,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     meter: billing.meter,
     logger: deps.logger,
     defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
+    calls: new CallsInFlight(),
   };
   const stored = createStoredObjects(deps);
   const priceOf: PriceOf = (id, destinationModelId) => {
@@ -60,6 +65,9 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     },
     async close() {
       await responses.close();
+      // Calls whose clients left settle before billing closes; a call still streaming to a client kept the HTTP
+      // server open until now, so this waits only for the aborting ones.
+      if (!(await executeDeps.calls.idle(CALLS_SETTLE_WAIT_MS))) deps.logger.warn({ calls: executeDeps.calls.size }, 'model calls still unsettled at shutdown');
       await stored.close();
       await router.close();
     },
