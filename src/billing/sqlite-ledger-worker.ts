@@ -2,10 +2,11 @@
  * Group commit on SQLite, off the event loop. With synchronous=FULL every commit waits for an fsync, and
  * better-sqlite3 waits synchronously: on the main thread each commit would stall every request in flight. A
  * worker thread with its own connection to the same file runs the holds and settlements: operations that
- * arrive while it commits queue up and share the next transaction (one fsync), and each caller's promise
- * resolves only after its batch committed. The guarded UPDATE runs inside the batch transaction in arrival
- * order, so batching never lets two requests spend the same credit. When a batch fails, its operations are
- * retried one transaction each, so one bad operation cannot fail its neighbours.
+ * arrive while it commits queue up and share the next transaction (one fsync for the settlements; holds, which
+ * move no money, commit without one, see drain()), and each caller's promise resolves only after its batch
+ * committed. The guarded UPDATEs run inside the batch transaction in arrival order, so batching never lets two
+ * requests spend the same credit. When a batch fails, its operations are retried one transaction each, so one bad
+ * operation cannot fail its neighbours.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -95,24 +96,38 @@ const batch = db.transaction((ops) => {
 // at once, busy_timeout or not), so a batch starting with a read would fail whenever another connection writes.
 const runBatch = (ops) => batch.immediate(ops);
 
+function commitAndAnswer(batch) {
+  if (batch.length === 0) return;
+  try {
+    const values = runBatch(batch.map((item) => item.op));
+    parentPort.postMessage(batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] })));
+  } catch {
+    parentPort.postMessage(batch.map((item) => {
+      try {
+        return { id: item.id, ok: true, value: runBatch([item.op])[0] };
+      } catch (error) {
+        return { id: item.id, ok: false, error: String(error && error.message || error) };
+      }
+    }));
+  }
+}
+
+// Holds move no money: they reserve credit against concurrent calls, and a call whose process dies is never
+// charged (its holds are released), durable hold or not. So a drain's holds commit first, without waiting for an
+// fsync (synchronous=NORMAL: durable against a crash of the process, not against power loss), and answer at once;
+// its settlements, which move money, then commit with synchronous=FULL. A FULL commit syncs the WAL in order, so
+// every earlier hold is durable with it: a durable settlement never lacks its hold. Holds going first can only
+// see less spare credit than in arrival order.
 let queue = [];
 let scheduled = false;
 function drain() {
   scheduled = false;
   while (queue.length > 0) {
     const batch = queue.splice(0, workerData.maxBatch);
-    try {
-      const values = runBatch(batch.map((item) => item.op));
-      parentPort.postMessage(batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] })));
-    } catch {
-      parentPort.postMessage(batch.map((item) => {
-        try {
-          return { id: item.id, ok: true, value: runBatch([item.op])[0] };
-        } catch (error) {
-          return { id: item.id, ok: false, error: String(error && error.message || error) };
-        }
-      }));
-    }
+    db.pragma('synchronous = NORMAL');
+    commitAndAnswer(batch.filter((item) => item.op.kind === 'hold'));
+    db.pragma('synchronous = FULL');
+    commitAndAnswer(batch.filter((item) => item.op.kind !== 'hold'));
   }
 }
 parentPort.on('message', (items) => {
