@@ -6,7 +6,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../storage/database.js';
 import { freeMeter, type MeteredCall, type MeteredUsage, type Meter, type MeterRequest, type SettleOutcome } from './meter.js';
-import { checkSpendingLimit, checkVip, modelAllowed } from './policy.js';
+import { checkSpendingLimit, checkVip, modelAllowed, periodStartMs } from './policy.js';
 import type { RateCards } from './rate-cards.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { UnlimitedPlans } from './unlimited.js';
@@ -83,6 +83,14 @@ export function createMeter(deps: MeterDeps): Meter {
         estimatedInputTokens: nonNegativeInteger(request.estimatedInputTokens),
         maxOutputTokens: nonNegativeInteger(request.maxOutputTokens) || config.billing.defaultHoldOutputTokens,
         coveredPlan: covering ? covering.plan.id : null,
+        spendingLimit:
+          principal.policy.spendingLimitMicros === undefined
+            ? undefined
+            : {
+                limitMicros: principal.policy.spendingLimitMicros,
+                sinceMs: periodStartMs(principal.policy.spendingPeriod, deps.clock.nowMs()),
+                period: principal.policy.spendingPeriod,
+              },
       });
       return meteredCall(deps, held, release);
     } catch (error) {

@@ -88,7 +88,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   const nodeId = randomUUID();
   const { groupCommit } = config.billing;
   const sqliteWorker = groupCommit.enabled && storage.sqlitePath ? new SqliteLedgerWorker(storage.sqlitePath, groupCommit.maxBatch) : undefined;
-  const wallet = new Wallet(storage.db, writer, clock, nodeId, sqliteWorker);
+  const wallet = new Wallet(storage, writer, clock, nodeId, sqliteWorker);
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);

@@ -48,16 +48,18 @@ export async function checkSpendingLimit(db: Kysely<Database>, principal: Custom
   const limit = principal.policy.spendingLimitMicros;
   if (limit === undefined) return;
   const spent = await keySpendMicros(db, principal.keyId, periodStartMs(principal.policy.spendingPeriod, nowMs));
-  if (spent >= limit) {
-    throw new AppError('SPENDING_LIMIT_REACHED', 'The spending limit of this API key is reached', {
-      details: {
-        code: 'spending_limit_reached',
-        spending_limit: moneyJson(limit),
-        spent: moneyJson(spent),
-        period: principal.policy.spendingPeriod ?? 'lifetime',
-      },
-    });
-  }
+  if (spent >= limit) throw spendingLimitReached({ limitMicros: limit, period: principal.policy.spendingPeriod }, spent);
+}
+
+export function spendingLimitReached(limit: { limitMicros: number; period: KeyPolicy['spendingPeriod'] }, spentMicros: number): AppError {
+  return new AppError('SPENDING_LIMIT_REACHED', 'The spending limit of this API key is reached', {
+    details: {
+      code: 'spending_limit_reached',
+      spending_limit: moneyJson(limit.limitMicros),
+      spent: moneyJson(spentMicros),
+      period: limit.period ?? 'lifetime',
+    },
+  });
 }
 
 export function usesVip(config: AppConfig, requestedModel: string, modelId: string, host: string | undefined): boolean {

@@ -7,7 +7,11 @@ import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { moneyJson } from '../kernel/money.js';
 import { costOf, ratesOf, worstCaseMicros, type CardRates } from './cost.js';
+import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
+import type { KeyPolicy } from '../accounts/principal.js';
+import { placeHold } from './hold-transaction.js';
+import { spendingLimitReached } from './policy.js';
 import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
@@ -27,6 +31,8 @@ export interface HoldRequest {
   maxOutputTokens: number;
   /** Unlimited plan covering the call: the row records usage but holds nothing. */
   coveredPlan: string | null;
+  /** The key's spending limit, checked again inside the hold's transaction across processes. */
+  spendingLimit?: { limitMicros: number; sinceMs: number; period: KeyPolicy['spendingPeriod'] };
 }
 
 export interface UsageCounts {
@@ -55,14 +61,18 @@ export interface HeldCall {
 export class Wallet {
   private readonly accountIds = new Map<string, number>();
 
+  private readonly db: Kysely<Database>;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly storage: Storage,
     private readonly writer: WriterQueue,
     private readonly clock: Clock,
     readonly nodeId: string,
     /** SQLite: holds and settlements go to the group-commit worker thread. */
     private readonly sqliteWorker?: SqliteLedgerWorker,
-  ) {}
+  ) {
+    this.db = storage.db;
+  }
 
   async accountOf(code: string): Promise<number> {
     const cached = this.accountIds.get(code);
@@ -105,19 +115,15 @@ export class Wallet {
     };
     const placed = this.sqliteWorker
       ? await this.sqliteWorker.run({ kind: 'hold', accountId: account, holdMicros, call: CALL_COLUMNS.map((column) => call[column]) })
-      : await this.writer.run(async (trx) => {
-          if (holdMicros > 0) {
-            const guarded = await trx
-              .updateTable('billing_accounts')
-              .set({ held_micros: sql`held_micros + ${holdMicros}` })
-              .where('id', '=', account)
-              .where(sql<boolean>`balance_micros - held_micros >= ${holdMicros}`)
-              .executeTakeFirst();
-            if (Number(guarded.numUpdatedRows) !== 1) return null;
-          }
-          const row = await trx.insertInto('billing_calls').values(call).returning('id').executeTakeFirstOrThrow();
-          return row.id;
-        });
+      : await this.writer.run((trx) =>
+          placeHold(this.storage, trx, {
+            accountId: account,
+            holdMicros,
+            call,
+            spendingLimit: request.spendingLimit && request.keyId !== null ? { keyId: request.keyId, ...request.spendingLimit } : undefined,
+          }),
+        );
+    if (placed !== null && typeof placed === 'object') throw spendingLimitReached(request.spendingLimit!, placed.spentMicros);
     if (placed === null) {
       throw new AppError('INSUFFICIENT_CREDIT', 'Insufficient wallet credit for this request', {
         details: { limit_source: 'wallet', required: moneyJson(holdMicros) },

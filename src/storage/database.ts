@@ -8,11 +8,13 @@ import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
+  sql,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
   type SqliteDatabase,
   type SqliteStatement,
+  type Transaction,
 } from 'kysely';
 import pg from 'pg';
 import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
@@ -29,6 +31,12 @@ export interface Storage {
   };
   /** The SQLite file path (for integrity checks and backups); undefined on PostgreSQL. */
   readonly sqlitePath?: string;
+  /**
+   * Inside a write transaction: waits for the lock named (scope, key) and keeps it until the transaction ends, so
+   * such transactions of every process sharing the database run one after another. SQLite serializes all writers
+   * at BEGIN IMMEDIATE already, so there it has nothing to do.
+   */
+  lockInTransaction(trx: Transaction<Database>, scope: number, key: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -124,6 +132,10 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
       db,
       dialect: 'postgres',
       capabilities: { concurrentWriters: true },
+      // Advisory keys are two int4s; a key folded onto another only makes two unrelated holders wait for each other.
+      lockInTransaction: async (trx, scope, key) => {
+        await sql`select pg_advisory_xact_lock(${scope}::integer, ${key % 2_147_483_647}::integer)`.execute(trx);
+      },
       close: () => db.destroy(),
     };
   }
@@ -135,6 +147,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     db,
     dialect: 'sqlite',
     capabilities: { concurrentWriters: false },
+    lockInTransaction: async () => undefined,
     sqlitePath: file,
     close: () => db.destroy(),
   };
