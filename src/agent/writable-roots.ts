@@ -3,10 +3,8 @@
  * workspace: relative roots are taken from it, and the nearest existing ancestor of each root is resolved
  * through symbolic links before it is compared, so a link inside the workspace cannot point a root outside.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { AppError, validationError } from '../kernel/errors.js';
-import { isInside } from './files/workspace-path.js';
+import { realPathWithin } from './files/real-path-within.js';
 
 export async function confineWritableRoots(workspaceDir: string, roots: readonly unknown[]): Promise<string[]> {
   return Promise.all(
@@ -14,19 +12,9 @@ export async function confineWritableRoots(workspaceDir: string, roots: readonly
       if (typeof root !== 'string' || root.length === 0) {
         throw validationError([{ loc: ['body', 'sandboxPolicy', 'writableRoots', index], msg: 'A writable root is a path', type: 'value_error' }]);
       }
-      const resolved = path.resolve(workspaceDir, root);
-      if (!isInside(workspaceDir, resolved)) throw outside(root);
-      let existing = resolved;
-      for (;;) {
-        try {
-          const real = await fs.realpath(existing);
-          if (!isInside(workspaceDir, real)) throw outside(root);
-          return path.join(real, path.relative(existing, resolved));
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === workspaceDir) throw error;
-          existing = path.dirname(existing);
-        }
-      }
+      const real = await realPathWithin(workspaceDir, root);
+      if (real === undefined) throw outside(root);
+      return real;
     }),
   );
 }

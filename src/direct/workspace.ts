@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { realPathWithin } from '../agent/files/real-path-within.js';
 import { isInside } from '../agent/files/workspace-path.js';
 import { AppError } from '../kernel/errors.js';
 
@@ -43,26 +44,9 @@ export class WorkspaceRoots {
 
   /** A path the caller names (file, directory, writable root); need not exist. Outside the root → 403. */
   async inside(customerId: number, requested: string): Promise<string> {
-    const root = await this.root(customerId);
-    const resolved = this.lexical(root, requested);
-    // The nearest existing ancestor decides where a symbolic link really points.
-    let existing = resolved;
-    for (;;) {
-      try {
-        const real = await fs.realpath(existing);
-        if (!isInside(root, real)) throw outside(requested);
-        return path.join(real, path.relative(existing, resolved));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === root) throw error;
-        existing = path.dirname(existing);
-      }
-    }
-  }
-
-  private lexical(root: string, requested: string): string {
-    const resolved = path.resolve(root, requested);
-    if (!isInside(root, resolved)) throw outside(requested);
-    return resolved;
+    const real = await realPathWithin(await this.root(customerId), requested);
+    if (real === undefined) throw outside(requested);
+    return real;
   }
 
   private async checkReal(root: string, resolved: string, requested: string): Promise<string> {

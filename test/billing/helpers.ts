@@ -1,5 +1,5 @@
 /** Shared setup of the wallet tests: a service with a scripted provider, funded customers, invariant checks. */
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { KeyPolicy, Principal } from '../../src/accounts/principal.js';
 import type { MeterRequest } from '../../src/billing/meter.js';
 import type { ModelUpstream } from '../fakes/model-upstream.js';
@@ -23,6 +23,19 @@ export function billingConfig(upstreamUrl = 'http://127.0.0.1:9', extra: Record<
 export async function billingContext(options: Omit<TestContextOptions, 'config'> & { upstreamUrl?: string; config?: Record<string, unknown> } = {}): Promise<TestContext> {
   const { upstreamUrl, config, ...rest } = options;
   return createTestContext({ ...rest, config: { ...billingConfig(upstreamUrl), ...config } as unknown as TestContextOptions['config'] });
+}
+
+/** A new billing context for each test of the calling `describe`, its ledger checked and closed after the test. */
+export function withFreshBillingContext(use: (context: TestContext) => void): void {
+  let context: TestContext;
+  beforeEach(async () => {
+    context = await billingContext();
+    use(context);
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(context);
+    await context.close();
+  });
 }
 
 export interface TestCustomer {

@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
+import { meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
 
 describe('wallet holds and settlement through the meter', () => {
   let context: TestContext;
-  beforeEach(async () => {
-    context = await billingContext();
-  });
-  afterEach(async () => {
-    await expectLedgerConsistent(context);
-    await context.close();
-  });
+  withFreshBillingContext((created) => (context = created));
 
   it('holds the worst case, settles the actual usage once and releases the rest', async () => {
     const buyer = await newCustomer(context, 100_000);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
+import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
 
 const plans = [
   {
@@ -78,13 +78,7 @@ describe('Unlimited Coding plans', () => {
 
 describe('rate cards', () => {
   let context: TestContext;
-  beforeEach(async () => {
-    context = await billingContext();
-  });
-  afterEach(async () => {
-    await expectLedgerConsistent(context);
-    await context.close();
-  });
+  withFreshBillingContext((created) => (context = created));
 
   const switchCard = (target: string, card: string) =>
     context.app.inject({ method: 'PUT', url: '/api/admin/rate-cards/active', headers: operatorHeaders, payload: { target, card } });

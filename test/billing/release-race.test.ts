@@ -3,21 +3,15 @@
  * settlement of the same call. Each hold leaves the wallet's held amount exactly once, whoever wins: on
  * PostgreSQL every release and settlement is its own transaction, so the loser must notice it lost.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
+import { meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
 
 const CALLS = 20;
 
 describe('concurrent releases of open holds', () => {
   let context: TestContext;
-  beforeEach(async () => {
-    context = await billingContext();
-  });
-  afterEach(async () => {
-    await expectLedgerConsistent(context);
-    await context.close();
-  });
+  withFreshBillingContext((created) => (context = created));
 
   async function openHolds(fundedMicros: number) {
     const buyer = await newCustomer(context, fundedMicros);

@@ -7,12 +7,12 @@
  * holds never drops below zero. On PostgreSQL each settlement is its own transaction, so this holds only if
  * reading the spare credit and spending it are serialised by the account's row lock.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MeteredCall } from '../../src/billing/meter.js';
 import { systemCode } from '../../src/billing/ledger.js';
 import type { HeldCall, UsageCounts } from '../../src/billing/wallet.js';
 import type { TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, walletOf } from './helpers.js';
+import { meterRequest, newCustomer, principalFor, walletOf, withFreshBillingContext } from './helpers.js';
 
 /** Standard card ($4/M in, $24/M out): 100 input + 100 output tokens hold 400 + 2_400 µUSD. */
 const HOLD_MICROS = 2_800;
@@ -150,13 +150,7 @@ async function raceRound(context: TestContext, spareMicros: number): Promise<voi
 
 describe('concurrent settlements above their holds', () => {
   let context: TestContext;
-  beforeEach(async () => {
-    context = await billingContext();
-  });
-  afterEach(async () => {
-    await expectLedgerConsistent(context);
-    await context.close();
-  });
+  withFreshBillingContext((created) => (context = created));
 
   // Spare credit covering two overruns and part of a third, only part of one, and exactly ten.
   it.each([2 * OVERRUN_MICROS + 1_800, OVERRUN_MICROS - 1, 10 * OVERRUN_MICROS])(
