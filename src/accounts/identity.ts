@@ -6,6 +6,7 @@
  * one made elsewhere within the cache's poll interval.
  */
 import { hash } from 'node:crypto';
+import { deepFreeze } from '../config/load-config.js';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
@@ -108,18 +109,13 @@ export class Identity {
         customerId: row.customer_id,
         keyId: row.id,
         keyKind: row.kind,
-        policy: deepFreeze(parsePolicy(row.policy_json)),
+        policy: parsePolicy(row.policy_json),
         vip: row.customer_vip === 1,
       };
     }
     // Shared by every request with this key until the next change: nothing may modify it.
-    const entry: CachedPrincipal = { principal: Object.freeze(principal), expiresAt: row.expires_at };
+    const entry: CachedPrincipal = { principal: deepFreeze(principal), expiresAt: row.expires_at };
     this.cache.set(fingerprint, entry, generation);
     return entry;
   }
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const inner of Object.values(value)) if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
-  return Object.freeze(value);
 }
