@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamBody, dispatchExchange } from '../../src/gateway/providers/shared/upstream-exchange.js';
+import { streamFailurePart } from '../../src/gateway/providers/shared/stream-failure.js';
+import { UpstreamBody, dispatchExchange, jsonReplyParts } from '../../src/gateway/providers/shared/upstream-exchange.js';
 
 describe('upstream body queue', () => {
   function body() {
@@ -47,6 +48,23 @@ describe('upstream body queue', () => {
     complete.end();
     await complete.return();
     expect(completeCalls.aborted).toHaveLength(0);
+  });
+
+  it('decodes a whole JSON reply into parts, and unreadable JSON into one protocol error part', async () => {
+    const { queue } = body();
+    queue.push(Buffer.from('{"text":"hi"}'));
+    queue.end();
+    const parts = [];
+    for await (const part of jsonReplyParts(queue, (parsed: { text: string }) => [{ type: 'text-delta' as const, delta: parsed.text }])) parts.push(part);
+    expect(parts).toEqual([{ type: 'text-delta', delta: 'hi' }]);
+    const { queue: truncated } = body();
+    truncated.push(Buffer.from('{"id":"partial",'));
+    truncated.end();
+    const failure = await (async () => {
+      for await (const _part of jsonReplyParts(truncated, () => [])) void _part;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SyntaxError);
+    expect(streamFailurePart(failure, new AbortController().signal)).toMatchObject({ type: 'error', error: { failure: 'protocol', status: 502 } });
   });
 
   it('reads text up to a limit and aborts past it', async () => {

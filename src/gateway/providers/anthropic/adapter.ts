@@ -1,7 +1,8 @@
 /** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
+import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
@@ -9,7 +10,6 @@ import { anthropicErrorMessage } from './map-error.js';
 import type { AnthropicResponseBody } from './wire-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
-const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
 
 export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapter {
@@ -27,18 +27,7 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
     });
     const customNames = customToolNames(request.tools);
     if (request.stream) return decodeAnthropicStream(response.body, customNames);
-    return (async function* () {
-      const text = await response.body.text(JSON_BODY_LIMIT_BYTES);
-      let parsed: AnthropicResponseBody;
-      try {
-        parsed = JSON.parse(text) as AnthropicResponseBody;
-      } catch {
-        yield { type: 'start' } as StreamPart;
-        yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
-        return;
-      }
-      yield* decodeAnthropicBody(parsed, customNames);
-    })();
+    return jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames));
   }
 
   return {

@@ -3,15 +3,15 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { upstreamError, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
+import { jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
 import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
 import { openaiErrorMessage } from './map-error.js';
 import { decodeResponsesBody, decodeResponsesStream } from './responses-decoder.js';
 
-const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
   const http = new UpstreamHttp(provider, openaiErrorMessage);
@@ -33,18 +33,7 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
     });
     const customNames = customToolNames(request.tools);
     if (request.stream) return native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
-    return (async function* () {
-      const text = await response.body.text(JSON_BODY_LIMIT_BYTES);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        yield { type: 'start' } as StreamPart;
-        yield { type: 'error', error: upstreamError({ kind: 'protocol' }) } as StreamPart;
-        return;
-      }
-      yield* native ? decodeResponsesBody(parsed as Record<string, unknown>) : decodeChatBody(parsed as object, customNames);
-    })();
+    return native ? jsonReplyParts(response.body, decodeResponsesBody) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
   }
 
   return { stream, close: () => http.close() };

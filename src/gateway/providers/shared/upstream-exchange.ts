@@ -10,10 +10,20 @@
  * `signal` does too, at any point.
  */
 import type { Dispatcher } from 'undici';
-import type { CallSignal } from '../../spec/index.js';
+import type { CallSignal, StreamPart } from '../../spec/index.js';
 
 /** Bytes queued and not yet read after which the upstream socket is paused; reading below half resumes it. */
 const PAUSE_AT_BYTES = 64 * 1024;
+/** The largest non-streamed reply read whole. */
+export const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A non-streamed reply as normalized parts: the whole JSON body, decoded. Unreadable JSON throws a SyntaxError from
+ * the iteration, which execute.ts turns into one `error` part, as it does for a broken stream.
+ */
+export async function* jsonReplyParts<Body>(body: UpstreamBody, decode: (parsed: Body) => Iterable<StreamPart>): AsyncGenerator<StreamPart, void, undefined> {
+  yield* decode(JSON.parse(await body.text(JSON_BODY_LIMIT_BYTES)) as Body);
+}
 
 export interface UpstreamResponse {
   statusCode: number;
