@@ -92,9 +92,10 @@ export async function buildApp(services: Services): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.raw.setHeader('x-request-id', request.id);
-    const routeConfig = request.routeOptions.config;
+    // Fastify builds routeOptions anew on each read.
+    const { config: routeConfig, url: routeUrl } = request.routeOptions;
     const auth = routeConfig?.auth ?? 'api';
-    if (auth === 'public' || request.routeOptions.url === undefined) return;
+    if (auth === 'public' || routeUrl === undefined) return;
     const principal = await services.identity.resolve(bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true));
     if (auth === 'operator' && principal.kind !== 'operator') throw new AppError('NOT_FOUND', 'Route not found');
     if (principal.kind === 'customer') {
