@@ -141,19 +141,16 @@ async function* meteredParts(
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
-    let failure: StreamPart | undefined;
-    try {
-      for await (const part of upstream) {
-        context.tracker.observe(part);
-        if (part.type === 'finish') outcome = 'completed';
-        if (part.type === 'error') outcome = 'failed';
-        yield part;
-      }
-    } catch (error) {
-      // Only the upstream iteration throws here (the consumer's own errors arrive through return(), not throw).
-      outcome = 'failed';
-      failure = streamFailurePart(error, context.signal);
+    for await (const part of upstream) {
+      context.tracker.observe(part);
+      if (part.type === 'finish') outcome = 'completed';
+      if (part.type === 'error') outcome = 'failed';
+      yield part;
     }
+  } catch (error) {
+    // Only the upstream iteration throws here (the consumer's own errors arrive through return(), not throw).
+    outcome = 'failed';
+    const failure = streamFailurePart(error, context.signal);
     if (failure) yield failure;
   } finally {
     if (context.signal.aborted && outcome !== 'completed') outcome = 'aborted';
