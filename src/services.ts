@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { CustomerService } from './accounts/customer-service.js';
 import { Identity } from './accounts/identity.js';
 import { KeyRepository } from './accounts/key-repository.js';
+import { TurnPrincipals } from './accounts/turn-principals.js';
 import { createProjectEvents, type ProjectEvents } from './agent/events/index.js';
 import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
@@ -27,6 +28,8 @@ export interface DomainDeps {
   keys: KeyRepository;
   customers: CustomerService;
   identity: Identity;
+  /** Which key each running agent turn acts for (bound by the agent, read by the gateway's auth). */
+  turnPrincipals: TurnPrincipals;
 }
 
 export interface Services extends DomainDeps {
@@ -85,7 +88,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
   const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) => logger.error({ err: error }, 'reading the key-change counter failed'));
-  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity };
+  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals() };
 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);

@@ -34,6 +34,13 @@ export interface CustomerPrincipal {
   keyKind: ApiKeyKind;
   policy: KeyPolicy;
   vip: boolean;
+  /** Set when this principal acts for a running agent turn (a model request of its app-server). */
+  agentTurn?: AgentTurnRef;
+}
+
+/** The agent turn a model request belongs to (see turn-principals.ts). */
+export interface AgentTurnRef {
+  threadId: string;
 }
 
 export type Principal = OperatorPrincipal | CustomerPrincipal;

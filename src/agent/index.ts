@@ -15,6 +15,7 @@ import type { ProjectStore } from './projects/types.js';
 import { defaultCodexBinary } from './runtime-config.js';
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentCatalog } from './agent-catalog.js';
+import { TurnPolicy } from './turn-policy.js';
 import { ThreadRepository } from './thread-repository.js';
 
 export interface AgentDependencies {
@@ -29,6 +30,8 @@ export interface AgentServices {
   approvals: ApprovalBroker;
   supervisor: AppServerSupervisor;
   catalog: AgentCatalog;
+  /** The key-policy checks every thread or turn start passes (project, direct and passthrough alike). */
+  turnPolicy: TurnPolicy;
   /**
    * Base URL the app-servers use to reach this service's `/v1` (their model provider). Defaults to the
    * configured public base URL; the HTTP layer sets the real listening address once it listens.
@@ -58,7 +61,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
 
   const launch = async (customerId: number): Promise<LaunchSpec> => {
     const codexHome = path.join(homesDir, String(customerId));
-    await fs.mkdir(codexHome, { recursive: true });
+    await fs.mkdir(path.join(codexHome, 'tmp'), { recursive: true });
     // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.
     bundledCatalog ??= readBundledCatalog(binary).catch((error: unknown) => {
       bundledCatalog = null;
@@ -82,6 +85,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
 
   // The key lives as long as the process it was issued for: revoked when it stops and when it never came up.
   const revokeRuntimeKey = (customerId: number) => (customerId === CATALOGUE_CUSTOMER_ID ? Promise.resolve() : runtimeKeys.revoke(customerId));
+  const turnPolicy = new TurnPolicy({ resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id, db: storage.db, clock });
   let runtime!: ProjectRuntime;
   const supervisor = new AppServerSupervisor(
     {
@@ -122,6 +126,8 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
       sandbox: agentConfig.sandbox,
     }),
     logger: log,
+    turnPrincipals: deps.turnPrincipals,
+    policy: turnPolicy,
   });
   const catalog = new AgentCatalog({ supervisor, binary, runtimeKeys, config: agentConfig });
 
@@ -130,6 +136,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
     approvals,
     supervisor,
     catalog,
+    turnPolicy,
     setServiceUrl(url) {
       serviceUrl = url.replace(/\/+$/, '');
     },

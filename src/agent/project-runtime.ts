@@ -16,6 +16,8 @@ import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
 import { ModelOptions } from './model-options.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
+import type { TurnPolicy } from './turn-policy.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
 import { TurnIdempotency } from './turn-idempotency.js';
@@ -39,6 +41,8 @@ export interface RuntimeDeps {
   peek(customerId: number): ManagedAppServer | null;
   defaults(): ThreadDefaults;
   logger: Logger;
+  turnPrincipals: TurnPrincipals;
+  policy: TurnPolicy;
 }
 
 /** Receives the app-server traffic of threads that belong to no managed project (the direct thread surface). */
@@ -50,7 +54,7 @@ export interface UnmanagedThreadHandler {
 }
 
 export class ProjectRuntime {
-  private readonly turns = new ThreadTurns<ThreadState>();
+  private readonly turns: ThreadTurns<ThreadState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
@@ -60,6 +64,7 @@ export class ProjectRuntime {
   private unmanaged: UnmanagedThreadHandler | null = null;
 
   constructor(private readonly deps: RuntimeDeps) {
+    this.turns = new ThreadTurns<ThreadState>(deps.turnPrincipals);
     this.idempotentStarts = new TurnIdempotency(deps.threads);
   }
 
@@ -159,6 +164,7 @@ export class ProjectRuntime {
 
   async startTurn(principal: Principal, projectId: string, request: TurnRequest) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
+    await this.deps.policy.check(principal, request.model);
     const input = toUserInput(request);
     const policy = request.sandboxPolicy;
     // Checked before the app-server is involved, so a refused root starts nothing.
@@ -172,7 +178,7 @@ export class ProjectRuntime {
     if (overrides.sandboxPolicy?.type === 'workspaceWrite' && writableRoots) overrides.sandboxPolicy.writableRoots = writableRoots;
     const params: TurnStartParams = { threadId, input, ...overrides };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
-    const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)));
+    const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }

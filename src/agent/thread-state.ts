@@ -3,6 +3,8 @@
  * share, and how app-server notifications change a thread's state (pure).
  */
 import type { Thread } from '../appserver/protocol.js';
+import type { Principal } from '../accounts/principal.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { AppError } from '../kernel/errors.js';
 
 /** The turn bookkeeping of one loaded thread. */
@@ -30,6 +32,9 @@ export type ThreadDetails<State extends TurnState> = Omit<State, 'activeTurnId' 
 export class ThreadTurns<State extends TurnState> {
   private readonly states = new Map<string, State>();
 
+  /** `principals` learns which key each turn acts for, so the turn's model requests are policed as that key. */
+  constructor(private readonly principals?: TurnPrincipals) {}
+
   get(threadId: string): State | undefined {
     return this.states.get(threadId);
   }
@@ -47,7 +52,10 @@ export class ThreadTurns<State extends TurnState> {
   /** Stops tracking a thread unless a turn runs or starts on it. */
   forgetIdle(threadId: string): void {
     const state = this.states.get(threadId);
-    if (state && !isTurnBusy(state)) this.states.delete(threadId);
+    if (state && !isTurnBusy(state)) {
+      this.states.delete(threadId);
+      this.principals?.unbind(threadId);
+    }
   }
 
   activeTurn(threadId: string): string | null {
@@ -77,10 +85,12 @@ export class ThreadTurns<State extends TurnState> {
    * Runs `start` as the thread's one turn start; a CONFLICT (409) with `conflictMessage` while a turn runs or
    * starts. The started turn becomes the running one unless its turn/completed was already read.
    */
-  async start<T extends { turn: { id: string } }>(threadId: string, conflictMessage: string, start: () => Promise<T>): Promise<T> {
+  async start<T extends { turn: { id: string } }>(threadId: string, conflictMessage: string, start: () => Promise<T>, startedBy?: Principal): Promise<T> {
     const state = this.states.get(threadId);
     if (!state) throw new AppError('INTERNAL', 'thread state missing');
     if (isTurnBusy(state)) throw new AppError('CONFLICT', conflictMessage, { details: { turn_id: state.activeTurnId } });
+    // Bound before the app-server hears of the turn: its first model request may come before turn/start answers.
+    this.principals?.bind(threadId, state, startedBy?.kind === 'customer' ? startedBy : null);
     state.starting = true;
     try {
       const result = await start();

@@ -4,6 +4,8 @@
  * model call of an agent turn is routed and billed by the gateway. The environment is an allow-list: the
  * service's own secrets (database URL, server secret, operator token) never reach the agent's shell.
  */
+import path from 'node:path';
+
 export const PROVIDER_ID = 'switchyard';
 export const TOKEN_ENV_KEY = 'SWITCHYARD_AGENT_TOKEN';
 
@@ -54,6 +56,10 @@ export function appServerEnv(codexHome: string, token: string, parent: NodeJS.Pr
   for (const name of INHERITED_ENV) if (parent[name] !== undefined) env[name] = parent[name];
   env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   env.CODEX_HOME = codexHome;
+  // The customer's own temporary folder. Codex refuses to set up its command sandbox helper (bubblewrap's
+  // codex-linux-sandbox alias) in a CODEX_HOME under the temporary folder, which a shared TMPDIR such as /tmp
+  // would make every data dir below it; a private one also keeps customers' temporary files apart.
+  env.TMPDIR = path.join(codexHome, 'tmp');
   env.LOG_FORMAT = 'json';
   env[TOKEN_ENV_KEY] = token;
   return env;

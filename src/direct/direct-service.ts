@@ -7,6 +7,7 @@ import type { Principal } from '../accounts/principal.js';
 import { AppServerError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnStartParams } from '../appserver/protocol.js';
+import type { TurnPolicy } from '../agent/turn-policy.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
@@ -49,6 +50,7 @@ export interface DirectServiceDeps {
   owners: DirectThreadOwners;
   threads: DirectThreads;
   projectThreads: ThreadRepository;
+  policy: TurnPolicy;
 }
 
 export class DirectService {
@@ -74,6 +76,7 @@ export class DirectService {
   }
 
   async startThread(principal: Principal, request: ThreadStartRequest, customerIdQuery?: number) {
+    await this.deps.policy.check(principal, request.model);
     const customerId = customerFor(principal, customerIdQuery);
     const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     const server = await this.deps.acquire(customerId);
@@ -92,6 +95,7 @@ export class DirectService {
   }
 
   async resumeThread(principal: Principal, threadId: string, request: ThreadStartRequest) {
+    await this.deps.policy.check(principal, request.model);
     const customerId = await threadCustomer(principal, threadId, this.deps.owners);
     await this.refuseManaged(threadId);
     const server = await this.deps.acquire(customerId);
@@ -112,6 +116,7 @@ export class DirectService {
   }
 
   async startTurn(principal: Principal, request: TurnStartRequest) {
+    await this.deps.policy.check(principal, request.model);
     const { threadId } = request;
     const customerId = await threadCustomer(principal, threadId, this.deps.owners);
     await this.refuseManaged(threadId);
@@ -121,7 +126,7 @@ export class DirectService {
     await this.ensureLoaded(server, customerId, threadId);
     const params: TurnStartParams = { threadId, input, ...overrides };
     const result = await this.deps.threads
-      .startTurn(threadId, () => server.call('turn/start', params))
+      .startTurn(threadId, () => server.call('turn/start', params), principal)
       .catch((error: unknown) => Promise.reject(mapDirectError(error)));
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }

@@ -11,6 +11,8 @@ import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { ApprovalBroker } from '../agent/approvals.js';
 import type { ProjectEventSink } from '../agent/event-sink.js';
 import type { UnmanagedThreadHandler } from '../agent/project-runtime.js';
+import type { Principal } from '../accounts/principal.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { applyNotification, ThreadTurns, type TurnState } from '../agent/thread-state.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
@@ -32,15 +34,18 @@ export interface DirectThreadsDeps {
   /** Live subscribers of an event-log stream on this node. */
   subscriberCount(streamId: string): number;
   logger: Logger;
+  turnPrincipals: TurnPrincipals;
 }
 
 export class DirectThreads implements UnmanagedThreadHandler {
-  private readonly turns = new ThreadTurns<TurnState>();
+  private readonly turns: ThreadTurns<TurnState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly streams = new Map<number, Promise<void>>();
 
-  constructor(private readonly deps: DirectThreadsDeps) {}
+  constructor(private readonly deps: DirectThreadsDeps) {
+    this.turns = new ThreadTurns<TurnState>(deps.turnPrincipals);
+  }
 
   /**
    * Makes the customer's direct stream exist: the event log keys streams by a row of the projects table, so
@@ -93,8 +98,8 @@ export class DirectThreads implements UnmanagedThreadHandler {
   }
 
   /** Runs `start` as the thread's one turn start; 409 while a turn runs or starts. */
-  startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>): Promise<T> {
-    return this.turns.start(threadId, 'A turn is already running on this thread; interrupt it or wait for it to finish', start);
+  startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>, startedBy?: Principal): Promise<T> {
+    return this.turns.start(threadId, 'A turn is already running on this thread; interrupt it or wait for it to finish', start, startedBy);
   }
 
   // ---- app-server traffic (UnmanagedThreadHandler) ----------------------------------------------------------

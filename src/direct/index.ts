@@ -43,14 +43,16 @@ export function createDirectServices(deps: DomainDeps, domains: { agent: AgentSe
     owners,
     subscriberCount: (streamId) => domains.projectEvents.subscriberCount(streamId),
     logger,
+    turnPrincipals: deps.turnPrincipals,
   });
   agent.runtime.setUnmanagedThreadHandler(live);
   const projectThreads = new ThreadRepository(storage, clock);
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
+  const policy = agent.turnPolicy;
   return {
-    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads }),
+    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy }),
     catalog: new DirectCatalog({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
-    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads }),
+    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
     owners,
     workspaceRoot: (customerId) => workspace.root(customerId),
     async stream(customerId) {

@@ -9,6 +9,7 @@ import type { Principal } from '../accounts/principal.js';
 import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
+import type { TurnPolicy } from '../agent/turn-policy.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { isAppError } from '../kernel/errors.js';
 import { customerFor } from './access.js';
@@ -29,6 +30,7 @@ export interface RpcPassthroughDeps {
   owners: DirectThreadOwners;
   threads: DirectThreads;
   projectThreads: ThreadRepository;
+  policy: TurnPolicy;
 }
 
 export class RpcPassthrough {
@@ -40,7 +42,7 @@ export class RpcPassthrough {
     try {
       const request = this.envelope(envelope);
       const customerId = customerFor(principal, customerIdQuery);
-      return { jsonrpc: '2.0', id, result: await this.forward(customerId, request.method, request.params) };
+      return { jsonrpc: '2.0', id, result: await this.forward(principal, customerId, request.method, request.params) };
     } catch (error) {
       if (isAppError(error) && error.code === 'VALIDATION_FAILED' && error.issues?.[0]?.loc[0] === 'query') throw error;
       return { jsonrpc: '2.0', id, error: rpcError(error) };
@@ -62,9 +64,11 @@ export class RpcPassthrough {
     return { method: envelope.method, params: structuredClone(params) as Record<string, unknown> };
   }
 
-  private async forward(customerId: number, method: string, params: Record<string, unknown>): Promise<unknown> {
+  private async forward(principal: Principal, customerId: number, method: string, params: Record<string, unknown>): Promise<unknown> {
     const rule = ruleFor(method);
     const { workspace } = this.deps;
+    // thread/start, thread/resume, turn/start and the like name their model in `model`.
+    await this.deps.policy.check(principal, params.model);
     const threadId = rule.thread === 'none' ? null : await this.ownedThread(customerId, params.threadId, rule.thread === 'write');
     const newlyRouted = threadId !== null && rule.thread === 'write' && !this.deps.threads.knows(threadId, customerId);
     // The app-server does not answer an interrupt of a finished turn until some later turn ends.
@@ -79,7 +83,7 @@ export class RpcPassthrough {
     const call = () => server.client.callRaw(method, confined);
     let result: unknown;
     try {
-      result = method === 'turn/start' && threadId !== null ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }) : await call();
+      result = method === 'turn/start' && threadId !== null ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }, principal) : await call();
     } catch (error) {
       if (newlyRouted && error instanceof AppServerError) this.deps.threads.forget(threadId);
       throw error;

@@ -105,7 +105,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     estimatedInputTokens: estimateInputTokensUpperBound(inputSize),
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
-    surface: options.principal.kind === 'customer' && options.principal.policy.agentRuntime ? 'projects' : 'gateway',
+    surface: options.principal.kind === 'customer' && (options.principal.agentTurn !== undefined || options.principal.policy.agentRuntime) ? 'projects' : 'gateway',
     host: options.host,
   });
   const leave = deps.calls.enter();

@@ -18,6 +18,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bearerFrom } from '../accounts/identity.js';
 import { surfaceAllowed, type Principal } from '../accounts/principal.js';
+import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
 import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
@@ -104,7 +105,8 @@ export async function buildApp(services: Services): Promise<App> {
         throw new AppError('SURFACE_NOT_ALLOWED', `This key is not allowed to use the ${surface} surface`);
       }
     }
-    request.principal = principal;
+    // An app-server's runtime credential acts as the key that started the turn its request names.
+    request.principal = principal.kind === 'customer' && principal.policy.agentRuntime ? services.turnPrincipals.resolve(principal, request.headers[TURN_METADATA_HEADER]) : principal;
   });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.

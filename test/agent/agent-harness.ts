@@ -19,6 +19,8 @@ export interface AgentHarness {
 
 export interface HarnessOptions {
   agent?: Record<string, unknown>;
+  /** Further config sections (rate-limit plans, say). */
+  config?: Record<string, unknown>;
   upstream?: ModelUpstream;
   storage?: TestStorage;
   dataDir?: string;
@@ -38,6 +40,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const context = await createTestContext({
     config: {
       ...gatewayConfig(upstream.url),
+      ...options.config,
       agent: { requestTimeoutMs: 20_000, stopGraceMs: 500, restartBackoffInitialMs: 50, ...options.agent },
     } as never,
     storage: options.storage,

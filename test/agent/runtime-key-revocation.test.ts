@@ -38,9 +38,12 @@ describe('the runtime key of an app-server that never came up', () => {
   });
   afterAll(async () => harness?.close());
 
+  // A live runtime key authenticates but acts only for a running turn (403 no_running_turn); a revoked one is a 401.
   const authenticates = async (token: string) => {
     const response = await harness.context.app.inject({ method: 'GET', url: '/v1/models', headers: bearer(token) });
-    return response.statusCode === 200;
+    if (response.statusCode === 401) return false;
+    expect(response.json().error.code).toBe('no_running_turn');
+    return true;
   };
   const runtimeKey = async () => {
     const status = await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: harness.customer.headers });

@@ -41,14 +41,17 @@ describe('managed project: text turn through the gateway', () => {
     expect(toolNames).toContain('apply_patch');
     expect(call.body.reasoning?.effort).toBe('xhigh');
 
-    // The gateway billed the call to the customer, authenticated by the agent's own wallet-linked key.
+    // The gateway billed the call to the customer as the key that started the turn (the app-server authenticated
+    // with its own runtime key, which acts for that turn only).
     const runtimeKey = await context.storage.db.selectFrom('agent_runtime_keys').selectAll().where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+    const systemKey = await context.services.identity.resolve(customer.token);
     const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customer.id).execute();
     expect(calls).toHaveLength(1);
     expect(calls[0]!.requested_model).toBe('power-ai');
     // Agent turns are billed to the agent surface (Unlimited plans may cover it separately).
     expect(calls[0]!.surface).toBe('projects');
-    expect(Number(calls[0]!.key_id)).toBe(Number(runtimeKey.key_id));
+    expect(systemKey.kind === 'customer' && Number(calls[0]!.key_id)).toBe(systemKey.kind === 'customer' ? systemKey.keyId : -1);
+    expect(Number(calls[0]!.key_id)).not.toBe(Number(runtimeKey.key_id));
     expect(Number(calls[0]!.input_tokens)).toBeGreaterThan(0);
     // The customer sees the agent's model call in its token usage and its wallet.
     const usage = await context.app.inject({ method: 'GET', url: '/api/v1/billing/token-usage', headers: customer.headers });

@@ -134,24 +134,19 @@ describe('messages routes', () => {
     expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });
 
-  it('forwards other subpaths to an Anthropic-kind destination and 404s the rest in Anthropic shape', async () => {
-    const forwarded = await fetch(`${gateway.url}/v1/messages/batches/extra`, {
-      method: 'POST',
-      headers: { 'x-api-key': gateway.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODELS.anthropic }),
-    });
-    // The scripted upstream has no such route: its 404 comes back, and the call was forwarded with the upstream model.
-    expect(forwarded.status).toBe(404);
-    expect(gateway.upstream.requests.at(-1)).toMatchObject({ path: '/v1/messages/batches/extra', body: { model: 'upstream-claude' } });
-
+  it('serves no /v1/messages subpath but count_tokens: batches, traversal and encoded slashes answer 404 in Anthropic shape and reach no upstream', async () => {
     const before = gateway.upstream.requests.length;
-    const refused = await fetch(`${gateway.url}/v1/messages/batches`, {
-      method: 'POST',
-      headers: { 'x-api-key': gateway.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODELS.openai }),
-    });
-    expect(refused.status).toBe(404);
-    expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    for (const subpath of ['batches', 'batches/extra', '..%2F..%2Fv1%2Fcomplete', 'count_tokens/..%2F..%2Fcomplete', 'count_tokens%3Fx=1']) {
+      for (const model of [MODELS.anthropic, MODELS.openai]) {
+        const refused = await fetch(`${gateway.url}/v1/messages/${subpath}`, {
+          method: 'POST',
+          headers: { 'x-api-key': gateway.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        expect(refused.status, subpath).toBe(404);
+        expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+      }
+    }
     expect(gateway.upstream.requests.length).toBe(before);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Anthropic-style Messages: `POST /v1/messages` (any destination), `POST /v1/messages/count_tokens`, and other
- * `/v1/messages/{subpath}` calls forwarded to an Anthropic-kind destination. Accepts `x-api-key` like Anthropic.
+ * Anthropic-style Messages: `POST /v1/messages` (any destination) and `POST /v1/messages/count_tokens` (forwarded
+ * to an Anthropic-kind destination, counted here otherwise); no other subpath is served or forwarded. Accepts
+ * `x-api-key` like Anthropic.
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +12,7 @@ import { collectParts } from '../../../gateway/protocols/shared/collect.js';
 import type { Destination } from '../../../gateway/spec/index.js';
 import { UpstreamError, upstreamError } from '../../../gateway/spec/index.js';
 import { countInputTokens, roughInputTokens } from '../../../gateway/tokens.js';
+import { modelAllowed } from '../../../billing/policy.js';
 import { AppError, notFound } from '../../../kernel/errors.js';
 import type { Services } from '../../../services.js';
 import type { App } from '../../app.js';
@@ -77,6 +79,10 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
       const body = bodyOf(request);
       const normalized = decodeMessagesRequest(body, { requireMaxTokens: false });
       const destination = resolveModel(services.gateway.router, normalized.model);
+      const principal = principalOf(request);
+      if (principal.kind === 'customer' && !modelAllowed(principal.policy, normalized.model, destination.model.id)) {
+        throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${normalized.model}`);
+      }
       if (destination.provider.kind === 'anthropic') {
         return forward(services, reply, destination, { path: '/v1/messages/count_tokens', body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
       }
@@ -84,25 +90,19 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
     },
   });
 
+  // Only `count_tokens` (above) is served under /v1/messages/. Anything else (message batches among them, whose
+  // results are not billed per result here) answers 404 in Anthropic's shape and never reaches an upstream.
   app.post('/v1/messages/*', {
     config,
     schema: {
       tags,
-      summary: 'Auxiliary messages traffic (forwarded to an Anthropic-kind destination)',
-      description: 'The subpath may contain slashes. Forwarded when the body names a model whose destination is Anthropic-kind; otherwise 404.',
-      headers: VersionHeaders,
+      summary: 'Other messages subpaths (not served)',
+      description: 'Every subpath other than count_tokens answers 404 in the Anthropic error shape; nothing is forwarded.',
       params: Type.Object({ '*': Type.String() }),
       body: Type.Optional(Type.Object({}, { additionalProperties: true })),
     },
-    handler: async (request, reply) => {
-      const subpath = request.params['*'];
-      const body = bodyOf(request);
-      const model = typeof body.model === 'string' ? body.model : undefined;
-      const destination = model === undefined ? undefined : services.gateway.router.resolve(model);
-      if (!destination || destination.provider.kind !== 'anthropic') throw notFound(`Messages route /v1/messages/${subpath}`);
-      // The router decoded the subpath; the destination gets it encoded again, segment by segment.
-      const upstreamPath = `/v1/messages/${subpath.split('/').map(encodeURIComponent).join('/')}`;
-      return forward(services, reply, destination, { path: upstreamPath, body: { ...body, model: destination.model.upstreamModel }, signal: clientAbortSignal(reply) });
+    handler: async () => {
+      throw notFound('This messages route');
     },
   });
 }
