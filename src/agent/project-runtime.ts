@@ -17,6 +17,7 @@ import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
 import { ModelOptions } from './model-options.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
+import { turnPermissions } from './permissions.js';
 import type { TurnPolicy } from './turn-policy.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
@@ -166,17 +167,16 @@ export class ProjectRuntime {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     await this.deps.policy.check(principal, request.model);
     const input = toUserInput(request);
-    const policy = request.sandboxPolicy;
+    const permissions = turnPermissions(request);
+    const policy = permissions.sandboxPolicy;
     // Checked before the app-server is involved, so a refused root starts nothing.
-    const writableRoots = policy?.type === 'workspaceWrite' && Array.isArray(policy.writableRoots) ? await confineWritableRoots(project.workspaceDir, policy.writableRoots) : undefined;
+    if (policy?.type === 'workspaceWrite') policy.writableRoots = await confineWritableRoots(project.workspaceDir, policy.writableRoots);
     const { server, threadId } = await this.ensureLoaded(project);
     if (request.model !== undefined && !(await this.models.known(server, request.model))) {
       throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
     }
     const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
-    const overrides = turnOverrides(request, efforts);
-    if (overrides.sandboxPolicy?.type === 'workspaceWrite' && writableRoots) overrides.sandboxPolicy.writableRoots = writableRoots;
-    const params: TurnStartParams = { threadId, input, ...overrides };
+    const params: TurnStartParams = { threadId, input, ...turnOverrides(request, efforts), ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
     await this.deps.threads.touch(project.id);

@@ -1,26 +1,22 @@
 /**
  * Turn-start request → app-server `turn/start` params. Pure checks with clear 422s: input items (text and
- * data:-URL images only; the app-server refuses remote image URLs), approval policy, reasoning effort, and the
- * permission selection — a profile (`permissions`, alias `permissionProfile`) or the legacy `sandboxPolicy`,
- * never both, since the app-server rejects the combination.
+ * data:-URL images only; the app-server refuses remote image URLs), approval policy and reasoning effort. The
+ * permission selection is translated by `permissions.ts`, the rule set every surface shares.
  */
 import { validationError, type ValidationIssue } from '../kernel/errors.js';
-import type { SandboxPolicy, TurnStartParams, UserInput } from '../appserver/protocol.js';
+import type { TurnStartParams, UserInput } from '../appserver/protocol.js';
+import type { PermissionSelection } from './permissions.js';
 
-export interface TurnRequest {
+export interface TurnRequest extends PermissionSelection {
   input?: string | Array<{ type: string; text?: string; url?: string; image_url?: string; detail?: string }>;
   prompt?: string;
   model?: string;
   effort?: string;
   approvalPolicy?: string;
-  permissions?: string;
-  permissionProfile?: string;
-  sandboxPolicy?: { type: string; [key: string]: unknown };
 }
 
 export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
 export const KNOWN_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
-const SANDBOX_TYPES = ['dangerFullAccess', 'readOnly', 'workspaceWrite', 'externalSandbox'];
 const IMAGE_DETAILS = ['auto', 'low', 'high', 'original'];
 
 export function toUserInput(request: TurnRequest): UserInput[] {
@@ -56,7 +52,7 @@ export function toUserInput(request: TurnRequest): UserInput[] {
   return items;
 }
 
-/** The override fields of turn/start; `supportedEfforts` comes from the app-server's model/list. */
+/** The model, effort and approval overrides of turn/start; `supportedEfforts` comes from the app-server's model/list. */
 export function turnOverrides(request: TurnRequest, supportedEfforts: readonly string[]): Partial<TurnStartParams> {
   const issues: ValidationIssue[] = [];
   const overrides: Partial<TurnStartParams> = {};
@@ -72,39 +68,6 @@ export function turnOverrides(request: TurnRequest, supportedEfforts: readonly s
       issues.push({ loc: ['body', 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
     }
   }
-  if (request.permissions !== undefined && request.permissionProfile !== undefined && request.permissions !== request.permissionProfile) {
-    issues.push({ loc: ['body', 'permissionProfile'], msg: 'permissions and permissionProfile name the same setting; send one', type: 'value_error' });
-  }
-  const profile = request.permissions ?? request.permissionProfile;
-  if (profile !== undefined && request.sandboxPolicy !== undefined) {
-    issues.push({ loc: ['body', 'sandboxPolicy'], msg: 'Send either a permission profile (permissions) or the legacy sandboxPolicy, not both', type: 'value_error' });
-  } else if (profile !== undefined) {
-    overrides.permissions = profile;
-  } else if (request.sandboxPolicy !== undefined) {
-    if (SANDBOX_TYPES.includes(request.sandboxPolicy.type)) overrides.sandboxPolicy = sandboxPolicy(request.sandboxPolicy);
-    else issues.push({ loc: ['body', 'sandboxPolicy', 'type'], msg: `type must be one of ${SANDBOX_TYPES.join(', ')}`, type: 'enum' });
-  }
   if (issues.length > 0) throw validationError(issues);
   return overrides;
-}
-
-/** Fills the legacy policy's required fields with the app-server's defaults. */
-function sandboxPolicy(input: { type: string; [key: string]: unknown }): SandboxPolicy {
-  const networkAccess = input.networkAccess === true;
-  switch (input.type) {
-    case 'readOnly':
-      return { type: 'readOnly', networkAccess };
-    case 'workspaceWrite':
-      return {
-        type: 'workspaceWrite',
-        writableRoots: Array.isArray(input.writableRoots) ? (input.writableRoots as string[]) : [],
-        networkAccess,
-        excludeTmpdirEnvVar: input.excludeTmpdirEnvVar === true,
-        excludeSlashTmp: input.excludeSlashTmp === true,
-      };
-    case 'externalSandbox':
-      return { type: 'externalSandbox', networkAccess: input.networkAccess === 'enabled' ? 'enabled' : 'restricted' };
-    default:
-      return { type: 'dangerFullAccess' };
-  }
 }

@@ -13,7 +13,7 @@ import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import { customerFor, mapDirectError, threadCustomer } from './access.js';
-import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from './compat.js';
+import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from '../agent/permissions.js';
 import type { DirectThreads } from './direct-threads.js';
 import type { DirectThreadOwners } from './thread-owners.js';
 import type { WorkspaceRoots } from './workspace.js';

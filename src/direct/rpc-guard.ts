@@ -5,7 +5,7 @@
  * (see compat.ts). Methods that run commands outside the agent's sandbox and approvals, change the shared
  * configuration, or touch the account or login are refused before anything is sent.
  */
-import { threadPermissions, turnPermissions, type PermissionSelection } from './compat.js';
+import { threadPermissions, turnPermissions, type PermissionSelection } from '../agent/permissions.js';
 import type { WorkspaceRoots } from './workspace.js';
 
 /** JSON-RPC error codes of the passthrough's own refusals. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { threadPermissions, turnPermissions } from '../../src/direct/compat.js';
+import { threadPermissions, turnPermissions } from '../../src/agent/permissions.js';
 import { isAppError } from '../../src/kernel/errors.js';
 import { dataOf, startDirectHarness, type Caller, type DirectHarness } from './support.js';
 

@@ -11,6 +11,7 @@ import { agentCall } from '../../agent/project-runtime.js';
 import type { TurnRequest } from '../../agent/turn-input.js';
 import type { Services } from '../../services.js';
 import type { App } from '../app.js';
+import { permissionFields, permissionSelectionOf } from './permission-fields.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -22,9 +23,7 @@ const TurnBody = Type.Object({
   model: Type.Optional(Type.String({ minLength: 1 })),
   effort: Type.Optional(Type.String({ minLength: 1 })),
   approvalPolicy: Type.Optional(Type.String({ minLength: 1 })),
-  permissions: Type.Optional(Type.String({ minLength: 1, description: 'Permission profile id, e.g. :workspace' })),
-  permissionProfile: Type.Optional(Type.String({ minLength: 1, description: 'Alias of permissions' })),
-  sandboxPolicy: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'Legacy turn-level sandbox policy' })),
+  ...permissionFields,
 });
 
 export async function agentRoutes(app: App, services: Services): Promise<void> {
@@ -115,7 +114,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
     },
     async (request, reply) => {
       const key = request.headers['idempotency-key'];
-      const body = request.body as TurnRequest;
+      const body: TurnRequest = { ...(request.body as TurnRequest), ...permissionSelectionOf(request.body as Record<string, unknown>) };
       const { projectId } = request.params;
       const result = await agentCall(key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
       return reply.code(202).send(result);

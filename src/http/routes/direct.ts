@@ -14,20 +14,13 @@ import { notFound, validationError } from '../../kernel/errors.js';
 import type { Services } from '../../services.js';
 import type { App } from '../app.js';
 import { directRpcRoutes, streamDirectEvents } from './direct-rpc.js';
+import { permissionFields, permissionSelectionOf } from './permission-fields.js';
 
 const directRoute = { auth: 'api', surface: 'projects' } as const;
 const tags = ['direct'];
 const CustomerQuery = { customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })) };
 const ThreadParams = Type.Object({ thread_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
-const permissionFields = {
-  sandbox: Type.Optional(Type.String({ description: 'Thread sandbox mode: read-only, workspace-write, danger-full-access' })),
-  sandbox_policy: Type.Optional(Type.Unknown({ description: 'Legacy sandbox policy object (clients up to 0.135.0), e.g. {"type":"workspaceWrite"}' })),
-  sandboxPolicy: Type.Optional(Type.Unknown({ description: 'Alias of sandbox_policy' })),
-  permissions: Type.Optional(Type.Unknown({ description: 'Permission profile id, e.g. ":workspace"' })),
-  permission_profile: Type.Optional(Type.Unknown({ description: 'Alias of permissions' })),
-  permissionProfile: Type.Optional(Type.Unknown({ description: 'Alias of permissions' })),
-};
 const settingFields = {
   model: Type.Optional(Type.String({ minLength: 1 })),
   effort: Type.Optional(Type.String({ minLength: 1 })),
@@ -70,10 +63,7 @@ function threadRequest(body: Body): ThreadStartRequest {
     model: body.model as string | undefined,
     effort: body.effort as string | undefined,
     approvalPolicy: first(body.approval_policy, body.approvalPolicy) as string | undefined,
-    sandbox: body.sandbox,
-    sandboxPolicy: first(body.sandbox_policy, body.sandboxPolicy),
-    permissions: body.permissions,
-    permissionProfile: first(body.permission_profile, body.permissionProfile),
+    ...permissionSelectionOf(body),
     baseInstructions: first(body.base_instructions, body.baseInstructions) as string | undefined,
     developerInstructions: first(body.developer_instructions, body.developerInstructions) as string | undefined,
   };

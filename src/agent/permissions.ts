@@ -1,14 +1,13 @@
 /**
- * Client compatibility of the permission selection. Clients up to 0.135.0 send the legacy `sandboxPolicy`
- * (a tagged object, turn level) or a thread-level `sandbox` mode; newer clients send a permission profile as
- * `permissions` or `permissionProfile`. The pinned app-server takes `permissions` (experimental capability,
- * which the bridge always enables) and never together with `sandbox`/`sandboxPolicy`, so exactly one form is
- * forwarded. Turn-level checks and defaults are the agent's (`turnOverrides`), so project routes, direct
- * routes and the passthrough translate alike.
+ * The one permission rule set of every surface. Clients up to 0.135.0 send the legacy `sandboxPolicy` (a tagged
+ * object, turn level) or a thread-level `sandbox` mode; newer clients send a permission profile as `permissions`
+ * or `permissionProfile` (an id, a built-in name without its colon, or `{id}`). The pinned app-server takes
+ * `permissions` (experimental capability, which the bridge always enables) and never together with
+ * `sandbox`/`sandboxPolicy`, so exactly one form is forwarded. Project turns, direct threads and turns and the
+ * passthrough all translate here, so one selection means the same on each.
  */
 import type { JsonValue } from '../appserver/generated/serde_json/JsonValue.js';
 import type { SandboxMode, SandboxPolicy } from '../appserver/protocol.js';
-import { KNOWN_EFFORTS, turnOverrides } from '../agent/turn-input.js';
 import { validationError, type ValidationIssue } from '../kernel/errors.js';
 
 export interface PermissionSelection {
@@ -134,12 +133,34 @@ function threadSandboxFromPolicy(value: unknown, loc: (string | number)[], issue
   }
 }
 
-/** The agent's own check and defaults for a legacy policy object. */
+const SANDBOX_TYPES = ['dangerFullAccess', 'readOnly', 'workspaceWrite', 'externalSandbox'];
+
+/** A legacy policy object, checked, with its required fields filled with the app-server's defaults. */
 function validPolicy(value: unknown, loc: (string | number)[]): SandboxPolicy {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { type?: unknown }).type !== 'string') {
+  const input = value as { type?: unknown; [key: string]: unknown };
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof input.type !== 'string') {
     throw validationError([{ loc: [...loc, 'type'], msg: 'sandboxPolicy is an object with a type', type: 'value_error' }]);
   }
-  return turnOverrides({ sandboxPolicy: value as { type: string } }, KNOWN_EFFORTS).sandboxPolicy!;
+  if (!SANDBOX_TYPES.includes(input.type)) {
+    throw validationError([{ loc: [...loc, 'type'], msg: `type must be one of ${SANDBOX_TYPES.join(', ')}`, type: 'enum' }]);
+  }
+  const networkAccess = input.networkAccess === true;
+  switch (input.type) {
+    case 'readOnly':
+      return { type: 'readOnly', networkAccess };
+    case 'workspaceWrite':
+      return {
+        type: 'workspaceWrite',
+        writableRoots: Array.isArray(input.writableRoots) ? (input.writableRoots as string[]) : [],
+        networkAccess,
+        excludeTmpdirEnvVar: input.excludeTmpdirEnvVar === true,
+        excludeSlashTmp: input.excludeSlashTmp === true,
+      };
+    case 'externalSandbox':
+      return { type: 'externalSandbox', networkAccess: input.networkAccess === 'enabled' ? 'enabled' : 'restricted' };
+    default:
+      return { type: 'dangerFullAccess' };
+  }
 }
 
 /** For turn/start and thread/settings/update: a profile or the legacy policy (a thread `sandbox` mode becomes its policy). */
