@@ -131,17 +131,79 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     throw error instanceof UpstreamError ? error.toAppError() : error;
   }
   const tracker = new UsageTracker(request);
-  return { destination, inputSize, native, parts: meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave }) };
+  const abandoned = { value: false };
+  const parts = meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave, abandoned });
+  return { destination, inputSize, native, parts: new SettledOnClose(parts, signal, abandoned) };
+}
+
+/**
+ * The call's parts, settled however the consumer ends them. `return()` on an async generator that never started
+ * skips its `finally`, so a consumer that gave up before reading a part (a client gone after an echo frame) would
+ * leave the hold open; here closing an unstarted call runs it to its end without yielding, which closes the
+ * upstream request and settles (outcome `aborted`, nothing consumed). The client-disconnect signal is the backstop
+ * for a consumer that never closes at all.
+ */
+class SettledOnClose implements AsyncGenerator<StreamPart, void, undefined> {
+  private started = false;
+  private closing: Promise<IteratorResult<StreamPart, void>> | null = null;
+
+  constructor(
+    private readonly inner: AsyncGenerator<StreamPart, void, undefined>,
+    signal: CallSignal,
+    private readonly abandoned: { value: boolean },
+  ) {
+    // The client may have left while the upstream was being reached (listeners added now would never fire).
+    if (signal.aborted) void this.return(undefined);
+    else
+      signal.addEventListener('abort', () => {
+        if (!this.started) void this.return(undefined);
+      });
+  }
+
+  next(): Promise<IteratorResult<StreamPart, void>> {
+    this.started = true;
+    return this.inner.next();
+  }
+
+  return(value: void | PromiseLike<void>): Promise<IteratorResult<StreamPart, void>> {
+    if (this.started) return this.inner.return(value);
+    // A first next() enters the generator; it sees the call as aborted (or reads one part), then return() ends it.
+    this.closing ??= this.startAndEnd();
+    return this.closing;
+  }
+
+  throw(error: unknown): Promise<IteratorResult<StreamPart, void>> {
+    if (this.started) return this.inner.throw(error);
+    return this.return(undefined);
+  }
+
+  [Symbol.asyncIterator](): AsyncGenerator<StreamPart, void, undefined> {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return(undefined);
+  }
+
+  private async startAndEnd(): Promise<IteratorResult<StreamPart, void>> {
+    this.started = true;
+    this.abandoned.value = true;
+    // Runs the generator to its end without yielding: it sees `abandoned`, closes the upstream and settles.
+    await this.inner.next().catch(() => undefined);
+    return { done: true, value: undefined };
+  }
 }
 
 async function* meteredParts(
   logger: Logger,
   upstream: AsyncIterable<StreamPart>,
-  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void },
+  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void; abandoned: { value: boolean } },
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
     for await (const part of upstream) {
+      // Closed before its first part was read: the consumer took nothing (leaving the loop closes the upstream).
+      if (context.abandoned.value) break;
       context.tracker.observe(part);
       if (part.type === 'finish') outcome = 'completed';
       if (part.type === 'error') outcome = 'failed';
@@ -153,8 +215,9 @@ async function* meteredParts(
     const failure = streamFailurePart(error, context.signal);
     if (failure) yield failure;
   } finally {
-    if (context.signal.aborted && outcome !== 'completed') outcome = 'aborted';
-    await settleQuietly(logger, context.metered, await context.tracker.final(), outcome, context.requestId);
+    if ((context.signal.aborted || context.abandoned.value) && outcome !== 'completed') outcome = 'aborted';
+    const usage = context.abandoned.value ? NOTHING_CONSUMED : await context.tracker.final();
+    await settleQuietly(logger, context.metered, usage, outcome, context.requestId);
     context.leave();
   }
 }

@@ -79,21 +79,26 @@ async function* streamAll(
       yield '[DONE]';
       return;
     }
-    if (decoded.echo) yield completionChunk(identity, index, prompt, null);
     let text = '';
     let finishReason: FinishReason | undefined;
     let usage: Usage | undefined;
-    for await (const part of call.parts) {
-      if (part.type === 'text-delta') {
-        text += part.delta;
-        yield completionChunk(identity, index, part.delta, null);
-      } else if (part.type === 'finish') finishReason = part.reason;
-      else if (part.type === 'usage') usage = mergeUsage(usage, part.usage);
-      else if (part.type === 'error') {
-        yield completionStreamError(part.error.toAppError());
-        yield '[DONE]';
-        return;
+    try {
+      if (decoded.echo) yield completionChunk(identity, index, prompt, null);
+      for await (const part of call.parts) {
+        if (part.type === 'text-delta') {
+          text += part.delta;
+          yield completionChunk(identity, index, part.delta, null);
+        } else if (part.type === 'finish') finishReason = part.reason;
+        else if (part.type === 'usage') usage = mergeUsage(usage, part.usage);
+        else if (part.type === 'error') {
+          yield completionStreamError(part.error.toAppError());
+          yield '[DONE]';
+          return;
+        }
       }
+    } finally {
+      // Settles the call also when the consumer left before its first part (after the echo frame).
+      await call.parts.return(undefined);
     }
     usages.push(usage ?? (await estimatedUsage(prompt, text)));
     yield completionChunk(identity, index, '', legacyFinishReason(finishReason) ?? 'stop');
