@@ -61,7 +61,7 @@ export class DirectService {
   async listThreads(principal: Principal, request: ThreadListRequest, customerIdQuery?: number) {
     const customerId = customerFor(principal, customerIdQuery);
     // The caller's app-server holds only the caller's threads; a cwd filter must still name the caller's own tree.
-    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd);
+    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd, ['query', 'cwd']);
     const server = await this.deps.acquire(customerId);
     const listed = await server
       .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
@@ -225,7 +225,7 @@ export class DirectService {
   }
 
   private async insideAll(customerId: number, paths: string[]): Promise<string[]> {
-    return Promise.all(paths.map((entry) => this.deps.workspace.inside(customerId, entry)));
+    return Promise.all(paths.map((entry, index) => this.deps.workspace.inside(customerId, entry, ['body', 'writable_roots', index])));
   }
 
   private async modelEfforts(server: ManagedAppServer): Promise<Map<string, readonly string[]>> {

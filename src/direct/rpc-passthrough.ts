@@ -42,7 +42,8 @@ export class RpcPassthrough {
       const customerId = customerFor(principal, customerIdQuery);
       return { jsonrpc: '2.0', id, result: await this.forward(customerId, request.method, request.params) };
     } catch (error) {
-      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && error.issues?.[0]?.loc[0] === 'query') throw error;
+      // Invalid request input (the query, or a path in the body no file system could take) is a 422 like on every route.
+      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0]))) throw error;
       return { jsonrpc: '2.0', id, error: rpcError(error) };
     }
   }
