@@ -10,7 +10,7 @@ import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartRespon
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
-import { AppError, validationError } from '../kernel/errors.js';
+import { AppError, notFound, validationError } from '../kernel/errors.js';
 import { customerFor, mapDirectError, threadCustomer } from './access.js';
 import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from './compat.js';
 import type { DirectThreads } from './direct-threads.js';
@@ -84,7 +84,7 @@ export class DirectService {
   }
 
   async getThread(principal: Principal, threadId: string, includeTurns: boolean) {
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     const server = await this.deps.acquire(customerId);
     const read = await this.readThread(server, threadId, includeTurns);
     const managed = await this.deps.projectThreads.forThread(threadId);
@@ -92,7 +92,7 @@ export class DirectService {
   }
 
   async resumeThread(principal: Principal, threadId: string, request: ThreadStartRequest) {
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     await this.refuseManaged(threadId);
     const server = await this.deps.acquire(customerId);
     const params = await this.threadParams(server, customerId, request);
@@ -113,7 +113,7 @@ export class DirectService {
 
   async startTurn(principal: Principal, request: TurnStartRequest) {
     const { threadId } = request;
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     await this.refuseManaged(threadId);
     const input = toUserInput({ input: request.input });
     const server = await this.deps.acquire(customerId);
@@ -127,10 +127,15 @@ export class DirectService {
   }
 
   async interrupt(principal: Principal, turnId: string, threadId: string) {
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
-    // The app-server does not answer an interrupt of a finished turn until some later turn ends.
-    if (this.deps.threads.activeTurn(threadId) !== turnId) throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    const customerId = await this.threadCustomer(principal, threadId);
     const server = await this.deps.acquire(customerId);
+    // The app-server does not answer an interrupt of a finished turn until some later turn ends: a turn of the
+    // thread that is not running is a 409, a turn the thread never had (or a thread that does not exist) a 404.
+    if (this.deps.threads.activeTurn(threadId) !== turnId) {
+      const { thread } = await this.readThread(server, threadId, true);
+      if (!(thread.turns ?? []).some((turn) => turn.id === turnId)) throw notFound('Turn');
+      throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    }
     await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
     return { turn_id: turnId, thread_id: threadId, interrupted: true };
   }
@@ -149,6 +154,17 @@ export class DirectService {
   }
 
   // ---- helpers ----------------------------------------------------------------------------------------------
+
+  /**
+   * The customer whose app-server holds the thread. Another customer's thread — direct or of a managed
+   * project — is a 404 exactly like a missing one, before any app-server is involved.
+   */
+  private async threadCustomer(principal: Principal, threadId: string): Promise<number> {
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const managed = await this.deps.projectThreads.forThread(threadId);
+    if (managed && managed.customerId !== customerId) throw notFound('Thread');
+    return customerId;
+  }
 
   /** Newest by activity among listed threads (not managed projects') and threads recorded before their first turn. */
   private async latestThreadIn(server: ManagedAppServer, customerId: number, cwd: string): Promise<string | null> {
