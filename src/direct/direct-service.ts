@@ -10,6 +10,7 @@ import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartRespon
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
+import { relativeToWorkspace } from '../agent/files/workspace-path.js';
 import { AppError, notFound, validationError } from '../kernel/errors.js';
 import { customerFor, mapDirectError, threadCustomer } from './access.js';
 import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from './compat.js';
@@ -66,11 +67,11 @@ export class DirectService {
     const listed = await server
       .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
       .catch((error: unknown) => Promise.reject(mapDirectError(error)));
-    return {
+    return this.relative(customerId, {
       data: listed.data.map((thread) => this.threadView(thread)),
       next_cursor: listed.nextCursor,
       backwards_cursor: listed.backwardsCursor,
-    };
+    });
   }
 
   async startThread(principal: Principal, request: ThreadStartRequest, customerIdQuery?: number) {
@@ -80,7 +81,7 @@ export class DirectService {
     const params = await this.threadParams(server, customerId, request);
     const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
     await this.adopt(server, customerId, started.thread, true);
-    return this.settingsView(started);
+    return this.relative(customerId, this.settingsView(started));
   }
 
   async getThread(principal: Principal, threadId: string, includeTurns: boolean) {
@@ -88,7 +89,7 @@ export class DirectService {
     const server = await this.deps.acquire(customerId);
     const read = await this.readThread(server, threadId, includeTurns);
     const managed = await this.deps.projectThreads.forThread(threadId);
-    return { ...this.threadView(read.thread, includeTurns), project_id: managed?.projectId ?? null };
+    return this.relative(customerId, { ...this.threadView(read.thread, includeTurns), project_id: managed?.projectId ?? null });
   }
 
   async resumeThread(principal: Principal, threadId: string, request: ThreadStartRequest) {
@@ -105,10 +106,10 @@ export class DirectService {
       const settings = this.settings.get(threadId);
       if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapDirectError(error);
       if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
-      return { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) };
+      return this.relative(customerId, { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) });
     }
     await this.adopt(server, customerId, resumed.thread, false);
-    return this.settingsView(resumed);
+    return this.relative(customerId, this.settingsView(resumed));
   }
 
   async startTurn(principal: Principal, request: TurnStartRequest) {
@@ -154,6 +155,11 @@ export class DirectService {
   }
 
   // ---- helpers ----------------------------------------------------------------------------------------------
+
+  /** An answer with workspace paths relative to the customer's root (the server's absolute paths stay private). */
+  private async relative<T>(customerId: number, answer: T): Promise<T> {
+    return relativeToWorkspace(answer, await this.deps.workspace.root(customerId));
+  }
 
   /**
    * The customer whose app-server holds the thread. Another customer's thread — direct or of a managed

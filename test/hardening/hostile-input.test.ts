@@ -198,3 +198,16 @@ describe('lone surrogates', () => {
     expect(response.json().error).toMatchObject({ type: 'invalid_request_error' });
   });
 });
+
+describe('relativeToWorkspace', () => {
+  it('rewrites the root and paths below it, also inside longer strings, and leaves look-alikes alone', async () => {
+    const { relativeToWorkspace } = await import('../../src/agent/files/workspace-path.js');
+    const root = '/srv/data/workspaces/5';
+    expect(
+      relativeToWorkspace(
+        { cwd: root, file: `${root}/a/b.txt`, command: `cd ${root}/x && ls ${root}`, other: '/srv/data/workspaces/55/a', list: [`${root}/z`], n: 1, none: null },
+        root,
+      ),
+    ).toEqual({ cwd: '.', file: 'a/b.txt', command: 'cd x && ls .', other: '/srv/data/workspaces/55/a', list: ['z'], n: 1, none: null });
+  });
+});

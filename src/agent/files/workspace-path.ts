@@ -66,3 +66,21 @@ export function isInside(root: string, candidate: string): boolean {
 export function joinSegments(segments: readonly string[]): string {
   return segments.join('/');
 }
+
+/**
+ * A copy of a JSON answer with the server's absolute workspace paths made relative to `root`: `root` itself
+ * becomes `.`, `root/a/b` becomes `a/b`, also inside longer strings (a command line, a message). Callers see
+ * where things are in their workspace, never where the workspace lives on the server.
+ */
+export function relativeToWorkspace<T>(value: T, root: string): T {
+  const base = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
+  if (base === '' || base === '/') return value;
+  const pattern = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.~-]))`, 'g');
+  const rewrite = (node: unknown): unknown => {
+    if (typeof node === 'string') return node.includes(base) ? node.replace(pattern, (_match, slash: string) => (slash === '/' ? '' : '.')) : node;
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (typeof node === 'object' && node !== null) return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rewrite(item)]));
+    return node;
+  };
+  return rewrite(value) as T;
+}

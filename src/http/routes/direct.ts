@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
+import { relativeToWorkspace } from '../../agent/files/workspace-path.js';
 import { CATALOGUE_CUSTOMER_ID } from '../../agent/index.js';
 import { agentCall } from '../../agent/project-runtime.js';
 import type { ThreadStartRequest, TurnStartRequest } from '../../direct/direct-service.js';
@@ -188,7 +189,8 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
     async (request) => {
       const customerId = await recordedThreadCustomer(request.principal!, request.params.thread_id, direct.owners);
       const status = request.query.status === 'all' ? undefined : (request.query.status as 'pending');
-      return { data: await services.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status }) };
+      const data = await services.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status });
+      return { data: relativeToWorkspace(data, await direct.workspaceRoot(customerId)) };
     },
   );
 
@@ -212,7 +214,8 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
       if (!known.some((approval) => approval.request_id === requestId)) throw notFound('Approval request');
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
-      return { ...(await services.agent.approvals.resolve(stream, requestId, decision)), decision_applied: decision };
+      const resolved = await services.agent.approvals.resolve(stream, requestId, decision);
+      return { ...relativeToWorkspace(resolved, await direct.workspaceRoot(customerId)), decision_applied: decision };
     },
   );
 
