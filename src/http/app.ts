@@ -25,7 +25,7 @@ import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
-import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, unusableBodyIssues, unusableValueIssues } from './validation.js';
+import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 
 declare module 'fastify' {
@@ -115,11 +115,20 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const schema = request.routeOptions.schema as { querystring?: unknown; params?: unknown } | undefined;
-    if (schema?.querystring) coerceParameters(schema.querystring, request.query);
-    if (schema?.params) coerceParameters(schema.params, request.params);
-    done();
+  // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first
+  // (decimal only, see `coerceParameters`); other routes pay nothing for it.
+  app.addHook('onRoute', (routeOptions) => {
+    const { querystring, params } = (routeOptions.schema ?? {}) as { querystring?: unknown; params?: unknown };
+    const query = querystring && needsCoercion(querystring) ? querystring : undefined;
+    const path = params && needsCoercion(params) ? params : undefined;
+    if (!query && !path) return;
+    const coerce = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      if (query) coerceParameters(query, request.query);
+      if (path) coerceParameters(path, request.params);
+      done();
+    };
+    const existing = routeOptions.preValidation;
+    routeOptions.preValidation = existing === undefined ? coerce : [coerce, ...(Array.isArray(existing) ? existing : [existing])];
   });
 
   app.addHook('preHandler', (request, _reply, done) => {

@@ -95,6 +95,15 @@ function coerceText(value: unknown, types: Set<string>): unknown {
   return value;
 }
 
+/** Whether a query or path schema has a parameter that is not plain text (see `coerceParameters`). */
+export function needsCoercion(schema: unknown): boolean {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return Object.values(properties).some((property) => {
+    const types = typesOf(property);
+    return types.has('integer') || types.has('number') || types.has('boolean') || types.has('array');
+  });
+}
+
 /**
  * Query and path values arrive as text; the schemas' integers, numbers and booleans are read from it here, in
  * place, before validation: integers in decimal digits only (`0x10`, `1e1`, ` 16`, `+16` stay text and fail
