@@ -194,6 +194,11 @@ export class ProjectRuntime {
     const record = await this.deps.threads.forProject(project.id);
     // The app-server does not answer an interrupt of a finished turn until some later turn ends.
     if (!record || this.turns.activeTurn(record.threadId) !== turnId) {
+      // A turn the project's thread never had is a 404 like any unknown id; one that finished is a 409.
+      if (!record) throw new AppError('NOT_FOUND', 'Turn not found');
+      const { server, threadId } = await this.ensureLoaded(project);
+      const read = await server.call('thread/read', { threadId, includeTurns: true }).catch(() => null);
+      if (!(read?.thread.turns ?? []).some((turn) => turn.id === turnId)) throw new AppError('NOT_FOUND', 'Turn not found');
       throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
     }
     const server = await this.deps.acquire(project.customerId);

@@ -26,6 +26,17 @@ export async function threadCustomer(principal: Principal, threadId: string, own
   return principal.customerId;
 }
 
+/**
+ * The customer of a thread this service recorded as direct (started, forked or resumed here); any other id —
+ * unknown, another customer's, a managed project's — is a 404. For routes that read only the service's own
+ * records of the thread (approvals), where nothing would ever be found for an unrecorded thread.
+ */
+export async function recordedThreadCustomer(principal: Principal, threadId: string, owners: DirectThreadOwners): Promise<number> {
+  const owner = await owners.ownerOf(threadId);
+  if (!owner || (principal.kind === 'customer' && owner.customerId !== principal.customerId)) throw notFound('Thread');
+  return owner.customerId;
+}
+
 const THREAD_MISSING = /thread not found|thread not loaded|no rollout found|not found for thread|invalid thread id|failed to load rollout/i;
 
 export function mapDirectError(error: unknown): unknown {

@@ -11,7 +11,8 @@ import type { TurnPolicy } from '../agent/turn-policy.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
-import { AppError, validationError } from '../kernel/errors.js';
+import { relativeToWorkspace } from '../agent/files/workspace-path.js';
+import { AppError, notFound, validationError } from '../kernel/errors.js';
 import { customerFor, mapDirectError, threadCustomer } from './access.js';
 import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from '../agent/permissions.js';
 import type { DirectThreads } from './direct-threads.js';
@@ -63,16 +64,16 @@ export class DirectService {
   async listThreads(principal: Principal, request: ThreadListRequest, customerIdQuery?: number) {
     const customerId = customerFor(principal, customerIdQuery);
     // The caller's app-server holds only the caller's threads; a cwd filter must still name the caller's own tree.
-    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd);
+    const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd, ['query', 'cwd']);
     const server = await this.deps.acquire(customerId);
     const listed = await server
       .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
       .catch((error: unknown) => Promise.reject(mapDirectError(error)));
-    return {
+    return this.relative(customerId, {
       data: listed.data.map((thread) => this.threadView(thread)),
       next_cursor: listed.nextCursor,
       backwards_cursor: listed.backwardsCursor,
-    };
+    });
   }
 
   async startThread(principal: Principal, request: ThreadStartRequest, customerIdQuery?: number) {
@@ -83,20 +84,20 @@ export class DirectService {
     const params = await this.threadParams(server, customerId, request);
     const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
     await this.adopt(server, customerId, started.thread, true);
-    return this.settingsView(started);
+    return this.relative(customerId, this.settingsView(started));
   }
 
   async getThread(principal: Principal, threadId: string, includeTurns: boolean) {
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     const server = await this.deps.acquire(customerId);
     const read = await this.readThread(server, threadId, includeTurns);
     const managed = await this.deps.projectThreads.forThread(threadId);
-    return { ...this.threadView(read.thread, includeTurns), project_id: managed?.projectId ?? null };
+    return this.relative(customerId, { ...this.threadView(read.thread, includeTurns), project_id: managed?.projectId ?? null });
   }
 
   async resumeThread(principal: Principal, threadId: string, request: ThreadStartRequest) {
     await this.deps.policy.check(principal, request.model);
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     await this.refuseManaged(threadId);
     const server = await this.deps.acquire(customerId);
     const params = await this.threadParams(server, customerId, request);
@@ -109,16 +110,16 @@ export class DirectService {
       const settings = this.settings.get(threadId);
       if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapDirectError(error);
       if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
-      return { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) };
+      return this.relative(customerId, { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) });
     }
     await this.adopt(server, customerId, resumed.thread, false);
-    return this.settingsView(resumed);
+    return this.relative(customerId, this.settingsView(resumed));
   }
 
   async startTurn(principal: Principal, request: TurnStartRequest) {
     await this.deps.policy.check(principal, request.model);
     const { threadId } = request;
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const customerId = await this.threadCustomer(principal, threadId);
     await this.refuseManaged(threadId);
     const input = toUserInput({ input: request.input });
     const server = await this.deps.acquire(customerId);
@@ -132,10 +133,15 @@ export class DirectService {
   }
 
   async interrupt(principal: Principal, turnId: string, threadId: string) {
-    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
-    // The app-server does not answer an interrupt of a finished turn until some later turn ends.
-    if (this.deps.threads.activeTurn(threadId) !== turnId) throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    const customerId = await this.threadCustomer(principal, threadId);
     const server = await this.deps.acquire(customerId);
+    // The app-server does not answer an interrupt of a finished turn until some later turn ends: a turn of the
+    // thread that is not running is a 409, a turn the thread never had (or a thread that does not exist) a 404.
+    if (this.deps.threads.activeTurn(threadId) !== turnId) {
+      const { thread } = await this.readThread(server, threadId, true);
+      if (!(thread.turns ?? []).some((turn) => turn.id === turnId)) throw notFound('Turn');
+      throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
+    }
     await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
     return { turn_id: turnId, thread_id: threadId, interrupted: true };
   }
@@ -154,6 +160,22 @@ export class DirectService {
   }
 
   // ---- helpers ----------------------------------------------------------------------------------------------
+
+  /** An answer with workspace paths relative to the customer's root (the server's absolute paths stay private). */
+  private async relative<T>(customerId: number, answer: T): Promise<T> {
+    return relativeToWorkspace(answer, await this.deps.workspace.root(customerId));
+  }
+
+  /**
+   * The customer whose app-server holds the thread. Another customer's thread — direct or of a managed
+   * project — is a 404 exactly like a missing one, before any app-server is involved.
+   */
+  private async threadCustomer(principal: Principal, threadId: string): Promise<number> {
+    const customerId = await threadCustomer(principal, threadId, this.deps.owners);
+    const managed = await this.deps.projectThreads.forThread(threadId);
+    if (managed && managed.customerId !== customerId) throw notFound('Thread');
+    return customerId;
+  }
 
   /** Newest by activity among listed threads (not managed projects') and threads recorded before their first turn. */
   private async latestThreadIn(server: ManagedAppServer, customerId: number, cwd: string): Promise<string | null> {
@@ -230,7 +252,7 @@ export class DirectService {
   }
 
   private async insideAll(customerId: number, paths: string[]): Promise<string[]> {
-    return Promise.all(paths.map((entry) => this.deps.workspace.inside(customerId, entry)));
+    return Promise.all(paths.map((entry, index) => this.deps.workspace.inside(customerId, entry, ['body', 'writable_roots', index])));
   }
 
   private async modelEfforts(server: ManagedAppServer): Promise<Map<string, readonly string[]>> {

@@ -55,7 +55,7 @@ const THREAD_FIELDS_REFUSED = ['modelProvider', 'dynamicTools', 'environments', 
 
 async function inside(context: GuardContext, value: unknown, field: string): Promise<string> {
   if (typeof value !== 'string' || value.length === 0) throw new RpcRefusal(RPC_INVALID_PARAMS, `${field} must be a path`);
-  return context.workspace.inside(context.customerId, value);
+  return context.workspace.inside(context.customerId, value, ['body', 'params', field]);
 }
 
 async function workingDirectory(params: Params, context: GuardContext, required: boolean): Promise<void> {
@@ -64,7 +64,7 @@ async function workingDirectory(params: Params, context: GuardContext, required:
     return;
   }
   if (typeof params.cwd !== 'string') throw new RpcRefusal(RPC_INVALID_PARAMS, 'cwd must be a path');
-  params.cwd = await context.workspace.workingDirectory(context.customerId, params.cwd);
+  params.cwd = await context.workspace.workingDirectory(context.customerId, params.cwd, ['body', 'params', 'cwd']);
 }
 
 async function pathList(params: Params, field: string, context: GuardContext, fallbackToRoot: boolean): Promise<void> {

@@ -11,6 +11,9 @@ import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
 import type { TurnPolicy } from '../agent/turn-policy.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isInside, relativeToWorkspace } from '../agent/files/workspace-path.js';
 import { isAppError } from '../kernel/errors.js';
 import { customerFor } from './access.js';
 import type { DirectThreads } from './direct-threads.js';
@@ -39,13 +42,17 @@ export class RpcPassthrough {
   async handle(principal: Principal, body: unknown, customerIdQuery?: number): Promise<RpcReply> {
     const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
     const id = envelope && (typeof envelope.id === 'string' || typeof envelope.id === 'number') ? envelope.id : null;
+    let root: string | null = null;
     try {
       const request = this.envelope(envelope);
       const customerId = customerFor(principal, customerIdQuery);
-      return { jsonrpc: '2.0', id, result: await this.forward(principal, customerId, request.method, request.params) };
+      root = await this.deps.workspace.root(customerId);
+      return { jsonrpc: '2.0', id, result: relativeToWorkspace(await this.forward(principal, customerId, request.method, request.params), root) };
     } catch (error) {
-      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && error.issues?.[0]?.loc[0] === 'query') throw error;
-      return { jsonrpc: '2.0', id, error: rpcError(error) };
+      // Invalid request input (the query, or a path in the body no file system could take) is a 422 like on every route.
+      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0]))) throw error;
+      const rendered = rpcError(error);
+      return { jsonrpc: '2.0', id, error: root === null ? rendered : relativeToWorkspace(rendered, root) };
     }
   }
 
@@ -88,11 +95,35 @@ export class RpcPassthrough {
       if (newlyRouted && error instanceof AppServerError) this.deps.threads.forget(threadId);
       throw error;
     }
+    if (method === 'fs/readDirectory') await this.confineEntries(customerId, String(confined.path), result);
     if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
       const thread = (result as { thread?: Thread }).thread;
       if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
     }
     return result;
+  }
+
+  /**
+   * The app-server reports whether each entry *resolves* to a directory or file, following symbolic links; a
+   * link whose target lies outside the workspace (or nowhere) is reported as neither, as the files API lists it.
+   */
+  private async confineEntries(customerId: number, directory: string, result: unknown): Promise<void> {
+    const entries = (result as { entries?: { fileName?: unknown; isDirectory?: boolean; isFile?: boolean }[] } | null)?.entries;
+    if (!Array.isArray(entries)) return;
+    const root = await this.deps.workspace.root(customerId);
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (typeof entry?.fileName !== 'string') return;
+        const target = path.join(directory, entry.fileName);
+        const stats = await fs.lstat(target).catch(() => null);
+        if (!stats?.isSymbolicLink()) return;
+        const real = await fs.realpath(target).catch(() => null);
+        if (real === null || !isInside(root, real)) {
+          entry.isDirectory = false;
+          entry.isFile = false;
+        }
+      }),
+    );
   }
 
   /** The thread must be the caller's; writes are refused on threads of managed projects (the project runtime drives them). */

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { realPathWithin } from '../agent/files/real-path-within.js';
-import { isInside } from '../agent/files/workspace-path.js';
+import { checkNameLengths, isInside, type PathLoc } from '../agent/files/workspace-path.js';
 import { AppError } from '../kernel/errors.js';
 
 export class WorkspaceRoots {
@@ -31,20 +31,22 @@ export class WorkspaceRoots {
 
   /**
    * A working directory for a thread: relative paths are taken from the root; the directory is created when
-   * missing. Outside the root (also through a symbolic link) → 403.
+   * missing. Outside the root (also through a symbolic link) → 403; a name over 255 bytes → 422 naming `loc`.
    */
-  async workingDirectory(customerId: number, requested: string | undefined | null): Promise<string> {
+  async workingDirectory(customerId: number, requested: string | undefined | null, loc: PathLoc = ['body', 'cwd']): Promise<string> {
     const root = await this.root(customerId);
     if (requested === undefined || requested === null || requested === '') return root;
     // Checked before mkdir, which would follow a symbolic link out of the root and create the directory there.
-    const resolved = await this.inside(customerId, requested);
+    const resolved = await this.inside(customerId, requested, loc);
     await fs.mkdir(resolved, { recursive: true });
     return this.checkReal(root, resolved, requested);
   }
 
-  /** A path the caller names (file, directory, writable root); need not exist. Outside the root → 403. */
-  async inside(customerId: number, requested: string): Promise<string> {
-    const real = await realPathWithin(await this.root(customerId), requested);
+  /** A path the caller names (file, directory, writable root); need not exist. Outside the root → 403, too long → 422. */
+  async inside(customerId: number, requested: string, loc: PathLoc = ['body', 'cwd']): Promise<string> {
+    const root = await this.root(customerId);
+    checkNameLengths(requested, loc, root);
+    const real = await realPathWithin(root, requested);
     if (real === undefined) throw outside(requested);
     return real;
   }

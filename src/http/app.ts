@@ -26,19 +26,19 @@ import type { Services } from '../services.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
-import { issuesFromValidation, unusableBodyIssues, unusableValueIssues } from './validation.js';
+import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
-    /** Set by the JSON parser when the raw text contains a NUL escape or a number that may exceed 2^53. */
+    /** Set by the JSON parser when the raw text contains a NUL or surrogate escape or a number that may exceed 2^53. */
     bodyMayHoldUnusableValues: boolean;
   }
 }
 
-/** `\u0000`, 16 or more digits in a row, or an exponent of two or more digits (strings included: Ajv coerces them). */
-const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\d{16}|[eE][+-]?\d{2}/;
+/** `\u0000`, a surrogate escape (`\ud800`–`\udfff`), 16 or more digits in a row, or an exponent of two or more digits. */
+const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\\u[dD][89a-fA-F]|\d{16}|[eE][+-]?\d{2}/;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -65,7 +65,9 @@ export async function buildApp(services: Services): Promise<App> {
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strictNumbers: true } },
+    // No type coercion: a body's string is never a number nor its number a string. Query and path values (always
+    // text) are converted by `coerceParameters` before validation, decimal notation only.
+    ajv: { customOptions: { coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strictNumbers: true } },
     // Errors the router raises before any hook runs (a malformed percent-encoding, an over-long parameter) get
     // the request id and the caller's error shape like every other error.
     frameworkErrors: (error, request, reply) => {
@@ -77,11 +79,16 @@ export async function buildApp(services: Services): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyMayHoldUnusableValues', false);
 
-  // JSON bodies: an empty body is "no body" (so optional bodies work); malformed JSON is a 422.
+  // JSON bodies: an empty body is "no body" (so optional bodies work); malformed JSON is a 422, and so is JSON
+  // nested deeper than MAX_JSON_DEPTH (every later walk of the body — validation, token estimation, Idempotency-Key
+  // canonicalization — may then recurse safely).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    if (jsonTooDeep(text, MAX_JSON_DEPTH)) {
+      return done(validationError([{ loc: ['body'], msg: `JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }]), undefined);
+    }
     // Only a body whose text could hold a NUL or an inexact number is walked value by value after validation.
     request.bodyMayHoldUnusableValues = MAY_HOLD_UNUSABLE_VALUES.test(text);
     try {
@@ -110,6 +117,22 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
+  // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first
+  // (decimal only, see `coerceParameters`); other routes pay nothing for it.
+  app.addHook('onRoute', (routeOptions) => {
+    const { querystring, params } = (routeOptions.schema ?? {}) as { querystring?: unknown; params?: unknown };
+    const query = querystring && needsCoercion(querystring) ? querystring : undefined;
+    const path = params && needsCoercion(params) ? params : undefined;
+    if (!query && !path) return;
+    const coerce = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      if (query) coerceParameters(query, request.query);
+      if (path) coerceParameters(path, request.params);
+      done();
+    };
+    const existing = routeOptions.preValidation;
+    routeOptions.preValidation = existing === undefined ? coerce : [coerce, ...(Array.isArray(existing) ? existing : [existing])];
+  });
+
   app.addHook('preHandler', (request, _reply, done) => {
     const issues = [
       ...unusableValueIssues('query', request.query),

@@ -40,11 +40,100 @@ export function issuesFromValidation(errors: FastifySchemaValidationError[], con
   });
 }
 
+/** The deepest JSON nesting a body may have; deeper bodies are refused at parse (422 `json_too_deep`). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects more than `limit` levels deep (brackets inside strings do not count). */
+export function jsonTooDeep(text: string, limit: number): boolean {
+  if (text.length <= limit * 2) return false;
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (char === 0x22) {
+      // Skip the string: to the next quote not escaped by a backslash.
+      for (index++; index < text.length; index++) {
+        const inner = text.charCodeAt(index);
+        if (inner === 0x5c) index++;
+        else if (inner === 0x22) break;
+      }
+    } else if (char === 0x7b || char === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x7d || char === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const DECIMAL_INTEGER = /^-?\d+$/;
+const DECIMAL_NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The JSON types a (TypeBox) schema admits: `type` (or a type list), and those of `anyOf`/`oneOf` branches. */
+function typesOf(schema: unknown): Set<string> {
+  const types = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const { type, anyOf, oneOf, const: constant } = node as { type?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; const?: unknown };
+    if (typeof type === 'string') types.add(type);
+    if (Array.isArray(type)) for (const entry of type) if (typeof entry === 'string') types.add(entry);
+    if (type === undefined && constant !== undefined) types.add(typeof constant);
+    for (const branch of [...(anyOf ?? []), ...(oneOf ?? [])]) visit(branch);
+  };
+  visit(schema);
+  return types;
+}
+
+function coerceText(value: unknown, types: Set<string>): unknown {
+  if (typeof value !== 'string') return value;
+  if (types.has('string')) {
+    // A string-typed parameter stays text unless another admitted type reads it exactly.
+    if (!types.has('integer') && !types.has('number') && !types.has('boolean')) return value;
+  }
+  if (types.has('integer') && DECIMAL_INTEGER.test(value)) return Number(value);
+  if (types.has('number') && DECIMAL_NUMBER.test(value)) return Number(value);
+  if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/** Whether a query or path schema has a parameter that is not plain text (see `coerceParameters`). */
+export function needsCoercion(schema: unknown): boolean {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return Object.values(properties).some((property) => {
+    const types = typesOf(property);
+    return types.has('integer') || types.has('number') || types.has('boolean') || types.has('array');
+  });
+}
+
 /**
- * Values that pass the schemas but no part of the service can use. Ajv's coercion turns the strings "Infinity"
- * and "1e400" into an infinite number that passes `integer` and `number` schemas without their range checks; a
- * number beyond 2^53 is not exact and overflows a `bigint` column; PostgreSQL rejects text containing U+0000.
- * Query, path and body values are checked once more after validation.
+ * Query and path values arrive as text; the schemas' integers, numbers and booleans are read from it here, in
+ * place, before validation: integers in decimal digits only (`0x10`, `1e1`, ` 16`, `+16` stay text and fail
+ * validation as 422), numbers in decimal notation, booleans as `true`/`false`. An array-typed parameter given
+ * once becomes a one-item array. Bodies are never coerced (Ajv runs with `coerceTypes: false`).
+ */
+export function coerceParameters(schema: unknown, values: unknown): void {
+  if (typeof values !== 'object' || values === null) return;
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (!properties) return;
+  const target = values as Record<string, unknown>;
+  for (const [name, property] of Object.entries(properties)) {
+    if (!Object.prototype.hasOwnProperty.call(target, name)) continue;
+    const types = typesOf(property);
+    const value = target[name];
+    if (types.has('array')) {
+      const itemTypes = typesOf((property as { items?: unknown }).items);
+      const items = Array.isArray(value) ? value : [value];
+      target[name] = items.map((item) => coerceText(item, itemTypes));
+    } else {
+      target[name] = coerceText(value, types);
+    }
+  }
+}
+
+/**
+ * Values that pass the schemas but no part of the service can use: a number beyond 2^53 is not exact and
+ * overflows a `bigint` column; PostgreSQL rejects text containing U+0000; a string with a lone UTF-16 surrogate
+ * has no UTF-8 form (the app-server and upstreams drop or mangle it). Query, path and body values (and body
+ * keys) are checked once more after validation.
  */
 export function unusableValueIssues(loc: 'query' | 'path', values: unknown): ValidationIssue[] {
   if (typeof values !== 'object' || values === null) return [];
@@ -53,21 +142,35 @@ export function unusableValueIssues(loc: 'query' | 'path', values: unknown): Val
     const items: unknown[] = Array.isArray(value) ? value : [value];
     if (items.some((item) => typeof item === 'number' && !isUsableNumber(item))) {
       issues.push({ loc: [loc, name], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
-    } else if (items.some((item) => typeof item === 'string' && item.includes('\u0000'))) {
-      issues.push({ loc: [loc, name], msg: NUL_IN_STRING, type: 'string_nul' });
+    } else {
+      for (const item of items) {
+        const issue = typeof item === 'string' ? stringIssue(item) : null;
+        if (issue) {
+          issues.push({ loc: [loc, name], ...issue });
+          break;
+        }
+      }
     }
   }
   return issues;
 }
 
 const NUL_IN_STRING = 'must not contain NUL (U+0000) characters';
+const LONE_SURROGATE = 'must be valid Unicode (no unpaired UTF-16 surrogate)';
 const UNUSABLE_NUMBER = `must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
+const LONE_SURROGATE_PATTERN = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function isUsableNumber(value: number): boolean {
   return Math.abs(value) <= Number.MAX_SAFE_INTEGER;
 }
 
-/** Numbers and strings anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
+function stringIssue(value: string): { msg: string; type: string } | null {
+  if (value.includes('\u0000')) return { msg: NUL_IN_STRING, type: 'string_nul' };
+  if (LONE_SURROGATE_PATTERN.test(value)) return { msg: LONE_SURROGATE, type: 'string_unicode' };
+  return null;
+}
+
+/** Numbers, strings and keys anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
 export function unusableBodyIssues(body: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const loc: (string | number)[] = ['body'];
@@ -75,10 +178,13 @@ export function unusableBodyIssues(body: unknown): ValidationIssue[] {
     if (typeof value === 'number') {
       if (!isUsableNumber(value)) issues.push({ loc: [...loc], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
     } else if (typeof value === 'string') {
-      if (value.includes('\u0000')) issues.push({ loc: [...loc], msg: NUL_IN_STRING, type: 'string_nul' });
+      const issue = stringIssue(value);
+      if (issue) issues.push({ loc: [...loc], ...issue });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
         loc.push(key);
+        const keyIssue = typeof key === 'string' ? stringIssue(key) : null;
+        if (keyIssue) issues.push({ loc: [...loc], ...keyIssue });
         visit(item);
         loc.pop();
       }

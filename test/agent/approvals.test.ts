@@ -114,8 +114,9 @@ describe('managed project approvals (real app-server)', () => {
     const { turnId, approval } = await startGuardedCommand(projectId, workspace, 'echo late > late.txt');
     const concurrent = await post(`/api/v1/projects/${projectId}/turns`, { input: 'another' });
     expect(concurrent.statusCode).toBe(409);
+    // A turn the thread never had is a 404 like any unknown id (a finished one, below, is a 409).
     const wrongTurn = await post(`/api/v1/projects/${projectId}/turns/not-a-turn/interrupt`);
-    expect(wrongTurn.statusCode).toBe(409);
+    expect(wrongTurn.statusCode).toBe(404);
 
     const interrupted = await post(`/api/v1/projects/${projectId}/turns/${turnId}/interrupt`);
     expect(interrupted.statusCode).toBe(200);

@@ -31,13 +31,13 @@ describe('raw JSON-RPC passthrough', () => {
     const unnamed = await harness.context.app.inject({ method: 'POST', url: '/api/rpc', headers: operatorHeaders, payload: { id: 1, method: 'model/list', params: {} } });
     expect(unnamed.statusCode).toBe(422);
     const named = await harness.context.app.inject({ method: 'POST', url: `/api/rpc?customer_id=${alice.id}`, headers: operatorHeaders, payload: { id: 7, method: 'hooks/list', params: {} } });
-    expect(named.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { data: [{ cwd: root }] } });
+    expect(named.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { data: [{ cwd: '.' }] } });
   });
 
   it('reaches goals, hooks and provider capabilities, which the stable routes do not expose', async () => {
     const started = await rpc('thread/start', { cwd: 'goals' }, 'start-1');
     expect(started.id).toBe('start-1');
-    expect(started.result.thread.cwd).toBe(path.join(root, 'goals'));
+    expect(started.result.thread.cwd).toBe('goals');
     const threadId = started.result.thread.id as string;
     expect((await rpc('thread/goal/get', { threadId })).result).toEqual({ goal: null });
 
@@ -52,7 +52,7 @@ describe('raw JSON-RPC passthrough', () => {
     expect((await rpc('turn/interrupt', { threadId, turnId: 'finished-or-unknown' })).error).toMatchObject({ code: -32600, message: 'This turn is not running' });
 
     const hooks = await rpc('hooks/list', { cwds: ['goals'] });
-    expect(hooks.result.data).toEqual([{ cwd: path.join(root, 'goals'), hooks: [], warnings: [], errors: [] }]);
+    expect(hooks.result.data).toEqual([{ cwd: 'goals', hooks: [], warnings: [], errors: [] }]);
     expect((await rpc('modelProvider/capabilities/read')).result).toHaveProperty('webSearch');
 
     const catalogue = (await harness.context.app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -33,7 +33,9 @@ describe('direct thread and turn surface', () => {
     expect(started.statusCode).toBe(201);
     const body = started.json();
     const root = await harness.context.services.direct.workspaceRoot(alice.id);
-    expect(body.thread.cwd).toBe(`${root}/alpha`);
+    // Answers name the working directory relative to the workspace root, never the server's absolute path.
+    expect(body.thread.cwd).toBe('alpha');
+    expect(started.body).not.toContain(root);
     expect(body.model).toBe('power-ai');
     expect(body.approval_policy).toBe('never');
     const threadId = body.thread.id as string;

@@ -105,6 +105,34 @@ function bodyText(operation: Operation, seeds: Seeds): fc.Arbitrary<string | und
     { weight: 1, arbitrary: broken },
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: hugeString.map((text) => JSON.stringify({ text })) },
+    { weight: 2, arbitrary: hostileBody(operation, seeds) },
+  );
+}
+
+const LONG_NAME = 'n'.repeat(300);
+
+/**
+ * Bodies that once reached handlers and failed there: JSON nested past the depth limit (64) up to 10,000 deep,
+ * lone surrogates in keys and values, names over 255 bytes where paths go, and numbers past 2^53 or the float
+ * range where strings go (all must be 4xx; none may be coerced into something a handler accepts).
+ */
+function hostileBody(operation: Operation, seeds: Seeds): fc.Arbitrary<string> {
+  const base = bodyArbitrary(operation.bodySchema, seeds.bodies).map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}));
+  const inner = (value: Record<string, unknown>) => JSON.stringify(value).slice(1, -1);
+  const joined = (prefix: string, value: Record<string, unknown>) => `{${prefix}${inner(value) === '' ? '' : `,${inner(value)}`}}`;
+  return fc.oneof(
+    fc.tuple(base, fc.constantFrom(65, 1_000, 10_000), fc.constantFrom('[', '{"a":')).map(([value, depth, open]) => {
+      const close = open === '[' ? ']' : '}';
+      return joined(`"deep":${open.repeat(depth)}1${close.repeat(depth)}`, value);
+    }),
+    base.map((value) => joined('"\\ud800":1', value)),
+    base.map((value) => JSON.stringify(Object.fromEntries(Object.entries(value).map(([key, item]) => [key, typeof item === 'string' ? `${item}\ud800` : item])))),
+    base.map((value) => JSON.stringify({ ...value, path: LONG_NAME, cwd: `${LONG_NAME}/x`, name: LONG_NAME })),
+    fc.tuple(base, fc.constantFrom('9007199254740993', '1e400', '-1e400', '12')).map(([value, number]) =>
+      `{${Object.entries(value)
+        .map(([key, item]) => `${JSON.stringify(key)}:${typeof item === 'string' ? number : JSON.stringify(item)}`)
+        .join(',')}}`,
+    ),
   );
 }
 

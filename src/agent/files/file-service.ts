@@ -9,7 +9,7 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import { AppError } from '../../kernel/errors.js';
 import { randomBase62 } from '../../kernel/ids.js';
 import { at, checkedInside, fileError, openDirectory, openEntry, outside, READ_FLAGS } from './confined-fs.js';
-import { joinSegments, parseWorkspacePath } from './workspace-path.js';
+import { joinSegments, parseWorkspacePath, type PathLoc } from './workspace-path.js';
 
 export interface TreeEntry {
   path: string;
@@ -138,7 +138,7 @@ export class FileService {
   }
 
   async write(root: string, request: WriteRequest): Promise<WriteResult> {
-    const segments = this.filePath(request.path);
+    const segments = this.filePath(request.path, ['body', 'path']);
     const content = this.decode(request);
     const key = `${root}\0${joinSegments(segments)}`;
     const previous = this.writeLocks.get(key) ?? Promise.resolve();
@@ -151,8 +151,8 @@ export class FileService {
     }
   }
 
-  private filePath(relativePath: string): string[] {
-    const segments = parseWorkspacePath(relativePath);
+  private filePath(relativePath: string, loc: PathLoc = ['query', 'path']): string[] {
+    const segments = parseWorkspacePath(relativePath, loc);
     if (segments.length === 0) throw new AppError('BAD_REQUEST', 'Invalid path: a file path is required');
     refuseGitInternals(segments);
     return segments;
@@ -205,7 +205,9 @@ export class FileService {
       // depend on what it replaces, which may be over the size limit (the agent's commands write any size).
       const currentEtag = existing && namesEtags(request) ? await this.currentEtag(root, parent, name) : null;
       checkPreconditions(existing !== null, currentEtag, request);
-      await replaceAtomically(parent, name, content, existing?.mode);
+      await replaceAtomically(parent, name, content, existing?.mode).catch((error: unknown) => {
+        throw replaceError(error);
+      });
       return { path: joinSegments(segments), sizeBytes: content.length, etag: etagOf(content), created: existing === null };
     } finally {
       await parent.close();
@@ -249,6 +251,17 @@ function checkPreconditions(exists: boolean, currentEtag: string | null, request
   if (request.ifMatch === undefined) return;
   const matches = exists && (request.ifMatch.includes('*') || (currentEtag !== null && request.ifMatch.includes(currentEtag)));
   if (!matches) throw new AppError('PRECONDITION_FAILED', 'The file changed (If-Match does not match)', { details: { etag: currentEtag } });
+}
+
+/**
+ * A failed replace: the folder held open was removed (or renamed away and replaced) meanwhile, so the temp file
+ * or the rename finds no directory entry (ENOENT) — the caller's write raced a change of the tree: 409, retry.
+ */
+function replaceError(error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException)?.code === 'ENOENT') {
+    return new AppError('CONFLICT', 'The folder was removed or replaced while the file was written; retry the write');
+  }
+  return fileError(error);
 }
 
 /** Temp file in the same folder, fsync, rename over the name, fsync the folder; the temp never outlives a failure. */

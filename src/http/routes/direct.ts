@@ -6,10 +6,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
+import { relativeToWorkspace } from '../../agent/files/workspace-path.js';
 import { CATALOGUE_CUSTOMER_ID } from '../../agent/index.js';
 import { agentCall } from '../../agent/project-runtime.js';
 import type { ThreadStartRequest, TurnStartRequest } from '../../direct/direct-service.js';
-import { customerFor, threadCustomer } from '../../direct/access.js';
+import { customerFor, recordedThreadCustomer } from '../../direct/access.js';
 import { notFound, validationError } from '../../kernel/errors.js';
 import type { Services } from '../../services.js';
 import type { App } from '../app.js';
@@ -176,9 +177,10 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
       },
     },
     async (request) => {
-      const customerId = await threadCustomer(request.principal!, request.params.thread_id, direct.owners);
+      const customerId = await recordedThreadCustomer(request.principal!, request.params.thread_id, direct.owners);
       const status = request.query.status === 'all' ? undefined : (request.query.status as 'pending');
-      return { data: await services.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status }) };
+      const data = await services.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status });
+      return { data: relativeToWorkspace(data, await direct.workspaceRoot(customerId)) };
     },
   );
 
@@ -196,13 +198,14 @@ export async function directRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const { thread_id: threadId, request_id: requestId } = request.params;
-      const customerId = await threadCustomer(request.principal!, threadId, direct.owners);
+      const customerId = await recordedThreadCustomer(request.principal!, threadId, direct.owners);
       const stream = await direct.stream(customerId);
       const known = await services.agent.approvals.list(stream, { threadId });
       if (!known.some((approval) => approval.request_id === requestId)) throw notFound('Approval request');
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
-      return { ...(await services.agent.approvals.resolve(stream, requestId, decision)), decision_applied: decision };
+      const resolved = await services.agent.approvals.resolve(stream, requestId, decision);
+      return { ...relativeToWorkspace(resolved, await direct.workspaceRoot(customerId)), decision_applied: decision };
     },
   );
 
