@@ -47,6 +47,8 @@ export interface SandboxedCommand {
 }
 
 const SETPRIV = '/usr/bin/setpriv';
+/** The service's own PATH names folders the sandbox does not show. */
+const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** System directories shown read-only (those absent on the host are skipped; symbolic links stay links). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
@@ -131,7 +133,7 @@ export class AppServerSandbox {
       uid,
     });
     const inner = uid === null ? [realBinary, ...args] : [...dropTo(uid), realBinary, ...args];
-    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/tmp' };
+    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/tmp', PATH: SANDBOX_PATH };
     if (uid !== null) {
       sandboxEnv.USER = 'agent';
       sandboxEnv.LOGNAME = 'agent';
