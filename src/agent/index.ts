@@ -71,6 +71,8 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
   let bundledCatalog: Promise<Awaited<ReturnType<typeof readBundledCatalog>>> | null = null;
 
   const launch = async (customerId: number): Promise<LaunchSpec> => {
+    // Refused before anything is created or issued when the sandbox the customer needs is not available.
+    sandbox.check(customerId);
     const codexHome = path.join(homesDir, String(customerId));
     await fs.mkdir(codexHome, { recursive: true });
     // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { AppError } from '../kernel/errors.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
 
@@ -52,10 +53,10 @@ const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 /** System directories shown read-only (those absent on the host are skipped; symbolic links stay links). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
-/** Thrown when an app-server must not start (isolation required but unavailable, uid range exhausted). */
-export class SandboxUnavailableError extends Error {
+/** Thrown when an app-server must not start (isolation required but unavailable, uid range exhausted): a 503. */
+export class SandboxUnavailableError extends AppError {
   constructor(message: string) {
-    super(message);
+    super('UPSTREAM_UNAVAILABLE', `The agent runtime is unavailable: ${message}`);
     this.name = 'SandboxUnavailableError';
   }
 }
@@ -97,11 +98,20 @@ export class AppServerSandbox {
     return new AppServerSandbox('none', settings, failure, isRoot);
   }
 
+  /**
+   * Throws when the customer's app-server must not start (isolation required but unavailable, customer id past
+   * the uid range); else its uid/gid, or null when it keeps the service's own. Called before anything is issued.
+   */
+  check(customerId: number): number | null {
+    if (this.kind === 'none' && this.settings.mode === 'required') throw new SandboxUnavailableError('agent isolation is required on this server and is not available');
+    return this.uidOf(customerId);
+  }
+
   /** The uid/gid the customer's app-server runs as, or null when it keeps the service's own. */
   uidOf(customerId: number): number | null {
     if (this.kind !== 'bubblewrap' || !this.runAsRoot) return null;
     if (!Number.isSafeInteger(customerId) || customerId < 0 || customerId >= this.settings.uidCount) {
-      throw new SandboxUnavailableError(`customer id ${customerId} is outside the sandbox uid range (agent.isolationUidCount = ${this.settings.uidCount})`);
+      throw new SandboxUnavailableError('this account is outside the agent sandbox uid range (agent.isolationUidCount)');
     }
     return this.settings.uidFirst + customerId;
   }
@@ -111,11 +121,8 @@ export class AppServerSandbox {
    * (the bubblewrap wrapper around `binary args`, or the bare command when isolation is off).
    */
   async prepare(customerId: number, paths: SandboxPaths, binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<SandboxedCommand> {
-    if (this.kind === 'none') {
-      if (this.settings.mode === 'required') throw new SandboxUnavailableError(`agent isolation is required but unavailable: ${this.reason}`);
-      return { binary, args, env };
-    }
-    const uid = this.uidOf(customerId);
+    const uid = this.check(customerId);
+    if (this.kind === 'none') return { binary, args, env };
     await fsp.mkdir(paths.workspaceRoot, { recursive: true, mode: 0o755 });
     await fsp.mkdir(paths.codexHome, { recursive: true, mode: 0o700 });
     const workspaceRoot = await fsp.realpath(paths.workspaceRoot);
