@@ -140,7 +140,9 @@ export class AppServerSandbox {
       uid,
     });
     const inner = uid === null ? [realBinary, ...args] : [...dropTo(uid), realBinary, ...args];
-    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/tmp', PATH: SANDBOX_PATH };
+    // TMPDIR is not an ancestor of a Codex home kept under /tmp, or Codex refuses to create the helper aliases
+    // (`codex-linux-sandbox`) its own workspace-write sandbox needs.
+    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/var/tmp', PATH: SANDBOX_PATH };
     if (uid !== null) {
       sandboxEnv.USER = 'agent';
       sandboxEnv.LOGNAME = 'agent';
@@ -180,7 +182,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
       systemDirs.push(dir);
     }
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/var/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
   // What the service keeps inside a shown system directory (a config file under /etc, say) is covered up.
   const covered: string[] = [];
   for (const hidden of plan.hidden) {

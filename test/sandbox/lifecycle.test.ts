@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, startAgentHarness, toolThenText, type AgentHarness } from '../agent/agent-harness.js';
-import { IS_ROOT, SANDBOX_UNAVAILABLE, UID_FIRST } from './sandbox-support.js';
+import { IS_ROOT, SANDBOX_UNAVAILABLE } from './sandbox-support.js';
+
+/** A uid range of this file's own: test files run in parallel, each with a customer 1. */
+const UID_FIRST = 3_700_000;
 
 const operator = { kind: 'operator', source: 'static', keyId: null } as const;
 
@@ -29,7 +32,7 @@ function processesOf(uid: number): number[] {
 describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('sandboxed commands end with their app-server', () => {
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness();
+    harness = await startAgentHarness({ agent: { isolationUidFirst: UID_FIRST } });
   });
   afterAll(async () => {
     for (const pid of processesOf(UID_FIRST + (harness?.customer.id ?? 0))) process.kill(pid, 'SIGKILL');

@@ -75,6 +75,7 @@ describe('bubblewrap options', () => {
     expect(text).toContain('--ro-bind /usr /usr');
     expect(text).toContain('--proc /proc');
     expect(text).toContain('--perms 1777 --tmpfs /tmp');
+    expect(text).toContain('--perms 1777 --tmpfs /var/tmp');
     expect(text).toContain('--ro-bind /opt/codex /opt/codex');
     const binds = args.flatMap((arg, index) => (arg === '--bind' ? [args[index + 1]] : []));
     expect(binds).toEqual(plan.writable);
