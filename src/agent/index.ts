@@ -5,6 +5,7 @@ import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import { appServerArgs, appServerEnv } from '../appserver/launch.js';
+import { AppServerSandbox } from '../appserver/sandbox.js';
 import { buildCatalog, readBundledCatalog, writeCatalog } from '../appserver/model-catalog.js';
 import { AppServerSupervisor, type LaunchSpec } from '../appserver/supervisor.js';
 import { ApprovalBroker } from './approvals.js';
@@ -12,7 +13,7 @@ import { ProjectEventSink } from './event-sink.js';
 import type { ProjectEvents } from './events/index.js';
 import { ProjectRuntime } from './project-runtime.js';
 import type { ProjectStore } from './projects/types.js';
-import { defaultCodexBinary } from './runtime-config.js';
+import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-config.js';
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentCatalog } from './agent-catalog.js';
 import { TurnPolicy } from './turn-policy.js';
@@ -50,6 +51,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
   const agentConfig = config.agent;
   const binary = agentConfig.codexBinary ?? defaultCodexBinary();
   const homesDir = path.join(config.env.dataDir, 'codex-homes');
+  const workspacesDir = path.join(config.env.dataDir, 'workspaces');
   const log = logger.child({ domain: 'agent' });
   let serviceUrl = config.publicBaseUrl;
 
@@ -57,9 +59,23 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
   const approvals = new ApprovalBroker(storage, events, clock, agentConfig.approvalTimeoutMs, log);
   const threads = new ThreadRepository(storage, clock);
   const runtimeKeys = new RuntimeKeys(storage, deps.keys, clock);
+  // Decided once, with one start-up log line saying which isolation every app-server gets.
+  const sandbox = await AppServerSandbox.detect(
+    {
+      mode: agentConfig.isolation,
+      bwrap: agentConfig.isolationBwrap,
+      uidFirst: agentConfig.isolationUidFirst,
+      uidCount: agentConfig.isolationUidCount,
+      hidden: hiddenServicePaths(config.env),
+      codexDirs: codexDirs(binary),
+    },
+    log,
+  );
   let bundledCatalog: Promise<Awaited<ReturnType<typeof readBundledCatalog>>> | null = null;
 
   const launch = async (customerId: number): Promise<LaunchSpec> => {
+    // Refused before anything is created or issued when the sandbox the customer needs is not available.
+    sandbox.check(customerId);
     const codexHome = path.join(homesDir, String(customerId));
     await fs.mkdir(path.join(codexHome, 'tmp'), { recursive: true });
     // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.
@@ -80,7 +96,10 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
       sandbox: agentConfig.sandbox,
       providerRetries: agentConfig.providerRetries,
     };
-    return { args: appServerArgs(settings), env: appServerEnv(codexHome, token), cwd: codexHome };
+    // The catalogue runtime (no customer) gets no workspace: its sandbox shows only its Codex home.
+    const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : path.join(workspacesDir, String(customerId));
+    const command = await sandbox.prepare(customerId, { workspaceRoot, codexHome }, binary, appServerArgs(settings), appServerEnv(codexHome, token));
+    return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };
   };
 
   // The key lives as long as the process it was issued for: revoked when it stops and when it never came up.

@@ -46,7 +46,9 @@ export function appServerArgs(settings: LaunchSettings): string[] {
     // The provider token lives in the app-server's environment; the commands the agent runs must not inherit it.
     'shell_environment_policy.exclude': `[${toml(TOKEN_ENV_KEY)}]`,
   };
-  const args = ['app-server', '--disable', 'plugins'];
+  // The shell snapshot replays the app-server's whole environment (the provider token included) into every
+  // command, past `shell_environment_policy`; commands start from the filtered environment instead.
+  const args = ['app-server', '--disable', 'plugins', '--disable', 'shell_snapshot'];
   for (const [key, value] of Object.entries(config)) args.push('-c', `${key}=${value}`);
   return args;
 }

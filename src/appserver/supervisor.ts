@@ -12,6 +12,8 @@ import type { ClientMethod, ClientMethods } from './protocol.js';
 import type { TransportExit } from './transport.js';
 
 export interface LaunchSpec {
+  /** The program to spawn when it is not the codex binary itself (the sandbox wrapper). */
+  binary?: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
@@ -181,7 +183,7 @@ export class AppServerSupervisor {
       const log = this.options.logger.child({ customerId });
       let server: ManagedAppServer | null = null;
       const client = new AppServerClient({
-        binary: this.options.binary,
+        binary: spec.binary ?? this.options.binary,
         args: spec.args,
         env: spec.env,
         cwd: spec.cwd,

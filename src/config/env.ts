@@ -2,6 +2,7 @@
  * The only reader of `process.env` for the service's own settings. Every variable is validated at start and a
  * bad value stops the start with a message naming the variable.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 
 export interface EnvSettings {
@@ -11,6 +12,8 @@ export interface EnvSettings {
   databaseUrl?: string;
   redisUrl?: string;
   staticToken?: string;
+  /** The file the static token was read from (kept out of agent sandboxes). */
+  staticTokenFile?: string;
   configPath?: string;
   secret?: string;
   logLevel: string;
@@ -32,6 +35,7 @@ export const ENV_VARIABLES = {
   DATABASE_URL: 'PostgreSQL connection URL (postgres://…). Absent: SQLite file switchyard.sqlite in the data dir.',
   REDIS_URL: 'Optional Redis URL (redis://…) for shared rate limits, revocations and event fan-out across nodes.',
   SWITCHYARD_STATIC_TOKEN: 'Static bearer token with operator rights (at least 24 characters).',
+  SWITCHYARD_STATIC_TOKEN_FILE: 'Path of a file holding the static operator token (surrounding whitespace ignored); an alternative to SWITCHYARD_STATIC_TOKEN that keeps the token out of the process environment. Setting both is an error.',
   SWITCHYARD_CONFIG: 'Path to the JSON config file (providers, models, aliases, rate cards, regions, releases, agent defaults).',
   SWITCHYARD_SECRET: 'Server secret for keyed hashes and signatures (at least 32 characters). Generated into the data dir when absent.',
   SWITCHYARD_LOG_LEVEL: 'pino log level: fatal, error, warn, info, debug, trace or silent. Default info.',
@@ -68,9 +72,21 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): EnvSettings {
   const host = optional(env, 'HOST') ?? '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError('HOST must be a host name or address');
 
-  const staticToken = optional(env, 'SWITCHYARD_STATIC_TOKEN');
+  const tokenFileText = optional(env, 'SWITCHYARD_STATIC_TOKEN_FILE');
+  const staticTokenFile = tokenFileText === undefined ? undefined : path.resolve(tokenFileText);
+  let staticToken = optional(env, 'SWITCHYARD_STATIC_TOKEN');
+  let tokenSource = 'SWITCHYARD_STATIC_TOKEN';
+  if (staticTokenFile !== undefined) {
+    if (staticToken !== undefined) throw new ConfigError('Set SWITCHYARD_STATIC_TOKEN or SWITCHYARD_STATIC_TOKEN_FILE, not both');
+    try {
+      staticToken = fs.readFileSync(staticTokenFile, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(`SWITCHYARD_STATIC_TOKEN_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    tokenSource = 'The token in SWITCHYARD_STATIC_TOKEN_FILE';
+  }
   if (staticToken !== undefined && (staticToken.length < 24 || /\s/.test(staticToken))) {
-    throw new ConfigError('SWITCHYARD_STATIC_TOKEN must be at least 24 characters without whitespace');
+    throw new ConfigError(`${tokenSource} must be at least 24 characters without whitespace`);
   }
   const secret = optional(env, 'SWITCHYARD_SECRET');
   if (secret !== undefined && secret.length < 32) {
@@ -87,6 +103,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): EnvSettings {
     databaseUrl: parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     staticToken,
+    staticTokenFile,
     configPath: optional(env, 'SWITCHYARD_CONFIG'),
     secret,
     logLevel,

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ownLikeParent } from '../appserver/sandbox.js';
 import { realPathWithin } from '../agent/files/real-path-within.js';
 import { checkNameLengths, isInside, type PathLoc } from '../agent/files/workspace-path.js';
 import { AppError } from '../kernel/errors.js';
@@ -38,7 +39,8 @@ export class WorkspaceRoots {
     if (requested === undefined || requested === null || requested === '') return root;
     // Checked before mkdir, which would follow a symbolic link out of the root and create the directory there.
     const resolved = await this.inside(customerId, requested, loc);
-    await fs.mkdir(resolved, { recursive: true });
+    // Created while the customer's app-server may run: the new folders take its sandbox uid like their parent.
+    await ownLikeParent(await fs.mkdir(resolved, { recursive: true }), resolved);
     return this.checkReal(root, resolved, requested);
   }
 

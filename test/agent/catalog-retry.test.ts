@@ -22,7 +22,8 @@ function flakyCatalogueCodex(): string {
 describe('app-server launch after a failed catalogue read', () => {
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { codexBinary: flakyCatalogueCodex() } });
+    // The scripted codex keeps its records in host files that the agent sandbox hides (test/sandbox covers the sandbox).
+    harness = await startAgentHarness({ agent: { codexBinary: flakyCatalogueCodex(), isolation: 'none' } });
   });
   afterAll(async () => harness?.close());
 

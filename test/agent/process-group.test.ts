@@ -49,7 +49,8 @@ describe('commands an app-server started do not outlive it', () => {
   const commandPids = (): number[] => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim().split('\n').map(Number) : []);
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { codexBinary: codexWithBackgroundCommand(pidFile) } });
+    // The scripted codex keeps its records in host files that the agent sandbox hides (test/sandbox covers the sandbox).
+    harness = await startAgentHarness({ agent: { codexBinary: codexWithBackgroundCommand(pidFile), isolation: 'none' } });
   });
   afterAll(async () => {
     await harness?.close();

@@ -81,10 +81,19 @@ export async function openDirectory(root: string, segments: readonly string[], c
         next = await openEntry(root, current, segment, DIRECTORY_FLAGS);
       } catch (error) {
         if (!create || errorCode(error) !== 'ENOENT') throw error;
-        await fs.mkdir(at(current, segment), { mode: 0o755 }).catch((mkdirError: unknown) => {
-          if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
-        });
+        const made = await fs.mkdir(at(current, segment), { mode: 0o755 }).then(
+          () => true,
+          (mkdirError: unknown) => {
+            if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
+            return false;
+          },
+        );
         next = await openEntry(root, current, segment, DIRECTORY_FLAGS);
+        // A folder the service (root) creates takes the owner of its parent (the customer's sandbox uid).
+        if (made && process.getuid?.() === 0) {
+          const owner = await current.stat();
+          if (owner.uid !== 0) await next.chown(owner.uid, owner.gid);
+        }
       }
       await current.close();
       current = next;

@@ -264,6 +264,16 @@ function replaceError(error: unknown): unknown {
   return fileError(error);
 }
 
+/**
+ * A file the service (root) writes into a workspace takes the owner of its folder — the customer's sandbox uid —
+ * so the agent can change it like its own files.
+ */
+async function takeParentOwner(parent: FileHandle, file: FileHandle): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const owner = await parent.stat();
+  if (owner.uid !== 0) await file.chown(owner.uid, owner.gid);
+}
+
 /** Temp file in the same folder, fsync, rename over the name, fsync the folder; the temp never outlives a failure. */
 async function replaceAtomically(parent: FileHandle, name: string, content: Buffer, mode?: number): Promise<void> {
   const temp = `.${name.slice(0, 200)}.${randomBase62(10)}.tmp`;
@@ -271,6 +281,7 @@ async function replaceAtomically(parent: FileHandle, name: string, content: Buff
   try {
     const file = await fs.open(at(parent, temp), WRITE_FLAGS, mode === undefined ? 0o644 : mode & 0o777);
     try {
+      await takeParentOwner(parent, file);
       await file.writeFile(content);
       await file.sync();
     } finally {

@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Selectable } from 'kysely';
+import { ownLikeParent } from '../../appserver/sandbox.js';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, notFound, validationError } from '../../kernel/errors.js';
@@ -39,7 +40,7 @@ export class SqlProjectStore implements ProjectStore {
     }
     const id = newId('prj');
     const directory = path.join(this.workspacesRoot, String(customerId), id);
-    await fs.mkdir(directory, { recursive: true, mode: 0o755 });
+    await ownLikeParent(await fs.mkdir(directory, { recursive: true, mode: 0o755 }), directory);
     const workspaceDir = await fs.realpath(directory);
     const row = { id, customer_id: customerId, name, workspace_dir: workspaceDir, created_at: this.clock.nowMs() };
     try {

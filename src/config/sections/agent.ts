@@ -20,6 +20,18 @@ export const AgentSection = Type.Object(
       [Type.Literal('danger-full-access'), Type.Literal('workspace-write'), Type.Literal('read-only')],
       { default: 'danger-full-access' },
     ),
+    /**
+     * How each customer's app-server is isolated: `auto` uses bubblewrap when a test sandbox starts (checked
+     * once at start) and otherwise runs without isolation, with a warning; `required` refuses to start an
+     * app-server without it; `none` never isolates (single-tenant developer set-ups).
+     */
+    isolation: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('none')], { default: 'auto' }),
+    /** The bubblewrap binary. */
+    isolationBwrap: Type.String({ minLength: 1, default: '/usr/bin/bwrap' }),
+    /** When the service runs as root, customer N's app-server runs as uid/gid `isolationUidFirst + N`. */
+    isolationUidFirst: Type.Integer({ minimum: 1_000, maximum: 4_000_000_000, default: 3_000_000 }),
+    /** Size of that range; a customer id at or past it gets no app-server. */
+    isolationUidCount: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 1_000_000 }),
     idleStopMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     approvalTimeoutMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     requestTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),

@@ -1,0 +1,332 @@
+/**
+ * Each customer's app-server runs in a bubblewrap sandbox of its own: separate PID, mount, IPC and UTS
+ * namespaces; system directories read-only; a private `/tmp`; a fresh `/proc` that shows only the sandbox's own
+ * processes; the customer's workspace root and Codex home bound read-write at their own paths (so the paths the
+ * service and the app-server exchange stay the same); the codex binary read-only; nothing else of the service's
+ * data directory. The network namespace is shared, so the app-server reaches the service's `/v1`.
+ *
+ * When the service runs as root, the app-server and every command it runs get a uid/gid of their own, derived
+ * from the customer id in a configured range (`first + customerId`), and the customer's workspace root and
+ * Codex home are handed to it. bubblewrap runs as root to build the namespaces, then `setpriv` drops to that uid
+ * with no capabilities and `no_new_privs` before the codex binary starts.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { AppError } from '../kernel/errors.js';
+
+export type IsolationMode = 'auto' | 'required' | 'none';
+
+export interface SandboxSettings {
+  mode: IsolationMode;
+  /** Path of the bubblewrap binary. */
+  bwrap: string;
+  /** First uid/gid of the per-customer range, and how many there are (used only when the service is root). */
+  uidFirst: number;
+  uidCount: number;
+  /**
+   * Paths of the service that must stay invisible even where they lie inside a system directory the sandbox
+   * shows (the data dir, the config file, the static token file).
+   */
+  hidden: string[];
+  /** Directories holding the codex binary and what it runs (bound read-only at their own paths). */
+  codexDirs: string[];
+}
+
+export interface SandboxPaths {
+  workspaceRoot: string;
+  codexHome: string;
+}
+
+/** The command that starts one app-server, wrapped or not. */
+export interface SandboxedCommand {
+  binary: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+/** The service's own PATH names folders the sandbox does not show. */
+const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** System directories shown read-only (those absent on the host are skipped; symbolic links stay links). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
+
+/** Thrown when an app-server must not start (isolation required but unavailable, uid range exhausted): a 503. */
+export class SandboxUnavailableError extends AppError {
+  constructor(message: string) {
+    super('UPSTREAM_UNAVAILABLE', `The agent runtime is unavailable: ${message}`);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+export class AppServerSandbox {
+  private constructor(
+    readonly kind: 'bubblewrap' | 'none',
+    private readonly settings: SandboxSettings,
+    /** Why bubblewrap is not used (for `required`, why starts are refused). */
+    readonly reason: string | null,
+    private readonly runAsRoot: boolean,
+  ) {}
+
+  /**
+   * Decides once, at start, which isolation the service uses, and logs one line saying which: `auto` tries
+   * bubblewrap (a real sandbox start, with the uid drop when root) and falls back to none with a loud warning.
+   */
+  static async detect(settings: SandboxSettings, logger: Logger, isRoot = process.getuid?.() === 0): Promise<AppServerSandbox> {
+    if (settings.mode === 'none') {
+      logger.warn({ isolation: 'none' }, 'agent isolation: none (agent.isolation = "none"); every app-server and the commands it runs share this service\'s user, files and processes — single-tenant developer set-ups only');
+      return new AppServerSandbox('none', settings, 'agent.isolation is "none"', isRoot);
+    }
+    const failure = await probe(settings, isRoot);
+    if (failure === null) {
+      logger.info(
+        { isolation: 'bubblewrap', bwrap: settings.bwrap, perCustomerUid: isRoot ? `${settings.uidFirst}+customer id` : false },
+        `agent isolation: bubblewrap (${settings.bwrap})${isRoot ? `, one uid per customer from ${settings.uidFirst}` : ', same uid as the service'}`,
+      );
+      return new AppServerSandbox('bubblewrap', settings, null, isRoot);
+    }
+    if (settings.mode === 'required') {
+      logger.error({ isolation: 'unavailable', reason: failure }, `agent isolation: REQUIRED BUT UNAVAILABLE (${failure}); app-servers will not start`);
+    } else {
+      logger.warn(
+        { isolation: 'none', reason: failure },
+        `agent isolation: NONE — bubblewrap is unavailable (${failure}). Every customer's agent runs as this service's user and can read other customers' workspaces, this service's data directory and the environment of other processes. Acceptable for a single-tenant developer set-up only; install bubblewrap and set agent.isolation = "required" in production`,
+      );
+    }
+    return new AppServerSandbox('none', settings, failure, isRoot);
+  }
+
+  /**
+   * Throws when the customer's app-server must not start (isolation required but unavailable, customer id past
+   * the uid range); else its uid/gid, or null when it keeps the service's own. Called before anything is issued.
+   */
+  check(customerId: number): number | null {
+    if (this.kind === 'none' && this.settings.mode === 'required') throw new SandboxUnavailableError('agent isolation is required on this server and is not available');
+    return this.uidOf(customerId);
+  }
+
+  /** The uid/gid the customer's app-server runs as, or null when it keeps the service's own. */
+  uidOf(customerId: number): number | null {
+    if (this.kind !== 'bubblewrap' || !this.runAsRoot) return null;
+    if (!Number.isSafeInteger(customerId) || customerId < 0 || customerId >= this.settings.uidCount) {
+      throw new SandboxUnavailableError('this account is outside the agent sandbox uid range (agent.isolationUidCount)');
+    }
+    return this.settings.uidFirst + customerId;
+  }
+
+  /**
+   * Creates the customer's folders, hands them to its uid, and returns the command that starts the app-server
+   * (the bubblewrap wrapper around `binary args`, or the bare command when isolation is off).
+   */
+  async prepare(customerId: number, paths: SandboxPaths, binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<SandboxedCommand> {
+    const uid = this.check(customerId);
+    if (this.kind === 'none') return { binary, args, env };
+    await fsp.mkdir(paths.workspaceRoot, { recursive: true, mode: 0o755 });
+    await fsp.mkdir(paths.codexHome, { recursive: true, mode: 0o700 });
+    const workspaceRoot = await fsp.realpath(paths.workspaceRoot);
+    const codexHome = await fsp.realpath(paths.codexHome);
+    if (uid !== null) {
+      await handOver(workspaceRoot, uid);
+      await handOver(codexHome, uid);
+    }
+    const realBinary = await fsp.realpath(binary);
+    const sandboxArgs = bwrapArgs({
+      hidden: this.settings.hidden,
+      readOnly: uniqueDirs([...this.settings.codexDirs, path.dirname(realBinary)]),
+      writable: [...new Set([workspaceRoot, codexHome])],
+      chdir: codexHome,
+      uid,
+    });
+    const inner = uid === null ? [realBinary, ...args] : [...dropTo(uid), realBinary, ...args];
+    // TMPDIR is not an ancestor of a Codex home kept under /tmp, or Codex refuses to create the helper aliases
+    // (`codex-linux-sandbox`) its own workspace-write sandbox needs.
+    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/var/tmp', PATH: SANDBOX_PATH };
+    if (uid !== null) {
+      sandboxEnv.USER = 'agent';
+      sandboxEnv.LOGNAME = 'agent';
+    }
+    return { binary: this.settings.bwrap, args: [...sandboxArgs, '--', ...inner], env: sandboxEnv };
+  }
+}
+
+function dropTo(uid: number): string[] {
+  return [SETPRIV, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+}
+
+interface BwrapPlan {
+  hidden: string[];
+  readOnly: string[];
+  writable: string[];
+  chdir: string;
+  uid: number | null;
+}
+
+const within = (parent: string, child: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+
+/** The bubblewrap options of one sandbox (exported for tests). */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'agent'];
+  const systemDirs: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(dir), dir);
+    else if (stat.isDirectory()) {
+      args.push('--ro-bind', dir, dir);
+      systemDirs.push(dir);
+    }
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/var/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
+  // What the service keeps inside a shown system directory (a config file under /etc, say) is covered up.
+  const covered: string[] = [];
+  for (const hidden of plan.hidden) {
+    const real = realOrSelf(hidden);
+    if (!systemDirs.some((dir) => within(dir, real))) continue;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(real);
+    } catch {
+      continue;
+    }
+    if (stat.isDirectory()) {
+      args.push('--perms', '0755', '--tmpfs', real);
+      covered.push(real);
+    } else {
+      args.push('--ro-bind', '/dev/null', real);
+    }
+  }
+  // Mount points outside the shown system directories are created on the sandbox's empty root (or a cover).
+  const made = new Set<string>();
+  const mountPoint = (target: string) => {
+    if (systemDirs.some((dir) => within(dir, target)) && !covered.some((dir) => within(dir, target))) return;
+    const parts = target.split('/').filter(Boolean);
+    for (let i = 1; i < parts.length; i++) {
+      const ancestor = `/${parts.slice(0, i).join('/')}`;
+      if (made.has(ancestor) || ancestor === '/tmp' || covered.includes(ancestor)) continue;
+      if (systemDirs.some((dir) => within(dir, ancestor)) && !covered.some((dir) => within(dir, ancestor))) continue;
+      made.add(ancestor);
+      args.push('--perms', '0755', '--dir', ancestor);
+    }
+  };
+  for (const dir of plan.readOnly) {
+    mountPoint(dir);
+    args.push('--ro-bind', dir, dir);
+  }
+  for (const dir of plan.writable) {
+    mountPoint(dir);
+    args.push('--bind', dir, dir);
+  }
+  args.push('--chdir', plan.chdir);
+  // Root in the sandbox may change uid once (setpriv); every other capability is gone, and setpriv drops these too.
+  if (plan.uid !== null) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
+  return args;
+}
+
+function realOrSelf(target: string): string {
+  try {
+    return fs.realpathSync(target);
+  } catch {
+    return path.resolve(target);
+  }
+}
+
+function uniqueDirs(dirs: string[]): string[] {
+  const real = [...new Set(dirs.map(realOrSelf))].sort((a, b) => a.length - b.length);
+  return real.filter((dir, index) => !real.slice(0, index).some((outer) => within(outer, dir)));
+}
+
+/**
+ * Gives the tree to `uid` (lchown, never following links): entries the service owns are handed over; entries of
+ * another owner and files with more than one hard link (which could be another tree's file) are left alone.
+ */
+export async function handOver(root: string, uid: number, serviceUid = process.getuid?.() ?? 0): Promise<void> {
+  const visit = async (target: string): Promise<void> => {
+    let stat: fs.Stats;
+    try {
+      stat = await fsp.lstat(target);
+    } catch {
+      return;
+    }
+    if (stat.uid === serviceUid && (stat.isDirectory() || stat.nlink <= 1)) await fsp.lchown(target, uid, uid).catch(() => undefined);
+    if (!stat.isDirectory()) return;
+    const entries = await fsp.readdir(target).catch(() => [] as string[]);
+    for (const entry of entries) await visit(path.join(target, entry));
+  };
+  await visit(root);
+}
+
+/** Starts a throw-away sandbox exactly as app-servers get it; null when it ran, else why not. */
+async function probe(settings: SandboxSettings, isRoot: boolean): Promise<string | null> {
+  try {
+    await fsp.access(settings.bwrap, fs.constants.X_OK);
+  } catch {
+    return `${settings.bwrap} not found`;
+  }
+  if (isRoot) {
+    try {
+      await fsp.access(SETPRIV, fs.constants.X_OK);
+    } catch {
+      return `${SETPRIV} not found (needed to drop to a per-customer uid)`;
+    }
+  }
+  const scratch = await fsp.mkdtemp(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'switchyard-sandbox-probe-'));
+  try {
+    const uid = isRoot ? settings.uidFirst : null;
+    if (uid !== null) await fsp.chown(scratch, uid, uid);
+    const args = bwrapArgs({ hidden: [], readOnly: [], writable: [scratch], chdir: scratch, uid });
+    const inner = uid === null ? ['/bin/sh', '-c', 'touch probe'] : [...dropTo(uid), '/bin/sh', '-c', 'touch probe'];
+    const result = await run(settings.bwrap, [...args, '--', ...inner]);
+    if (result.code !== 0) return `bubblewrap failed: ${result.stderr.trim().split('\n')[0] || `exit ${result.code}`}`;
+    const stat = await fsp.stat(path.join(scratch, 'probe')).catch(() => null);
+    if (!stat) return 'bubblewrap ran but the sandbox could not write its bound folder';
+    if (uid !== null && stat.uid !== uid) return `the sandbox did not run as uid ${uid}`;
+    return null;
+  } catch (error) {
+    return `bubblewrap failed: ${(error as Error).message}`;
+  } finally {
+    await fsp.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function run(binary: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+/**
+ * Folders the service creates inside a workspace while the customer's app-server may be running take the owner
+ * of the folder they were created in (the customer's sandbox uid), so the agent can write in them. `first` is
+ * what `mkdir({ recursive: true })` returned (the topmost folder it created, or undefined), `last` the deepest.
+ */
+export async function ownLikeParent(first: string | undefined, last: string): Promise<void> {
+  if (first === undefined || process.getuid?.() !== 0) return;
+  const parent = await fsp.lstat(path.dirname(first)).catch(() => null);
+  if (!parent || parent.uid === 0) return;
+  const chain = [first];
+  const rest = path.relative(first, last);
+  if (rest !== '' && !rest.startsWith('..')) {
+    let current = first;
+    for (const segment of rest.split(path.sep)) chain.push((current = path.join(current, segment)));
+  }
+  for (const dir of chain) await fsp.lchown(dir, parent.uid, parent.gid).catch(() => undefined);
+}
