@@ -30,7 +30,8 @@ const SERVICE_SECRETS = {
 describe('app-server environment and arguments', () => {
   it('passes an allow-list only: none of the service’s secrets reach the app-server', () => {
     const env = appServerEnv('/data/codex-homes/7', 'syw_runtime', { ...SERVICE_SECRETS, PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8' });
-    expect(Object.keys(env).sort()).toEqual(['CODEX_HOME', 'HOME', 'LANG', 'LOG_FORMAT', 'PATH', TOKEN_ENV_KEY].sort());
+    expect(Object.keys(env).sort()).toEqual(['CODEX_HOME', 'HOME', 'LANG', 'LOG_FORMAT', 'PATH', 'TMPDIR', TOKEN_ENV_KEY].sort());
+    expect(env.TMPDIR).toBe('/data/codex-homes/7/tmp');
     const text = JSON.stringify(env);
     for (const value of Object.values(SERVICE_SECRETS)) expect(text).not.toContain(value);
   });
