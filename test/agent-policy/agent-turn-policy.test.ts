@@ -159,4 +159,53 @@ describe('key policies bind agent turns', () => {
     const allowed = await harness.context.app.inject({ method: 'POST', url: '/v1/messages/count_tokens', headers: harness.customer.headers, payload });
     expect(allowed.statusCode).toBe(200);
   });
+
+  it('the rate-limit plan binds direct turns, and runtime credentials naming a running turn act as its starter', async () => {
+    const slow = await key({ surfaces: ['projects'], rateLimitPlan: 'one' });
+    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hi' }) }));
+    const thread = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: slow.headers, payload: {} });
+    expect(thread.statusCode).toBe(201);
+    const threadId = thread.json().thread.id as string;
+    const upstreamBefore = harness.upstream.requests.length;
+    const direct = await harness.context.app.inject({ method: 'POST', url: '/api/turns', headers: slow.headers, payload: { threadId, input: 'go' } });
+    expect(direct.statusCode).toBe(202);
+    const deadline = Date.now() + 30_000;
+    let status: string | undefined;
+    while (Date.now() < deadline && status === undefined) {
+      const read = await harness.context.app.inject({ method: 'GET', url: `/api/threads/${threadId}?include_turns=true`, headers: slow.headers });
+      const turn = (read.json().thread?.turns ?? read.json().turns ?? []).find((entry: { id: string }) => entry.id === direct.json().turn_id);
+      if (turn && turn.status !== 'inProgress') status = turn.status;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe('failed');
+    expect(harness.upstream.requests.length - upstreamBefore).toBe(1);
+
+    // A turn of another key held open by a silent upstream: a runtime-like credential naming its thread is that key.
+    const holder = await key({ surfaces: ['projects'], rateLimitPlan: 'one' });
+    harness.upstream.setDefault(() => ({ kind: 'hang' }));
+    const projectId = await harness.createProject(holder.headers);
+    const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: holder.headers });
+    const heldThread = opened.json().thread.id as string;
+    const started = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: holder.headers, payload: { input: 'wait' } });
+    expect(started.statusCode).toBe(202);
+    await harness.upstream.waitForRequests(harness.upstream.requests.length + 1, 15_000).catch(() => undefined);
+    const runtimeLike = await harness.context.services.keys.issue(harness.context.storage.db, {
+      customerId: harness.customer.id,
+      kind: 'wallet',
+      role: 'customer',
+      name: 'runtime-like',
+      policy: { surfaces: ['gateway'], agentRuntime: true },
+    });
+    const asTurn = await harness.context.app.inject({
+      method: 'POST',
+      url: '/v1/responses',
+      headers: { ...bearer(runtimeLike.plaintext), 'x-codex-turn-metadata': JSON.stringify({ thread_id: heldThread, turn_id: started.json().turn_id }) },
+      payload: { model: 'power-ai', input: 'hello' },
+    });
+    // The holder's one request per minute went to its own turn: this request is limited as the holder.
+    expect(asTurn.statusCode).toBe(429);
+    expect(Number(asTurn.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns/${started.json().turn_id}/interrupt`, headers: holder.headers });
+    harness.upstream.setDefault(() => ({ kind: 'text', text: 'Hello from the scripted model.' }));
+  });
 });
