@@ -16,7 +16,9 @@ import Fastify, {
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerFrom } from '../accounts/identity.js';
+import { bearerFrom, unauthenticated } from '../accounts/identity.js';
+import { cookieValue, CSRF_HEADER, SESSION_COOKIE } from '../accounts/sessions.js';
+import { safeEqual } from '../accounts/secrets.js';
 import { surfaceAllowed, type Principal } from '../accounts/principal.js';
 import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
@@ -38,6 +40,9 @@ declare module 'fastify' {
 
 /** `\u0000`, 16 or more digits in a row, or an exponent of two or more digits (strings included: Ajv coerces them). */
 const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\d{16}|[eE][+-]?\d{2}/;
+
+/** Methods that change nothing: a cookie-authenticated request needs no CSRF token for these. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -96,7 +101,24 @@ export async function buildApp(services: Services): Promise<App> {
     const { config: routeConfig, url: routeUrl } = request.routeOptions;
     const auth = routeConfig?.auth ?? 'api';
     if (auth === 'public' || routeUrl === undefined) return;
-    const principal = await services.identity.resolve(bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true));
+    const token = bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true);
+    // A dashboard session (cookie) is accepted only on account-surface api routes, and only without a bearer.
+    if (token === undefined && auth === 'api' && (routeConfig.surface ?? 'account') === 'account') {
+      const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      if (sessionToken !== undefined) {
+        const session = await services.accounts.sessions.resolve(sessionToken);
+        if (session === null) throw unauthenticated();
+        if (!SAFE_METHODS.has(request.method)) {
+          const sent = request.headers[CSRF_HEADER];
+          if (typeof sent !== 'string' || !safeEqual(sent, services.accounts.sessions.csrfFor(sessionToken))) {
+            throw new AppError('FORBIDDEN', `Missing or invalid CSRF token: send the ${CSRF_HEADER} header with the token from sign-in`);
+          }
+        }
+        request.principal = session;
+        return;
+      }
+    }
+    const principal = await services.identity.resolve(token);
     if (auth === 'operator' && principal.kind !== 'operator') throw new AppError('NOT_FOUND', 'Route not found');
     if (principal.kind === 'customer') {
       const surface = routeConfig.surface ?? 'account';
@@ -105,6 +127,9 @@ export async function buildApp(services: Services): Promise<App> {
       }
     }
     request.principal = principal;
+    if (principal.kind === 'customer') {
+      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
+    }
   });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
