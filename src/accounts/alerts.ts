@@ -127,15 +127,16 @@ export class AlertService {
       this.knownNetworks.add(memo);
       return;
     }
+    // The alert first: once the network row exists, its alert does too.
+    if (seen.length > 0) {
+      await this.raise(customerId, { cause: 'new_network', causeKey: `key:${keyId}:${networkHash}`, keyId, details: { network } });
+    }
     await db
       .insertInto('key_networks')
       .values({ key_id: keyId, network_hash: networkHash, first_seen_at: this.clock.nowMs() })
       .onConflict((conflict) => conflict.columns(['key_id', 'network_hash']).doNothing())
       .execute();
     this.knownNetworks.add(memo);
-    if (seen.length > 0) {
-      await this.raise(customerId, { cause: 'new_network', causeKey: `key:${keyId}:${networkHash}`, keyId, details: { network } });
-    }
   }
 
   async list(customerId: number, options: { includeAcknowledged?: boolean } = {}) {

@@ -102,13 +102,13 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
     '/api/v1/me/sso-link',
     {
       config: account,
-      schema: { tags: ['account'], summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}', body: Type.Optional(DashboardSsoLinkBody) },
+      schema: { tags: ['account'], summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}', body: DashboardSsoLinkBody },
     },
     async (request, reply) => {
       const caller = customerOf(request);
-      const issued = await accounts.sso.issue(caller.customerId, (request.body?.ttlSeconds ?? 300) * 1000);
+      const issued = await accounts.sso.issue(caller.customerId, (request.body.ttlSeconds ?? 300) * 1000);
       const query = new URLSearchParams({ token: issued.token });
-      if (request.body?.returnTo !== undefined) query.set('returnTo', request.body.returnTo);
+      if (request.body.returnTo !== undefined) query.set('returnTo', request.body.returnTo);
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ url: `${config.publicBaseUrl}/api/v1/auth/sso?${query.toString()}`, expires_at: new Date(issued.expiresAt).toISOString() });
     },
