@@ -7,6 +7,7 @@ import type { DomainDeps } from '../services.js';
 import { AlertService } from './alerts.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
+import { OidcSignIn } from './oidc.js';
 import { Lockout, MemoryFailureCounters, RedisFailureCounters, type FailureCounters } from './lockout.js';
 import { createMailer, type Mailer } from './mailer.js';
 import { SecretBox } from './secrets.js';
@@ -26,6 +27,7 @@ export interface AccountServices {
   alerts: AlertService;
   settings: AccountSettings;
   sso: SsoLinks;
+  oidc: OidcSignIn;
   /** Where the configuration requires a solved human check. */
   humanCheckRequired(place: 'register' | 'idp' | 'web-login'): boolean;
   start(): void;
@@ -75,6 +77,7 @@ export function createAccountServices(deps: DomainDeps, options: { mailer?: Mail
     alerts,
     settings,
     sso: new SsoLinks(storage, box, clock),
+    oidc: new OidcSignIn({ storage, box, clock, logger, customers: deps.customers, config: config.idp, publicBaseUrl: config.publicBaseUrl }),
     humanCheckRequired: (place) => required.has(place),
     start() {
       scanner = setInterval(() => {

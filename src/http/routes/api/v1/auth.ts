@@ -6,7 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import { safeReturnTo } from '../../../../accounts/sso.js';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
-import { validationError } from '../../../../kernel/errors.js';
+import { OidcError } from '../../../../accounts/oidc.js';
+import { AppError, validationError } from '../../../../kernel/errors.js';
 import type { App } from '../../../app.js';
 import type { Services } from '../../../../services.js';
 import { clearSessionCookies, sessionView, setSessionCookies } from './session-cookies.js';
@@ -46,6 +47,26 @@ const PasswordResetConfirmBody = Type.Object(
 );
 
 const SsoQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })), returnTo: Type.Optional(Type.String({ maxLength: 2048 })) });
+
+const IdpStartQuery = Type.Object({
+  planId: Type.Optional(Type.String({ maxLength: 100 })),
+  amountUsd: Type.Optional(Type.String({ maxLength: 20, pattern: '^[0-9]{1,9}(\\.[0-9]{1,6})?$', description: 'A number of US dollars (number or numeric string).' })),
+  returnTo: Type.Optional(Type.String({ maxLength: 2048 })),
+  deviceFingerprint: Type.Optional(Type.String({ maxLength: 512 })),
+  countryCode: Type.Optional(Type.String({ maxLength: 8 })),
+  countryName: Type.Optional(Type.String({ maxLength: 100 })),
+  mobileNumber: Type.Optional(Type.String({ maxLength: 32 })),
+  referralCode: Type.Optional(Type.String({ maxLength: 100 })),
+  source: Type.Optional(Type.String({ maxLength: 100 })),
+  ...HumanCheckFields,
+  website: Type.Optional(Type.String({ maxLength: 2048, description: 'Leave empty.' })),
+});
+
+const IdpCallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 4096 })),
+  state: Type.Optional(Type.String({ maxLength: 512 })),
+  error: Type.Optional(Type.String({ maxLength: 512 })),
+});
 
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
@@ -160,6 +181,60 @@ export async function authRoutes(app: App, services: Services): Promise<void> {
       const session = await accounts.sessions.open(customerId);
       setSessionCookies(reply, session, clock.nowMs(), config.publicBaseUrl);
       return reply.redirect(returnTo, 302);
+    },
+  );
+
+  app.get(
+    '/api/v1/auth/idp/start',
+    {
+      config: publicAccount,
+      schema: {
+        tags: ['auth'],
+        summary: 'Starts identity-provider sign-up or sign-in: 302 to the provider (authorization code + PKCE S256)',
+        description: 'planId, amountUsd, referralCode, source and countryCode are recorded for a new account. website must stay empty.',
+        querystring: IdpStartQuery,
+      },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      if (query.website !== undefined && query.website.trim() !== '') throw new AppError('BAD_REQUEST', 'Request refused');
+      if (!accounts.oidc.enabled) throw new AppError('NOT_FOUND', 'Identity-provider sign-in is not configured');
+      if (accounts.humanCheckRequired('idp')) await accounts.humanChecks.verify(query, 'query');
+      const url = await accounts.oidc.start(safeReturnTo(query.returnTo), {
+        referralCode: query.referralCode,
+        planId: query.planId,
+        amountUsdMicros: query.amountUsd === undefined ? undefined : Math.round(Number(query.amountUsd) * 1_000_000),
+        source: query.source,
+        countryCode: query.countryCode,
+      });
+      reply.header('cache-control', 'no-store');
+      return reply.redirect(url.href, 302);
+    },
+  );
+
+  app.get(
+    '/api/v1/auth/idp/callback',
+    {
+      config: publicAccount,
+      schema: {
+        tags: ['auth'],
+        summary: 'Completes identity-provider sign-in: session cookie and 302 to returnTo, or 302 to /login.html?error=<code>',
+        querystring: IdpCallbackQuery,
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      reply.header('referrer-policy', 'no-referrer');
+      const raw = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      try {
+        const done = await accounts.oidc.complete(new URLSearchParams(raw));
+        const session = await accounts.sessions.open(done.customerId);
+        setSessionCookies(reply, session, clock.nowMs(), config.publicBaseUrl);
+        return reply.redirect(done.returnTo, 302);
+      } catch (error) {
+        if (error instanceof OidcError) return reply.redirect(`/login.html?error=${error.code}`, 302);
+        throw error;
+      }
     },
   );
 
