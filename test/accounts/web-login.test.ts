@@ -216,3 +216,23 @@ describe('dashboard web login, sessions and CSRF', () => {
     expect(late.statusCode).toBe(401);
   });
 });
+
+describe('CLI login lockout', () => {
+  let context: TestContext;
+  const clock = new FakeClock(Date.UTC(2026, 5, 1));
+  beforeAll(async () => {
+    context = await createTestContext({ clock, config: { accounts: { lockout: { maxFailures: 3, perIpFactor: 5, windowMinutes: 10 } } } as never });
+  });
+  afterAll(async () => context.close());
+
+  it('answers 429 with Retry-After after repeated failures of one account, until the window ends', async () => {
+    const erin = await signUp(context, 'erin');
+    const login = (password: string) => context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: erin.email, password } });
+    for (let i = 0; i < 3; i++) expect((await login('wrong')).statusCode).toBe(401);
+    const locked = await login(erin.password);
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    clock.advance(10 * 60_000 + 1);
+    expect((await login(erin.password)).statusCode).toBe(200);
+  });
+});

@@ -78,7 +78,15 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
       if (given.length !== 1) {
         throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
       }
-      const issued = await customers.login(given[0]!, password);
+      // Failures count per account and per address (429 with Retry-After over the limit), as for web login.
+      const { lockout } = services.accounts;
+      const accountKey = given[0]!.includes('@') ? given[0]!.trim().toLowerCase() : given[0]!.trim();
+      await lockout.check('login', accountKey, request.ip);
+      const issued = await customers.login(given[0]!, password).catch(async (error: unknown) => {
+        if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await lockout.fail('login', accountKey, request.ip);
+        throw error;
+      });
+      await lockout.succeed('login', accountKey);
       return { customer_id: issued.customerId, api_key: issued.key, api_key_id: issued.keyId, ...cliConfiguration(config) };
     },
   );
