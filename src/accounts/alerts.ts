@@ -34,6 +34,8 @@ export class AlertService {
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly box: SecretBox,
+    /** Called once per newly stored alert (e.g. the notification mail); failures are the callee's to log. */
+    private readonly onRaised: (customerId: number, alert: AlertInput) => void = () => undefined,
   ) {}
 
   /** Stores the alert once; true when this call created it. */
@@ -50,7 +52,9 @@ export class AlertService {
       })
       .onConflict((conflict) => conflict.columns(['customer_id', 'cause', 'cause_key']).doNothing())
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    const created = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    if (created) this.onRaised(customerId, input);
+    return created;
   }
 
   /** Raises expiring (within 7 days) and expired alerts for the customer's keys; run on read and periodically. */

@@ -63,8 +63,20 @@ export function createAccountServices(deps: DomainDeps, options: { mailer?: Mail
     publicBaseUrl: config.publicBaseUrl,
     humanCheckAfterFailures: required.has('web-login') ? config.accounts.humanCheck.webLoginAfterFailures : undefined,
   });
-  const alerts = new AlertService(storage, clock, box);
   const settings = new AccountSettings(storage, clock, () => config.regions, () => config.agent);
+  // Alert mail honours the customer's engagement preferences (email.keyAlerts).
+  const alerts = new AlertService(storage, clock, box, (customerId, alert) => {
+    void (async () => {
+      if (!(await settings.mayEmail(customerId, 'keyAlerts'))) return;
+      const customer = await storage.db.selectFrom('customers').select('email').where('id', '=', customerId).executeTakeFirst();
+      if (!customer) return;
+      await mailer.send({
+        to: customer.email,
+        subject: `Switchyard alert: ${alert.cause.replace(/_/g, ' ')}`,
+        text: `An alert was raised on your account (${alert.cause}${alert.keyId ? `, key ${alert.keyId}` : ''}). See the dashboard for details.`,
+      });
+    })().catch((error: unknown) => logger.error({ err: error }, 'sending the alert mail failed'));
+  });
   let scanner: NodeJS.Timeout | undefined;
   return {
     box,

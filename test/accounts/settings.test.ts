@@ -189,3 +189,30 @@ describe('account settings, inbox, alerts and toolbox', () => {
     expect(badType.statusCode).toBe(422);
   });
 });
+
+describe('alert mail honours the engagement preferences', () => {
+  let context: TestContext;
+  beforeAll(async () => {
+    context = await createTestContext({ config: { mail: { logLinks: true } } as never });
+  });
+  afterAll(async () => context.close());
+
+  const mailLines = (subject: string) => context.logs.filter((line) => line.includes(subject));
+  const waitFor = async (predicate: () => boolean) => {
+    for (let i = 0; i < 500 && !predicate(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  it('mails an alert when email.keyAlerts is on (default) and not when it is off', async () => {
+    const on = await signUp(context, 'on');
+    const off = await signUp(context, 'off');
+    const put = await context.app.inject({ method: 'PUT', url: '/api/v1/customer-engagement', headers: bearer(off.systemToken), payload: { email: { keyAlerts: false } } });
+    expect(put.statusCode).toBe(200);
+    const alerts = context.services.accounts.alerts;
+    await alerts.raise(off.customerId, { cause: 'key_revoked', causeKey: 'key:1' });
+    await alerts.raise(on.customerId, { cause: 'key_revoked', causeKey: 'key:1' });
+    await waitFor(() => mailLines(on.email).length > 0);
+    expect(mailLines(on.email).some((line) => line.includes('Switchyard alert: key revoked'))).toBe(true);
+    // The preference check for "off" started first, so by now it has finished.
+    expect(mailLines(off.email).filter((line) => line.includes('Switchyard alert'))).toHaveLength(0);
+  });
+});
