@@ -4,6 +4,8 @@
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { CustomerService } from './accounts/customer-service.js';
+import { createAccountServices, type AccountServices } from './accounts/index.js';
+import type { Mailer } from './accounts/mailer.js';
 import { Identity } from './accounts/identity.js';
 import { KeyRepository } from './accounts/key-repository.js';
 import { TurnPrincipals } from './accounts/turn-principals.js';
@@ -39,6 +41,7 @@ export interface Services extends DomainDeps {
   projectEvents: ProjectEvents;
   agent: AgentServices;
   direct: DirectServices;
+  accounts: AccountServices;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** An already open and migrated storage (tests); otherwise opened from the config and migrated. */
   storage?: Storage;
+  /** A mailer to use instead of the configured one (tests). */
+  mailer?: Mailer;
 }
 
 export const REDACTED_PATHS = [
@@ -58,6 +63,10 @@ export const REDACTED_PATHS = [
   '*.password',
   '*.key',
   '*.secret',
+  'req.headers.cookie',
+  'headers.cookie',
+  '*.token',
+  '*.csrf_token',
 ];
 
 export function createLogger(level: string): Logger {
@@ -96,11 +105,13 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const projectEvents = await createProjectEvents(deps);
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
+  const accounts = createAccountServices(deps, { mailer: options.mailer });
   await identity.start();
   await billing.start();
   await gateway.start();
   await projectEvents.start();
   await agent.start();
+  accounts.start();
 
   return {
     ...deps,
@@ -110,7 +121,9 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     projectEvents,
     agent,
     direct,
+    accounts,
     async close() {
+      await accounts.close();
       await agent.close();
       await projectEvents.close();
       await gateway.close();

@@ -3,6 +3,7 @@
  * composes them into the one schema the loader validates.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
 import { GatewaySection } from './sections/gateway.js';
@@ -17,6 +18,9 @@ export const ConfigFileSchema = Type.Object(
     ...BillingSection,
     ...PlatformSection,
     agent: AgentSection,
+    accounts: AccountsSection,
+    mail: MailSection,
+    idp: IdpSection,
   },
   { additionalProperties: false },
 );

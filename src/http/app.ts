@@ -16,8 +16,10 @@ import Fastify, {
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerFrom } from '../accounts/identity.js';
-import { surfaceAllowed, type Principal } from '../accounts/principal.js';
+import { bearerFrom, unauthenticated } from '../accounts/identity.js';
+import { cookieValue, CSRF_HEADER, SESSION_COOKIE } from '../accounts/sessions.js';
+import { safeEqual } from '../accounts/secrets.js';
+import { surfaceAllowed, type CustomerPrincipal, type Principal } from '../accounts/principal.js';
 import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
 import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
@@ -39,6 +41,9 @@ declare module 'fastify' {
 
 /** `\u0000`, a surrogate escape (`\ud800`–`\udfff`), 16 or more digits in a row, or an exponent of two or more digits. */
 const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\\u[dD][89a-fA-F]|\d{16}|[eE][+-]?\d{2}/;
+
+/** Methods that change nothing: a cookie-authenticated request needs no CSRF token for these. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -104,7 +109,24 @@ export async function buildApp(services: Services): Promise<App> {
     const { config: routeConfig, url: routeUrl } = request.routeOptions;
     const auth = routeConfig?.auth ?? 'api';
     if (auth === 'public' || routeUrl === undefined) return;
-    const principal = await services.identity.resolve(bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true));
+    const token = bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true);
+    // A dashboard session (cookie) is accepted only on account-surface api routes, and only without a bearer.
+    if (token === undefined && auth === 'api' && (routeConfig.surface ?? 'account') === 'account') {
+      const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      if (sessionToken !== undefined) {
+        const session = await services.accounts.sessions.resolve(sessionToken);
+        if (session === null) throw unauthenticated();
+        if (!SAFE_METHODS.has(request.method)) {
+          const sent = request.headers[CSRF_HEADER];
+          if (typeof sent !== 'string' || !safeEqual(sent, services.accounts.sessions.csrfFor(sessionToken))) {
+            throw new AppError('FORBIDDEN', `Missing or invalid CSRF token: send the ${CSRF_HEADER} header with the token from sign-in`);
+          }
+        }
+        request.principal = session;
+        return;
+      }
+    }
+    const principal = await services.identity.resolve(token);
     if (auth === 'operator' && principal.kind !== 'operator') throw new AppError('NOT_FOUND', 'Route not found');
     if (principal.kind === 'customer') {
       const surface = routeConfig.surface ?? 'account';
@@ -113,7 +135,11 @@ export async function buildApp(services: Services): Promise<App> {
       }
     }
     // An app-server's runtime credential acts as the key that started the turn its request names.
-    request.principal = principal.kind === 'customer' && principal.policy.agentRuntime ? services.turnPrincipals.resolve(principal, request.headers[TURN_METADATA_HEADER]) : principal;
+    const runtime = principal.kind === 'customer' && principal.policy.agentRuntime === true;
+    request.principal = runtime ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER]) : principal;
+    if (principal.kind === 'customer' && !runtime) {
+      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
+    }
   });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.

@@ -1,4 +1,5 @@
 /** The whole database as Kysely sees it: one interface per domain, merged here. */
+import type { AccountTables } from './tables/accounts.js';
 import type { AgentTables } from './tables/agent.js';
 import type { AgentProjectTables } from './tables/agent-projects.js';
 import type { BillingTables } from './tables/billing.js';
@@ -7,4 +8,4 @@ import type { DirectTables } from './tables/direct.js';
 import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables {}

@@ -8,6 +8,7 @@ import { createdCustomerView, cliConfiguration, describeAccount } from '../../ac
 import { ApiKeyService } from '../../accounts/api-key-service.js';
 import { UserApiKeyCreateBody, UserApiKeyUpdateBody } from '../../accounts/key-policy.js';
 import type { CustomerPrincipal } from '../../accounts/principal.js';
+import { isSessionPrincipal } from '../../accounts/sessions.js';
 import { AppError, validationError } from '../../kernel/errors.js';
 import type { App } from '../app.js';
 import type { Services } from '../../services.js';
@@ -16,7 +17,13 @@ const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^
 const Password = Type.String({ minLength: 8, maxLength: 256 });
 
 const RegisterBody = Type.Object(
-  { email: Email, password: Password, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  {
+    email: Email,
+    password: Password,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    humanCheckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' })),
+    humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
   { additionalProperties: false },
 );
 
@@ -55,7 +62,9 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
     '/api/v1/customer/register',
     { config: publicAccount, schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody } },
     async (request, reply) => {
-      const created = await customers.create(request.body);
+      const { humanCheckId, humanCheckAnswer, ...input } = request.body;
+      if (services.accounts.humanCheckRequired('register')) await services.accounts.humanChecks.verify({ humanCheckId, humanCheckAnswer });
+      const created = await customers.create(input);
       return reply.code(201).send(createdCustomerView(created, config));
     },
   );
@@ -69,13 +78,37 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
       if (given.length !== 1) {
         throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
       }
-      const issued = await customers.login(given[0]!, password);
+      // Failures count per account and per address (429 with Retry-After over the limit), as for web login.
+      const { lockout } = services.accounts;
+      const accountKey = given[0]!.includes('@') ? given[0]!.trim().toLowerCase() : given[0]!.trim();
+      await lockout.check('login', accountKey, request.ip);
+      const issued = await customers.login(given[0]!, password).catch(async (error: unknown) => {
+        if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await lockout.fail('login', accountKey, request.ip);
+        throw error;
+      });
+      await lockout.succeed('login', accountKey);
       return { customer_id: issued.customerId, api_key: issued.key, api_key_id: issued.keyId, ...cliConfiguration(config) };
     },
   );
 
-  app.get('/api/v1/me', { config: account, schema: { tags: ['accounts'], summary: 'Account, wallet and CLI configuration' } }, async (request) =>
-    describeAccount({ customers, wallets: services.billing, config, prices: () => services.gateway.listModels() }, customerOf(request)),
+  app.get(
+    '/api/v1/me',
+    {
+      config: account,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Account, wallet and CLI configuration; with the dashboard profile (edge region and its base URL, names, show_name_dialog, two_factor_enabled, session)',
+      },
+    },
+    async (request) => {
+      const caller = customerOf(request);
+      const [described, profile, twoFactor] = await Promise.all([
+        describeAccount({ customers, wallets: services.billing, config, prices: () => services.gateway.listModels() }, caller),
+        services.accounts.settings.profile(caller.customerId),
+        services.accounts.webAuth.twoFactorEnabled(caller.customerId),
+      ]);
+      return { ...described, profile, two_factor_enabled: twoFactor, session: isSessionPrincipal(caller) };
+    },
   );
 
   app.get(
@@ -111,7 +144,9 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
     async (request) => {
       const caller = customerOf(request);
       apiKeys.assertMayManageKeys(caller);
-      return { ...(await apiKeys.revoke(caller.customerId, request.params.key_id)), revoked: true };
+      const revoked = await apiKeys.revoke(caller.customerId, request.params.key_id);
+      await services.accounts.alerts.raise(caller.customerId, { cause: 'key_revoked', causeKey: `key:${request.params.key_id}`, keyId: request.params.key_id, details: { key_id: request.params.key_id } });
+      return { ...revoked, revoked: true };
     },
   );
 
@@ -122,6 +157,12 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
       const caller = customerOf(request);
       apiKeys.assertMayManageKeys(caller);
       const issued = await apiKeys.replace(caller.customerId, request.params.key_id);
+      await services.accounts.alerts.raise(caller.customerId, {
+        cause: 'key_replaced',
+        causeKey: `key:${request.params.key_id}`,
+        keyId: request.params.key_id,
+        details: { key_id: request.params.key_id, replaced_by: issued.view.id },
+      });
       return reply.code(201).send({ ...issued.view, key: issued.key, replaces: request.params.key_id });
     },
   );

@@ -13,6 +13,11 @@ import { directRoutes } from './direct.js';
 import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
+import { adminMessageRoutes } from './api/admin/messages.js';
+import { authRoutes } from './api/v1/auth.js';
+import { meRoutes } from './api/v1/me.js';
+import { messageRoutes } from './api/v1/messages.js';
+import { toolboxRoutes } from './api/v1/toolbox.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -28,6 +33,11 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     agentEventsRoutes,
     agentFilesRoutes,
     directRoutes,
+    authRoutes,
+    meRoutes,
+    messageRoutes,
+    toolboxRoutes,
+    adminMessageRoutes,
   ]) {
     await module(app, services);
   }

@@ -1,0 +1,165 @@
+/**
+ * Sign-up and sign-in through an OpenID Connect provider (authorization code + PKCE S256, `openid-client`).
+ * `start` stores a short-lived record keyed by a hash of the random `state`, holding the sealed PKCE verifier and
+ * nonce, the return path and the sign-up attribution; `complete` uses that record up (once, even on failure),
+ * exchanges the code (issuer, audience, expiry, nonce and the exact redirect URI are checked by the client) and
+ * signs in the customer with that verified email, or creates the account and records its attribution.
+ */
+import * as client from 'openid-client';
+import type { Logger } from 'pino';
+import type { IdpConfig } from '../config/sections/accounts.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Storage } from '../storage/database.js';
+import { normalizeEmail, type CustomerService } from './customer-service.js';
+import type { SecretBox } from './secrets.js';
+
+export const OIDC_STATE_TTL_MS = 10 * 60_000;
+
+export interface SignupAttribution {
+  referralCode?: string;
+  planId?: string;
+  amountUsdMicros?: number;
+  source?: string;
+  countryCode?: string;
+}
+
+/** A failed callback: `code` goes into the error redirect (`/login.html?error=<code>`). */
+export class OidcError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface OidcDeps {
+  storage: Storage;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  customers: CustomerService;
+  config: IdpConfig;
+  publicBaseUrl: string;
+}
+
+export class OidcSignIn {
+  private discovered: Promise<client.Configuration> | null = null;
+
+  constructor(private readonly deps: OidcDeps) {}
+
+  get enabled(): boolean {
+    const { issuer, clientId } = this.deps.config;
+    return issuer !== undefined && clientId !== undefined;
+  }
+
+  get redirectUrl(): string {
+    return this.deps.config.redirectUrl ?? `${this.deps.publicBaseUrl}/api/v1/auth/idp/callback`;
+  }
+
+  private configuration(): Promise<client.Configuration> {
+    const { issuer, clientId, clientSecret } = this.deps.config;
+    this.discovered ??= client
+      .discovery(
+        new URL(issuer!),
+        clientId!,
+        { redirect_uris: [this.redirectUrl], response_types: ['code'] },
+        clientSecret === undefined ? client.None() : client.ClientSecretBasic(clientSecret),
+        // A plain-http issuer is only for local providers (tests, development).
+        issuer!.startsWith('http://') ? { execute: [client.allowInsecureRequests] } : undefined,
+      )
+      .catch((error: unknown) => {
+        this.discovered = null;
+        throw error;
+      });
+    return this.discovered;
+  }
+
+  /** The provider's authorization URL for a new sign-in. */
+  async start(returnTo: string, attribution: SignupAttribution): Promise<URL> {
+    const configuration = await this.configuration();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const verifier = client.randomPKCECodeVerifier();
+    const now = this.deps.clock.nowMs();
+    const { box } = this.deps;
+    await this.deps.storage.db
+      .insertInto('oidc_states')
+      .values({
+        state_hash: box.hash('oidc-state', state),
+        nonce: box.encrypt('oidc', nonce),
+        code_verifier_enc: box.encrypt('oidc', verifier),
+        return_to: returnTo,
+        attribution_json: JSON.stringify(attribution),
+        expires_at: now + OIDC_STATE_TTL_MS,
+        created_at: now,
+      })
+      .execute();
+    return client.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.redirectUrl,
+      scope: 'openid email profile',
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+  }
+
+  /** Completes a callback; `query` is the callback's raw query string. */
+  async complete(query: URLSearchParams): Promise<{ customerId: number; returnTo: string; created: boolean }> {
+    const state = query.get('state');
+    if (!state) throw new OidcError('idp_state_invalid', 'missing state');
+    const now = this.deps.clock.nowMs();
+    const { box } = this.deps;
+    const record = await this.deps.storage.db
+      .updateTable('oidc_states')
+      .set({ used_at: now })
+      .where('state_hash', '=', box.hash('oidc-state', state))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning(['nonce', 'code_verifier_enc', 'return_to', 'attribution_json'])
+      .executeTakeFirst();
+    if (!record) throw new OidcError('idp_state_invalid', 'unknown, expired or used state');
+    if (query.get('error') !== null) throw new OidcError('idp_denied', `provider answered ${query.get('error')}`);
+    if (!query.get('code')) throw new OidcError('idp_code_missing', 'missing code');
+
+    const configuration = await this.configuration();
+    const callbackUrl = new URL(this.redirectUrl);
+    callbackUrl.search = query.toString();
+    let claims: client.IDToken | undefined;
+    try {
+      const tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
+        pkceCodeVerifier: box.decrypt('oidc', record.code_verifier_enc),
+        expectedNonce: box.decrypt('oidc', record.nonce),
+        expectedState: state,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims();
+    } catch (error) {
+      this.deps.logger.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'identity-provider callback refused');
+      throw new OidcError('idp_callback_invalid', 'the provider answer did not verify');
+    }
+    const email = typeof claims?.email === 'string' ? normalizeEmail(claims.email) : undefined;
+    if (!email || claims?.email_verified !== true) throw new OidcError('idp_email_unverified', 'the provider gave no verified email');
+
+    const existing = await this.deps.storage.db.selectFrom('customers').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
+    if (existing) {
+      if (existing.status !== 'active') throw new OidcError('account_disabled', 'account disabled');
+      return { customerId: Number(existing.id), returnTo: record.return_to, created: false };
+    }
+    const attribution = JSON.parse(record.attribution_json) as SignupAttribution;
+    const name = typeof claims?.name === 'string' ? claims.name.slice(0, 200) : null;
+    const created = await this.deps.customers.create({ email, name }, async (trx, customerId) => {
+      await trx
+        .insertInto('signup_attributions')
+        .values({
+          customer_id: customerId,
+          referral_code: attribution.referralCode ?? null,
+          plan_id: attribution.planId ?? null,
+          amount_usd_micros: attribution.amountUsdMicros ?? null,
+          source: attribution.source ?? null,
+          country_code: attribution.countryCode ?? null,
+          created_at: now,
+        })
+        .execute();
+    });
+    return { customerId: created.customer.id, returnTo: record.return_to, created: true };
+  }
+}

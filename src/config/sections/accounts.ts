@@ -1,0 +1,63 @@
+/** Dashboard accounts: sessions, brute-force limits, the human check, outgoing mail and the identity provider. */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const AccountsSection = Type.Object(
+  {
+    sessionIdleMinutes: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 12 * 60, description: 'A dashboard session ends after this long without a request.' }),
+    sessionAbsoluteHours: Type.Integer({ minimum: 1, maximum: 90 * 24, default: 7 * 24, description: 'A dashboard session ends this long after sign-in, used or not.' }),
+    lockout: Type.Object(
+      {
+        maxFailures: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Failures per account (or per IP, times perIpFactor) before 429.' }),
+        perIpFactor: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+        windowMinutes: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 15 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    humanCheck: Type.Object(
+      {
+        /** Where a solved human check is required: registration, identity-provider sign-up, web login after failures. */
+        requiredFor: Type.Array(Type.Union([Type.Literal('register'), Type.Literal('idp'), Type.Literal('web-login')]), { default: [] }),
+        /** Web-login failures of an account before a human check is required (when `web-login` is listed). */
+        webLoginAfterFailures: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  { default: {}, additionalProperties: false },
+);
+export type AccountsConfig = Static<typeof AccountsSection>;
+
+export const MailSection = Type.Object(
+  {
+    /** Absent: mail is written to the log (without links unless `logLinks`). */
+    smtp: Type.Optional(
+      Type.Object(
+        {
+          host: Type.String({ minLength: 1 }),
+          port: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
+          secure: Type.Boolean({ default: false, description: 'TLS from the first byte (port 465); otherwise STARTTLS when offered.' }),
+          user: Type.Optional(Type.String()),
+          password: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    from: Type.String({ minLength: 3, default: 'Switchyard <no-reply@switchyard.invalid>' }),
+    /** Local set-ups only: the log mailer prints the whole mail, links and tokens included. */
+    logLinks: Type.Boolean({ default: false }),
+  },
+  { default: {}, additionalProperties: false },
+);
+export type MailConfig = Static<typeof MailSection>;
+
+export const IdpSection = Type.Object(
+  {
+    issuer: Type.Optional(Type.String({ pattern: '^https?://' })),
+    clientId: Type.Optional(Type.String({ minLength: 1 })),
+    clientSecret: Type.Optional(Type.String({ minLength: 1 })),
+    /** Exactly the redirect URI registered at the provider; default `<public URL>/api/v1/auth/idp/callback`. */
+    redirectUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+  },
+  { default: {}, additionalProperties: false },
+);
+export type IdpConfig = Static<typeof IdpSection>;

@@ -1,0 +1,138 @@
+/**
+ * Account settings (`api`, account surface: System Token, username token, login key or dashboard session):
+ * authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
+ */
+import { Type } from '@sinclair/typebox';
+import { isSessionPrincipal } from '../../../../accounts/sessions.js';
+import { customerOf } from '../../accounts.js';
+import type { App } from '../../../app.js';
+import type { Services } from '../../../../services.js';
+
+const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit authenticator-app code.' });
+const EnableBody = Type.Object({ code: Code }, { additionalProperties: false });
+const DisableBody = Type.Object(
+  { code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) },
+  { additionalProperties: false },
+);
+const EdgeRegionBody = Type.Object({ region: Type.String({ minLength: 1, maxLength: 64, description: 'A configured region id or name, e.g. london or chicago.' }) }, { additionalProperties: false });
+const EmailBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }) }, { additionalProperties: false });
+const PasswordBody = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 256 }), new_password: Type.String({ minLength: 8, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+const ProfileNameBody = Type.Object(
+  { first_name: Type.String({ minLength: 1, maxLength: 100 }), surname: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+const DashboardSsoLinkBody = Type.Object(
+  {
+    returnTo: Type.Optional(Type.String({ maxLength: 2048, description: 'A path of this site; default /dashboard.html.' })),
+    ttlSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 300, description: 'Lifetime, at most 300 seconds (default 300).' })),
+  },
+  { additionalProperties: false },
+);
+const AlertParams = Type.Object({ event_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+const AlertQuery = Type.Object({ include_acknowledged: Type.Optional(Type.Boolean({ default: false })) });
+
+const account = { auth: 'api', surface: 'account' } as const;
+
+export async function meRoutes(app: App, services: Services): Promise<void> {
+  const { accounts, config } = services;
+
+  app.post(
+    '/api/v1/me/2fa/setup',
+    { config: account, schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' } },
+    async (request) => ({ ...(await accounts.webAuth.setupTwoFactor(customerOf(request).customerId)), enabled: false }),
+  );
+
+  app.post(
+    '/api/v1/me/2fa/enable',
+    { config: account, schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody } },
+    async (request) => {
+      await accounts.webAuth.enableTwoFactor(customerOf(request).customerId, request.body.code, request.ip);
+      return { enabled: true };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/2fa/disable',
+    { config: account, schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody } },
+    async (request) => {
+      await accounts.webAuth.disableTwoFactor(customerOf(request).customerId, request.body, request.ip);
+      return { enabled: false };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/edge-region',
+    { config: account, schema: { tags: ['account'], summary: 'Sets the preferred API region (one of the configured regions)', body: EdgeRegionBody } },
+    async (request) => accounts.settings.setEdgeRegion(customerOf(request).customerId, request.body.region),
+  );
+
+  app.post(
+    '/api/v1/me/email',
+    { config: account, schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody } },
+    async (request) => ({ email: await accounts.webAuth.changeEmail(customerOf(request).customerId, request.body.email) }),
+  );
+
+  app.post(
+    '/api/v1/me/password',
+    { config: account, schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody } },
+    async (request) => {
+      const caller = customerOf(request);
+      const keep = isSessionPrincipal(caller) ? caller.session.id : undefined;
+      await accounts.webAuth.changePassword(caller.customerId, request.body.current_password, request.body.new_password, keep);
+      return { password_changed: true };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/profile-name',
+    { config: account, schema: { tags: ['account'], summary: 'Saves first name and surname', body: ProfileNameBody } },
+    async (request) => accounts.settings.setProfileName(customerOf(request).customerId, request.body.first_name, request.body.surname),
+  );
+
+  app.post(
+    '/api/v1/me/profile-name/dismiss',
+    { config: account, schema: { tags: ['account'], summary: 'Records that the name dialog was skipped' } },
+    async (request) => accounts.settings.dismissProfileName(customerOf(request).customerId),
+  );
+
+  app.post(
+    '/api/v1/me/sso-link',
+    {
+      config: account,
+      schema: { tags: ['account'], summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}', body: DashboardSsoLinkBody },
+    },
+    async (request, reply) => {
+      const caller = customerOf(request);
+      const issued = await accounts.sso.issue(caller.customerId, (request.body.ttlSeconds ?? 300) * 1000);
+      const query = new URLSearchParams({ token: issued.token });
+      if (request.body.returnTo !== undefined) query.set('returnTo', request.body.returnTo);
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send({ url: `${config.publicBaseUrl}/api/v1/auth/sso?${query.toString()}`, expires_at: new Date(issued.expiresAt).toISOString() });
+    },
+  );
+
+  app.get(
+    '/api/v1/me/api-key-alerts',
+    {
+      config: account,
+      schema: {
+        tags: ['account'],
+        summary: 'Key alerts (spending limit 80 %/reached, expiring/expired, replaced/revoked, new network), newest first',
+        querystring: AlertQuery,
+      },
+    },
+    async (request) => {
+      const data = await accounts.alerts.list(customerOf(request).customerId, { includeAcknowledged: request.query.include_acknowledged });
+      return { data, unacknowledged_count: data.filter((alert) => !alert.acknowledged).length };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/api-key-alerts/:event_id/acknowledge',
+    { config: account, schema: { tags: ['account'], summary: 'Acknowledges one of your alerts (others: 404)', params: AlertParams } },
+    async (request) => accounts.alerts.acknowledge(customerOf(request).customerId, request.params.event_id),
+  );
+}
