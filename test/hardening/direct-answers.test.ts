@@ -51,6 +51,14 @@ describe('direct answers', () => {
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turnId);
     expect((await inject('POST', url('turn-never-existed'))).statusCode).toBe(404);
     expect((await inject('POST', url(turnId))).statusCode).toBe(409);
+    // The project's answers name paths relative to the project's workspace, never the server's absolute ones.
+    const project = await harness.context.services.projects.requireOwned({ kind: 'customer', customerId: alice.id } as never, projectId);
+    for (const route of ['thread', 'state', 'approvals?status=all']) {
+      const response = await inject('GET', `/api/v1/projects/${projectId}/${route}`);
+      expect(response.statusCode, route).toBe(200);
+      expect(response.body, route).not.toContain(project.workspaceDir);
+      expect(response.body, route).not.toContain(harness.context.dataDir);
+    }
   });
 
   it('shows workspace-relative paths in thread answers, never the server’s absolute ones', async () => {

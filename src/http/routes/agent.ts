@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
+import { relativeToWorkspace } from '../../agent/files/workspace-path.js';
 import { projectView } from '../../agent/projects/index.js';
 import { agentCall } from '../../agent/project-runtime.js';
 import type { TurnRequest } from '../../agent/turn-input.js';
@@ -79,7 +80,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
     async (request) => {
       const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, false));
       const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
-      return { project: projectView(project), thread, pending_approvals: pending };
+      return { project: projectView(project), ...relativeToWorkspace({ thread, pending_approvals: pending }, project.workspaceDir) };
     },
   );
 
@@ -95,8 +96,8 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
     },
     async (request) => {
-      const { thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns));
-      return { thread };
+      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns));
+      return { thread: relativeToWorkspace(thread, project.workspaceDir) };
     },
   );
 
@@ -154,7 +155,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       const latest = await runtime.latest(project);
       if (!latest) return { data: [] };
       const status = request.query.status === 'all' ? undefined : request.query.status;
-      return { data: await agent.approvals.list(project.id, { threadId: latest.id, status }) };
+      return { data: relativeToWorkspace(await agent.approvals.list(project.id, { threadId: latest.id, status }), project.workspaceDir) };
     },
   );
 
@@ -175,7 +176,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
       const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision);
-      return { ...approval, decision_applied: decision };
+      return { ...relativeToWorkspace(approval, project.workspaceDir), decision_applied: decision };
     },
   );
 }
