@@ -103,9 +103,9 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const gateway = await createGatewayServices(deps, billing);
   const projects = createProjectStore(deps);
   const projectEvents = await createProjectEvents(deps);
-  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
-  const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   const accounts = createAccountServices(deps, { mailer: options.mailer });
+  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId) });
+  const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   await identity.start();
   await billing.start();
   await gateway.start();

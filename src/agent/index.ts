@@ -11,7 +11,7 @@ import { AppServerSupervisor, type LaunchSpec } from '../appserver/supervisor.js
 import { ApprovalBroker } from './approvals.js';
 import { ProjectEventSink } from './event-sink.js';
 import type { ProjectEvents } from './events/index.js';
-import { ProjectRuntime } from './project-runtime.js';
+import { ProjectRuntime, type CustomerAgentDefaults } from './project-runtime.js';
 import type { ProjectStore } from './projects/types.js';
 import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-config.js';
 import { RuntimeKeys } from './runtime-keys.js';
@@ -24,6 +24,8 @@ export interface AgentDependencies {
   gateway: GatewayServices;
   projects: ProjectStore;
   projectEvents: ProjectEvents;
+  /** A customer's own agent defaults (toolbox settings, within what the operator allows); absent: the config's. */
+  customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
 }
 
 export interface AgentServices {
@@ -33,6 +35,8 @@ export interface AgentServices {
   catalog: AgentCatalog;
   /** The key-policy checks every thread or turn start passes (project, direct and passthrough alike). */
   turnPolicy: TurnPolicy;
+  /** The customer's own agent defaults (toolbox settings), when the accounts domain provides them. */
+  customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
   /**
    * Base URL the app-servers use to reach this service's `/v1` (their model provider). Defaults to the
    * configured public base URL; the HTTP layer sets the real listening address once it listens.
@@ -145,6 +149,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
       sandbox: agentConfig.sandbox,
     }),
     logger: log,
+    customerDefaults: domains.customerDefaults,
     turnPrincipals: deps.turnPrincipals,
     policy: turnPolicy,
   });
@@ -156,6 +161,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
     supervisor,
     catalog,
     turnPolicy,
+    customerDefaults: domains.customerDefaults,
     setServiceUrl(url) {
       serviceUrl = url.replace(/\/+$/, '');
     },

@@ -32,6 +32,13 @@ export interface ThreadDefaults {
   sandbox: string;
 }
 
+/** The defaults a customer chose for their new threads and turns (their toolbox), already bounded by the operator's. */
+export interface CustomerAgentDefaults {
+  webSearch: string;
+  reasoningEffort: string;
+  approvalPolicy: string;
+}
+
 export interface RuntimeDeps {
   projects: ProjectStore;
   threads: ThreadRepository;
@@ -41,6 +48,7 @@ export interface RuntimeDeps {
   /** The customer's running app-server, if any (never starts one). */
   peek(customerId: number): ManagedAppServer | null;
   defaults(): ThreadDefaults;
+  customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
   logger: Logger;
   turnPrincipals: TurnPrincipals;
   policy: TurnPolicy;
@@ -176,11 +184,26 @@ export class ProjectRuntime {
       throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
     }
     const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
-    const params: TurnStartParams = { threadId, input, ...turnOverrides(request, efforts), ...permissions };
+    const params: TurnStartParams = { threadId, input, ...(await this.customerTurnDefaults(server, project.customerId, request)), ...turnOverrides(request, efforts), ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
+  }
+
+  /**
+   * The customer's own effort and approval defaults for a turn that names none (a thread keeps what its last turn
+   * set, so a changed preference must travel with each turn); an effort the turn's model does not support is left out.
+   */
+  private async customerTurnDefaults(server: ManagedAppServer, customerId: number, request: TurnRequest): Promise<Partial<TurnStartParams>> {
+    const chosen = await this.deps.customerDefaults?.(customerId);
+    if (!chosen) return {};
+    const defaults: Partial<TurnStartParams> = {};
+    if (request.approvalPolicy === undefined) defaults.approvalPolicy = chosen.approvalPolicy as TurnStartParams['approvalPolicy'];
+    if (request.effort === undefined && (await this.models.efforts(server, request.model ?? this.deps.defaults().model)).includes(chosen.reasoningEffort)) {
+      defaults.effort = chosen.reasoningEffort as TurnStartParams['effort'];
+    }
+    return defaults;
   }
 
   /** Turn start under an `Idempotency-Key` (see `TurnIdempotency`). */
@@ -260,7 +283,7 @@ export class ProjectRuntime {
   }
 
   private async startThread(server: ManagedAppServer, project: Project): Promise<string> {
-    const defaults = this.deps.defaults();
+    const defaults = { ...this.deps.defaults(), ...(await this.deps.customerDefaults?.(project.customerId)) };
     const started = await server.call('thread/start', {
       cwd: project.workspaceDir,
       model: defaults.model,

@@ -8,6 +8,7 @@ import { AppServerError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnStartParams } from '../appserver/protocol.js';
 import type { TurnPolicy } from '../agent/turn-policy.js';
+import type { CustomerAgentDefaults } from '../agent/project-runtime.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
 import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
@@ -52,6 +53,8 @@ export interface DirectServiceDeps {
   threads: DirectThreads;
   projectThreads: ThreadRepository;
   policy: TurnPolicy;
+  /** A customer's own agent defaults (toolbox); absent: the app-server's. */
+  customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
 }
 
 export class DirectService {
@@ -240,7 +243,7 @@ export class DirectService {
   }
 
   private async turnOverrides(server: ManagedAppServer, customerId: number, request: TurnStartRequest): Promise<Partial<TurnStartParams>> {
-    const overrides: Partial<TurnStartParams> = { ...turnPermissions(request) };
+    const overrides: Partial<TurnStartParams> = { ...(await this.customerTurnDefaults(server, customerId, request)), ...turnPermissions(request) };
     if (overrides.sandboxPolicy?.type === 'workspaceWrite') {
       overrides.sandboxPolicy = { ...overrides.sandboxPolicy, writableRoots: await this.insideAll(customerId, overrides.sandboxPolicy.writableRoots) };
     }
@@ -249,6 +252,17 @@ export class DirectService {
     if (request.approvalPolicy !== undefined) overrides.approvalPolicy = checkApproval(request.approvalPolicy);
     if (request.cwd !== undefined) overrides.cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     return overrides;
+  }
+
+  /** The customer's own effort and approval defaults (toolbox) for a turn that names none. */
+  private async customerTurnDefaults(server: ManagedAppServer, customerId: number, request: TurnStartRequest): Promise<Partial<TurnStartParams>> {
+    const chosen = await this.deps.customerDefaults?.(customerId);
+    if (!chosen) return {};
+    const defaults: Partial<TurnStartParams> = {};
+    if (request.approvalPolicy === undefined) defaults.approvalPolicy = chosen.approvalPolicy as TurnStartParams['approvalPolicy'];
+    const efforts = request.model === undefined ? undefined : (await this.modelEfforts(server)).get(request.model);
+    if (request.effort === undefined && (efforts ?? KNOWN_EFFORTS).includes(chosen.reasoningEffort)) defaults.effort = chosen.reasoningEffort as TurnStartParams['effort'];
+    return defaults;
   }
 
   private async insideAll(customerId: number, paths: string[]): Promise<string[]> {

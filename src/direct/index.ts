@@ -50,7 +50,7 @@ export function createDirectServices(deps: DomainDeps, domains: { agent: AgentSe
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
   const policy = agent.turnPolicy;
   return {
-    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy }),
+    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy, customerDefaults: agent.customerDefaults }),
     catalog: new DirectCatalog({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
     rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
     owners,
