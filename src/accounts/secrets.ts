@@ -54,12 +54,5 @@ export class SecretBox {
   }
 }
 
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  if (left.length !== right.length) {
-    timingSafeEqual(left, left);
-    return false;
-  }
-  return timingSafeEqual(left, right);
-}
+/** Constant-time string comparison (the key format's). */
+export { constantTimeEqual as safeEqual } from './key-format.js';

@@ -20,6 +20,17 @@ describe('key policies bind agent turns', () => {
     return { id: Number(issued.row.id), headers: bearer(issued.plaintext) };
   }
 
+  /** A key flagged like an app-server's runtime credential (the real one lives only in the child's environment). */
+  function runtimeLikeKey() {
+    return harness.context.services.keys.issue(harness.context.storage.db, {
+      customerId: harness.customer.id,
+      kind: 'wallet',
+      role: 'customer',
+      name: 'runtime-like',
+      policy: { surfaces: ['gateway'], agentRuntime: true },
+    });
+  }
+
   async function callsOf(keyId: number) {
     return harness.context.storage.db.selectFrom('billing_calls').selectAll().where('key_id', '=', keyId).orderBy('id').execute();
   }
@@ -125,13 +136,7 @@ describe('key policies bind agent turns', () => {
   });
 
   it('runtime credentials that name no running turn of their own customer are refused', async () => {
-    const runtimeLike = await harness.context.services.keys.issue(harness.context.storage.db, {
-      customerId: harness.customer.id,
-      kind: 'wallet',
-      role: 'customer',
-      name: 'runtime-like',
-      policy: { surfaces: ['gateway'], agentRuntime: true },
-    });
+    const runtimeLike = await runtimeLikeKey();
     const upstreamBefore = harness.upstream.requests.length;
     const body = { model: 'power-ai', input: 'hello' };
     const cases: Array<Record<string, string>> = [
@@ -189,13 +194,7 @@ describe('key policies bind agent turns', () => {
     const started = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: holder.headers, payload: { input: 'wait' } });
     expect(started.statusCode).toBe(202);
     await harness.upstream.waitForRequests(harness.upstream.requests.length + 1, 15_000).catch(() => undefined);
-    const runtimeLike = await harness.context.services.keys.issue(harness.context.storage.db, {
-      customerId: harness.customer.id,
-      kind: 'wallet',
-      role: 'customer',
-      name: 'runtime-like',
-      policy: { surfaces: ['gateway'], agentRuntime: true },
-    });
+    const runtimeLike = await runtimeLikeKey();
     const asTurn = await harness.context.app.inject({
       method: 'POST',
       url: '/v1/responses',
