@@ -11,6 +11,8 @@ import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
+import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
+import { loggingAlerts, loggingMailer, type Alerts, type Mailer } from './billing/payments/ports.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -36,6 +38,7 @@ export interface Services extends DomainDeps {
   projectEvents: ProjectEvents;
   agent: AgentServices;
   direct: DirectServices;
+  payments: PaymentServices;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,9 @@ export interface ServiceOptions {
   clock?: Clock;
   /** An already open and migrated storage (tests); otherwise opened from the config and migrated. */
   storage?: Storage;
+  /** Mail and customer alerts of the payment and promotion domains; logging defaults when absent. */
+  mailer?: Mailer;
+  alerts?: Alerts;
 }
 
 export const REDACTED_PATHS = [
@@ -93,6 +99,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const projectEvents = await createProjectEvents(deps);
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
+  const payments = createPaymentServices(deps, { billing, mailer: options.mailer ?? loggingMailer(logger), alerts: options.alerts ?? loggingAlerts(logger) });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -107,6 +114,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     projectEvents,
     agent,
     direct,
+    payments,
     async close() {
       await agent.close();
       await projectEvents.close();

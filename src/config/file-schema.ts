@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
 import { GatewaySection } from './sections/gateway.js';
+import { PaymentsSection, PromotionsSection } from './sections/payments.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 
@@ -17,6 +18,8 @@ export const ConfigFileSchema = Type.Object(
     ...BillingSection,
     ...PlatformSection,
     agent: AgentSection,
+    payments: PaymentsSection,
+    promotions: PromotionsSection,
   },
   { additionalProperties: false },
 );

@@ -6,5 +6,6 @@ import type { ChassisTables } from './tables/chassis.js';
 import type { DirectTables } from './tables/direct.js';
 import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
+import type { PaymentTables } from './tables/payments.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, PaymentTables {}

@@ -13,6 +13,7 @@ import { directRoutes } from './direct.js';
 import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
+import { walletCardRoutes } from './api/v1/wallet-card.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -28,6 +29,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     agentEventsRoutes,
     agentFilesRoutes,
     directRoutes,
+    walletCardRoutes,
   ]) {
     await module(app, services);
   }

@@ -8,6 +8,7 @@ import * as agentProjects from './0005-agent-projects.js';
 import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
 import * as authEpoch from './0008-auth-epoch.js';
+import * as payments from './0011-payments.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-gateway-stored': gatewayStored,
   '0007-direct': direct,
   '0008-auth-epoch': authEpoch,
+  '0011-payments': payments,
 };

@@ -1,0 +1,139 @@
+/**
+ * Payments and promotions configuration: credit packs, the card processor (Stripe API shape) and its webhook
+ * secret, and the promotion tables (daily check-in, spin wheel, share credit, referral share, raffle). Amounts are
+ * integer micro-USD; checkout is always in USD. Secrets come from the environment through `${ENV}` substitution.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Checkout amounts go to the processor in cents, so pack prices are whole cents. */
+const Cents = (options: { minimum?: number; default?: number } = {}) => Type.Integer({ minimum: 0, multipleOf: 10_000, ...options });
+
+export const CreditPack = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' }),
+  name: Type.String({ minLength: 1 }),
+  /** Price charged at checkout (USD micro-units, whole cents). */
+  priceMicros: Cents({ minimum: 10_000 }),
+  /** Credit loaded into the wallet when paid; absent = the price. */
+  creditMicros: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type CreditPackConfig = Static<typeof CreditPack>;
+
+export const PaymentsSection = Type.Object(
+  {
+    packs: Type.Array(CreditPack, {
+      default: [
+        { id: 'pack-10', name: '$10 credit', priceMicros: 10_000_000 },
+        { id: 'pack-25', name: '$25 credit', priceMicros: 25_000_000 },
+        { id: 'pack-100', name: '$100 credit', priceMicros: 100_000_000, creditMicros: 105_000_000 },
+      ],
+    }),
+    card: Type.Object(
+      {
+        /** false: the card routes answer 503 (no processor configured). */
+        enabled: Type.Boolean({ default: false }),
+        /** API base URL of the processor (Stripe's, or a local test double). */
+        apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.stripe.com' }),
+        /** Secret API key (`${CARD_PROCESSOR_SECRET_KEY}`). */
+        secretKey: Type.String({ default: '' }),
+        /** Endpoint secret of the webhook `POST /api/v1/card/webhook` (`${CARD_WEBHOOK_SECRET}`). */
+        webhookSecret: Type.String({ default: '' }),
+        /** Seconds a signed webhook timestamp may differ from the server clock (either way). */
+        webhookToleranceSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300 }),
+        /** Where the hosted checkout returns; `{CHECKOUT_SESSION_ID}` is filled in by the processor. */
+        successUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?checkout={CHECKOUT_SESSION_ID}' }),
+        cancelUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?checkout=cancelled' }),
+        timeoutMs: Type.Integer({ minimum: 100, default: 20_000 }),
+      },
+      { default: {} },
+    ),
+  },
+  { default: {} },
+);
+export type PaymentsConfig = Static<typeof PaymentsSection>;
+
+export const CheckinReward = Type.Object({
+  /** Streak day this reward applies to (1 = first day); the last entry repeats for longer streaks. */
+  day: Type.Integer({ minimum: 1 }),
+  rewardMicros: Type.Integer({ minimum: 0 }),
+});
+
+export const SpinPrize = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  label: Type.String({ minLength: 1 }),
+  amountMicros: Type.Integer({ minimum: 0 }),
+  /** Relative weight of the prize in the draw (integer). */
+  weight: Type.Integer({ minimum: 1 }),
+});
+
+export const PromotionsSection = Type.Object(
+  {
+    checkin: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        rewards: Type.Array(CheckinReward, {
+          minItems: 1,
+          default: [
+            { day: 1, rewardMicros: 100_000 },
+            { day: 2, rewardMicros: 150_000 },
+            { day: 3, rewardMicros: 200_000 },
+            { day: 7, rewardMicros: 500_000 },
+          ],
+        }),
+      },
+      { default: {} },
+    ),
+    spinWheel: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        prizes: Type.Array(SpinPrize, {
+          minItems: 1,
+          default: [
+            { id: 'small', label: '$0.50 credit', amountMicros: 500_000, weight: 60 },
+            { id: 'medium', label: '$2 credit', amountMicros: 2_000_000, weight: 30 },
+            { id: 'large', label: '$10 credit', amountMicros: 10_000_000, weight: 10 },
+          ],
+        }),
+      },
+      { default: {} },
+    ),
+    shareCredit: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        /** The one-time share credit ($10). */
+        amountMicros: Type.Integer({ minimum: 0, default: 10_000_000 }),
+      },
+      { default: {} },
+    ),
+    referral: Type.Object(
+      {
+        /** Share of a referred customer's paid top-ups credited to the referrer's cash wallet, in basis points. */
+        shareBasisPoints: Type.Integer({ minimum: 0, maximum: 10_000, default: 1_000 }),
+        /** Club levels by number of referred customers who paid at least once. */
+        levels: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), minPaidReferrals: Type.Integer({ minimum: 0 }) }), {
+          default: [
+            { name: 'member', minPaidReferrals: 0 },
+            { name: 'silver', minPaidReferrals: 3 },
+            { name: 'gold', minPaidReferrals: 10 },
+          ],
+        }),
+      },
+      { default: {} },
+    ),
+    raffle: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        /** Prize of each winner, credited from the promotions account. */
+        prizeMicros: Type.Integer({ minimum: 0, default: 25_000_000 }),
+        winners: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
+        /** Length of one raffle period; it draws at its end and the next opens. */
+        periodDays: Type.Integer({ minimum: 1, maximum: 366, default: 7 }),
+        /** Entries earned per daily check-in and per paid top-up. */
+        entriesPerCheckin: Type.Integer({ minimum: 0, default: 1 }),
+        entriesPerPaidTopUp: Type.Integer({ minimum: 0, default: 5 }),
+      },
+      { default: {} },
+    ),
+  },
+  { default: {} },
+);
+export type PromotionsConfig = Static<typeof PromotionsSection>;
