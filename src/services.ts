@@ -12,6 +12,7 @@ import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
 import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
+import { createPromotionServices, type PromotionServices } from './promotions/index.js';
 import { loggingAlerts, loggingMailer, type Alerts, type Mailer } from './billing/payments/ports.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
@@ -39,6 +40,7 @@ export interface Services extends DomainDeps {
   agent: AgentServices;
   direct: DirectServices;
   payments: PaymentServices;
+  promotions: PromotionServices;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   const payments = createPaymentServices(deps, { billing, mailer: options.mailer ?? loggingMailer(logger), alerts: options.alerts ?? loggingAlerts(logger) });
+  const promotions = createPromotionServices(deps, { billing, payments });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -115,6 +118,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     agent,
     direct,
     payments,
+    promotions,
     async close() {
       await agent.close();
       await projectEvents.close();

@@ -101,6 +101,8 @@ export const PromotionsSection = Type.Object(
         enabled: Type.Boolean({ default: true }),
         /** The one-time share credit ($10). */
         amountMicros: Type.Integer({ minimum: 0, default: 10_000_000 }),
+        /** Where the public share link `/r/{referral_code}` sends its visitors (`?ref=<code>` is appended). */
+        landingUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/' }),
       },
       { default: {} },
     ),

@@ -14,6 +14,7 @@ import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
 import { walletCardRoutes } from './api/v1/wallet-card.js';
+import { promotionRoutes } from './api/v1/promotions.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -30,6 +31,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     agentFilesRoutes,
     directRoutes,
     walletCardRoutes,
+    promotionRoutes,
   ]) {
     await module(app, services);
   }

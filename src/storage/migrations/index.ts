@@ -9,6 +9,7 @@ import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
 import * as authEpoch from './0008-auth-epoch.js';
 import * as payments from './0011-payments.js';
+import * as promotions from './0012-promotions.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-direct': direct,
   '0008-auth-epoch': authEpoch,
   '0011-payments': payments,
+  '0012-promotions': promotions,
 };
