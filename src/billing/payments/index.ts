@@ -3,6 +3,7 @@ import type { DomainDeps } from '../../services.js';
 import type { BillingServices } from '../index.js';
 import { moneyJson } from '../../kernel/money.js';
 import { CardPayments, type PaidHook, type RefundHook } from './card.js';
+import { CryptoPayments } from './crypto.js';
 import { PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import type { Alerts, Mailer } from './ports.js';
 
@@ -14,6 +15,7 @@ export interface PaymentDeps {
 
 export interface PaymentServices {
   card: CardPayments;
+  crypto: CryptoPayments;
   ledger: PaymentLedger;
   mailer: Mailer;
   alerts: Alerts;
@@ -47,8 +49,10 @@ export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): P
   const onPaid: PaidHook[] = [];
   const onRefund: RefundHook[] = [];
   const card = new CardPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid, onRefund });
+  const crypto = new CryptoPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid });
   return {
     card,
+    crypto,
     ledger,
     mailer: payment.mailer,
     alerts: payment.alerts,

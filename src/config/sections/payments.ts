@@ -46,6 +46,54 @@ export const PaymentsSection = Type.Object(
       },
       { default: {} },
     ),
+    crypto: Type.Object(
+      {
+        /** false: the crypto routes answer 503 (no processor configured). */
+        enabled: Type.Boolean({ default: false }),
+        /** API base URL of the crypto processor (NOWPayments' invoice API, or a local test double). */
+        apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.nowpayments.io' }),
+        /** API key (`${CRYPTO_PROCESSOR_API_KEY}`). */
+        apiKey: Type.String({ default: '' }),
+        /** IPN secret: callbacks carry HMAC-SHA512 of their key-sorted JSON body (`${CRYPTO_IPN_SECRET}`). */
+        ipnSecret: Type.String({ default: '' }),
+        /** Callback URL given to the processor; absent = the public base URL + `/api/v1/crypto/ipn`. */
+        ipnCallbackUrl: Type.Optional(Type.String({ minLength: 1 })),
+        successUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?crypto=paid' }),
+        cancelUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?crypto=cancelled' }),
+        coins: Type.Array(
+          Type.Object({
+            /** The processor's pay-currency code (`btc`, `eth`, `usdttrc20`). */
+            currency: Type.String({ minLength: 1, maxLength: 32 }),
+            name: Type.String({ minLength: 1 }),
+            network: Type.String({ minLength: 1, maxLength: 32 }),
+            /** Refund-address format of the network. */
+            addressFormat: Type.Union([Type.Literal('evm'), Type.Literal('bitcoin'), Type.Literal('tron'), Type.Literal('solana')]),
+          }),
+          {
+            default: [
+              { currency: 'btc', name: 'Bitcoin', network: 'bitcoin', addressFormat: 'bitcoin' },
+              { currency: 'eth', name: 'Ether', network: 'ethereum', addressFormat: 'evm' },
+              { currency: 'usdcbase', name: 'USD Coin (Base)', network: 'base', addressFormat: 'evm' },
+              { currency: 'usdttrc20', name: 'Tether USD (Tron)', network: 'tron', addressFormat: 'tron' },
+              { currency: 'sol', name: 'Solana', network: 'solana', addressFormat: 'solana' },
+            ],
+          },
+        ),
+        /** Saved refund addresses per customer. */
+        maxRefundAddresses: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+        timeoutMs: Type.Integer({ minimum: 100, default: 20_000 }),
+      },
+      { default: {} },
+    ),
+    /** Seller shown on receipts. */
+    seller: Type.Object(
+      {
+        name: Type.String({ minLength: 1, default: 'Switchyard' }),
+        address: Type.String({ default: '' }),
+        email: Type.String({ default: '' }),
+      },
+      { default: {} },
+    ),
   },
   { default: {} },
 );

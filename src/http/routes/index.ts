@@ -15,6 +15,7 @@ import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
 import { walletCardRoutes } from './api/v1/wallet-card.js';
 import { promotionRoutes } from './api/v1/promotions.js';
+import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -32,6 +33,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     directRoutes,
     walletCardRoutes,
     promotionRoutes,
+    walletCryptoRoutes,
   ]) {
     await module(app, services);
   }

@@ -4,7 +4,7 @@ import { notNull, withId } from './kit.js';
 /**
  * Payments at outside processors: one row per checkout (card session, crypto invoice) or cash purchase with its
  * state and what it credited and clawed back; processor events already applied (deduplicated by id in the same
- * transaction as their ledger effect); debts left by refunds of credit already spent.
+ * transaction as their ledger effect); debts left by refunds of credit already spent; saved crypto refund addresses.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('payments'))
@@ -49,10 +49,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .execute();
   await db.schema.createIndex('payment_debts_customer').on('payment_debts').columns(['customer_id', 'wallet']).execute();
+
+  await db.schema
+    .createTable('crypto_refund_addresses')
+    .addColumn('address_id', 'text', (column) => column.primaryKey())
+    .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
+    .addColumn('network', 'text', notNull)
+    .addColumn('address', 'text', notNull)
+    .addColumn('label', 'text')
+    .addColumn('created_at', 'bigint', notNull)
+    .execute();
+  await db.schema.createIndex('crypto_refund_addresses_customer').on('crypto_refund_addresses').columns(['customer_id', 'network', 'address']).unique().execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['payment_debts', 'payment_events', 'payments']) {
+  for (const table of ['crypto_refund_addresses', 'payment_debts', 'payment_events', 'payments']) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -52,7 +52,17 @@ export interface PaymentDebtsTable {
   created_at: number;
 }
 
+export interface CryptoRefundAddressesTable {
+  address_id: string;
+  customer_id: number;
+  network: string;
+  address: string;
+  label: string | null;
+  created_at: number;
+}
+
 export interface PaymentTables {
+  crypto_refund_addresses: CryptoRefundAddressesTable;
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
   payment_debts: PaymentDebtsTable;
