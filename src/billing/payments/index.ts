@@ -1,11 +1,14 @@
-/** Payments composition: card checkout and webhook, the payment ledger effects and the payment listing. */
+/** Payments composition: card and crypto checkout with their callbacks, cash-wallet purchases, the payment ledger effects and the purchase listing. */
 import type { DomainDeps } from '../../services.js';
 import type { BillingServices } from '../index.js';
-import { moneyJson } from '../../kernel/money.js';
+import { paymentJsonOf } from './payment-json.js';
+import { CashPurchases } from './cash.js';
 import { CardPayments, type PaidHook, type RefundHook } from './card.js';
 import { CryptoPayments } from './crypto.js';
-import { PaymentLedger, type PaymentRow } from './ledger-effects.js';
+import { PaymentLedger } from './ledger-effects.js';
 import type { Alerts, Mailer } from './ports.js';
+
+export const paymentJson = paymentJsonOf;
 
 export interface PaymentDeps {
   billing: BillingServices;
@@ -23,26 +26,10 @@ export interface PaymentServices {
   onPaid: PaidHook[];
   onRefund: RefundHook[];
   /** Card, crypto, cash and top-up payments of a customer with their states, newest first. */
-  list(customerId: number, limit: number): Promise<ReturnType<typeof paymentJson>[]>;
+  list(customerId: number, limit: number): Promise<ReturnType<typeof paymentJsonOf>[]>;
+  cash: CashPurchases;
 }
 
-export function paymentJson(row: PaymentRow) {
-  return {
-    payment_id: row.public_id,
-    method: row.method,
-    wallet: row.wallet,
-    pack_id: row.pack_id,
-    status: row.status,
-    amount: moneyJson(Number(row.amount_micros)),
-    credit: moneyJson(Number(row.credit_micros)),
-    refunded: moneyJson(Number(row.refunded_micros)),
-    clawed_back: moneyJson(Number(row.clawed_micros)),
-    debt: moneyJson(Number(row.debt_micros)),
-    currency: 'USD',
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    credited_at: row.credited_at === null ? null : new Date(Number(row.credited_at)).toISOString(),
-  };
-}
 
 export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): PaymentServices {
   const ledger = new PaymentLedger(payment.billing.wallet, () => deps.clock.nowMs());
@@ -50,9 +37,11 @@ export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): P
   const onRefund: RefundHook[] = [];
   const card = new CardPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid, onRefund });
   const crypto = new CryptoPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid });
+  const cash = new CashPurchases(deps.config, deps.storage, deps.clock, payment.billing.wallet, payment.billing.unlimited);
   return {
     card,
     crypto,
+    cash,
     ledger,
     mailer: payment.mailer,
     alerts: payment.alerts,
@@ -60,7 +49,7 @@ export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): P
     onRefund,
     async list(customerId, limit) {
       const rows = await deps.storage.db.selectFrom('payments').selectAll().where('customer_id', '=', customerId).orderBy('id', 'desc').limit(limit).execute();
-      return rows.map(paymentJson);
+      return rows.map(paymentJsonOf);
     },
   };
 }

@@ -16,6 +16,7 @@ import { publicRoutes } from './public.js';
 import { walletCardRoutes } from './api/v1/wallet-card.js';
 import { promotionRoutes } from './api/v1/promotions.js';
 import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
+import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -34,6 +35,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     walletCardRoutes,
     promotionRoutes,
     walletCryptoRoutes,
+    cashWalletRoutes,
   ]) {
     await module(app, services);
   }
