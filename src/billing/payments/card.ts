@@ -15,6 +15,7 @@ import type { CreditPackConfig } from '../../config/sections/payments.js';
 import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
 import type { PaymentLedger, PaymentRow } from './ledger-effects.js';
+import type { Discounts } from './discounts.js';
 import { verifySignature, WebhookSignatureError } from './webhook-signature.js';
 
 export const MICROS_PER_CENT = 10_000;
@@ -32,6 +33,7 @@ export interface CardDeps {
   ledger: PaymentLedger;
   onPaid: PaidHook[];
   onRefund: RefundHook[];
+  discounts: Discounts;
 }
 
 export interface CheckoutResult {
@@ -90,9 +92,12 @@ export class CardPayments {
   }
 
   /** Creates a hosted checkout session for a pack; the wallet is credited once the session is paid. */
-  async checkout(input: { customerId: number; packId: string; wallet: 'token' | 'cash'; bonusMicros?: number; details?: Record<string, unknown> }): Promise<CheckoutResult> {
+  async checkout(input: { customerId: number; packId: string; wallet: 'token' | 'cash'; discountCode?: string }): Promise<CheckoutResult> {
     this.enabled();
     const pack = packOf(this.deps.config, input.packId);
+    const packCredit = pack.creditMicros ?? pack.priceMicros;
+    // A bonus code is checked before the processor is asked, and used with the checkout's row.
+    const bonus = input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
     const publicId = `pay_${randomBase62(20)}`;
     const { successUrl, cancelUrl } = this.deps.config.payments.card;
     let session: Stripe.Checkout.Session;
@@ -114,8 +119,10 @@ export class CardPayments {
     }
     if (!session.url) throw new AppError('UPSTREAM_FAILED', 'The card processor answered no checkout URL');
     const nowMs = this.deps.clock.nowMs();
-    const payment = await this.db
-      .insertInto('payments')
+    const payment = await this.db.transaction().execute(async (trx) => {
+      if (bonus) await this.deps.discounts.redeem(trx, input.customerId, bonus.discount.code, publicId);
+      return trx
+        .insertInto('payments')
       .values({
         public_id: publicId,
         customer_id: input.customerId,
@@ -123,11 +130,11 @@ export class CardPayments {
         wallet: input.wallet,
         pack_id: pack.id,
         amount_micros: pack.priceMicros,
-        credit_micros: (pack.creditMicros ?? pack.priceMicros) + (input.bonusMicros ?? 0),
+        credit_micros: packCredit + (bonus?.bonusMicros ?? 0),
         status: 'open',
         processor_ref: session.id,
         payment_intent: typeof session.payment_intent === 'string' ? session.payment_intent : null,
-        details_json: input.details ? JSON.stringify(input.details) : null,
+        details_json: bonus ? JSON.stringify({ discount_code: bonus.discount.code, bonus_micros: bonus.bonusMicros }) : null,
         refunded_micros: 0,
         clawed_micros: 0,
         debt_micros: 0,
@@ -137,6 +144,7 @@ export class CardPayments {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    });
     return { payment, url: session.url, sessionId: session.id };
   }
 
@@ -183,7 +191,7 @@ export class CardPayments {
         await trx.updateTable('payments').set({ status: 'failed', updated_at: nowMs, details_json: JSON.stringify({ via, mismatch: { amount_total: session.amount_total, currency: session.currency } }) }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
         return false;
       }
-      const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'expired'], { kind: 'card_payment', paymentIntent, details: { via } });
+      const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'expired'], { kind: 'card_payment', paymentIntent });
       if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
       return credited !== null;
     }

@@ -85,6 +85,27 @@ export const PaymentsSection = Type.Object(
       },
       { default: {} },
     ),
+    /** Top-up bonus codes: a bonus of a percentage of the pack's credit, loaded with a paid checkout. */
+    discountCodes: Type.Array(
+      Type.Object({
+        code: Type.String({ minLength: 3, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+        bonusPercent: Type.Integer({ minimum: 1, maximum: 100 }),
+        /** ISO date-time after which the code is refused; absent = no expiry. */
+        expiresAt: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' })),
+        /** Total uses across customers; absent = unlimited. Each customer may use a code once. */
+        maxUses: Type.Optional(Type.Integer({ minimum: 1 })),
+      }),
+      { default: [] },
+    ),
+    /** The personal, time-boxed discount mailed by `POST /api/v1/wallet/topupemail-session-discount`. */
+    sessionDiscount: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        bonusPercent: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+        validMinutes: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 60 }),
+      },
+      { default: {} },
+    ),
     /** Seller shown on receipts. */
     seller: Type.Object(
       {

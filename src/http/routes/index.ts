@@ -17,6 +17,7 @@ import { walletCardRoutes } from './api/v1/wallet-card.js';
 import { promotionRoutes } from './api/v1/promotions.js';
 import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
 import { cashWalletRoutes } from './api/v1/cash-wallet.js';
+import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -36,6 +37,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     promotionRoutes,
     walletCryptoRoutes,
     cashWalletRoutes,
+    walletTopUpRoutes,
   ]) {
     await module(app, services);
   }

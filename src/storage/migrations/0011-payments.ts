@@ -4,7 +4,8 @@ import { notNull, withId } from './kit.js';
 /**
  * Payments at outside processors: one row per checkout (card session, crypto invoice) or cash purchase with its
  * state and what it credited and clawed back; processor events already applied (deduplicated by id in the same
- * transaction as their ledger effect); debts left by refunds of credit already spent; saved crypto refund addresses.
+ * transaction as their ledger effect); debts left by refunds of credit already spent; saved crypto refund addresses; bonus-code redemptions (once per customer), personal time-boxed discounts and
+ * purchase preferences.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('payments'))
@@ -59,11 +60,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('label', 'text')
     .addColumn('created_at', 'bigint', notNull)
     .execute();
+  await db.schema
+    .createTable('discount_redemptions')
+    .addColumn('code', 'text', notNull)
+    .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
+    .addColumn('payment_public_id', 'text', notNull)
+    .addColumn('created_at', 'bigint', notNull)
+    .addPrimaryKeyConstraint('discount_redemptions_pk', ['code', 'customer_id'])
+    .execute();
+
+  await db.schema
+    .createTable('session_discounts')
+    .addColumn('code', 'text', (column) => column.primaryKey())
+    .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
+    .addColumn('bonus_percent', 'integer', notNull)
+    .addColumn('expires_at', 'bigint', notNull)
+    .addColumn('created_at', 'bigint', notNull)
+    .execute();
+  await db.schema.createIndex('session_discounts_customer').on('session_discounts').columns(['customer_id', 'expires_at']).execute();
+
+  await db.schema
+    .createTable('purchase_preferences')
+    .addColumn('customer_id', 'bigint', (column) => column.primaryKey().references('customers.id'))
+    .addColumn('preferences_json', 'text', notNull)
+    .addColumn('updated_at', 'bigint', notNull)
+    .execute();
+
   await db.schema.createIndex('crypto_refund_addresses_customer').on('crypto_refund_addresses').columns(['customer_id', 'network', 'address']).unique().execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['crypto_refund_addresses', 'payment_debts', 'payment_events', 'payments']) {
+  for (const table of ['purchase_preferences', 'session_discounts', 'discount_redemptions', 'crypto_refund_addresses', 'payment_debts', 'payment_events', 'payments']) {
     await db.schema.dropTable(table).execute();
   }
 }

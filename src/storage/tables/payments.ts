@@ -61,7 +61,31 @@ export interface CryptoRefundAddressesTable {
   created_at: number;
 }
 
+export interface DiscountRedemptionsTable {
+  code: string;
+  customer_id: number;
+  payment_public_id: string;
+  created_at: number;
+}
+
+export interface SessionDiscountsTable {
+  code: string;
+  customer_id: number;
+  bonus_percent: number;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface PurchasePreferencesTable {
+  customer_id: number;
+  preferences_json: string;
+  updated_at: number;
+}
+
 export interface PaymentTables {
+  discount_redemptions: DiscountRedemptionsTable;
+  session_discounts: SessionDiscountsTable;
+  purchase_preferences: PurchasePreferencesTable;
   crypto_refund_addresses: CryptoRefundAddressesTable;
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;

@@ -20,7 +20,7 @@ export function customerOf(request: FastifyRequest): CustomerPrincipal {
   return principal;
 }
 
-const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT);
+const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, STRICT);
 const ConfirmBody = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT);
 
 /** Card checkout and confirm for one wallet (`token` under /wallet, `cash` under /cash-wallet). */
@@ -33,7 +33,7 @@ export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'
     { config: account, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
     async (request, reply) => {
       const customer = customerOf(request);
-      const result = await payments.card.checkout({ customerId: customer.customerId, packId: request.body.pack_id, wallet });
+      const result = await payments.card.checkout({ customerId: customer.customerId, packId: request.body.pack_id, wallet, discountCode: request.body.discount_code });
       return reply.code(201).send({ session_id: result.sessionId, checkout_url: result.url, payment: paymentJson(result.payment) });
     },
   );
