@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
 import { GatewaySection } from './sections/gateway.js';
-import { PaymentsSection, PromotionsSection } from './sections/payments.js';
+import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections/payments.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 
@@ -20,6 +20,7 @@ export const ConfigFileSchema = Type.Object(
     agent: AgentSection,
     payments: PaymentsSection,
     promotions: PromotionsSection,
+    adNetwork: AdNetworkSection,
   },
   { additionalProperties: false },
 );

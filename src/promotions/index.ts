@@ -10,6 +10,7 @@ import { moneyJson } from '../kernel/money.js';
 import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
 import type { PaymentServices } from '../billing/payments/index.js';
+import { AdNetwork } from './ad-network.js';
 import { grantOnce } from './grants.js';
 import { Raffles } from './raffle.js';
 import { attributeReferral, customerOfCode, ReferralEarnings, referralCodeOf } from './referral.js';
@@ -26,6 +27,7 @@ export interface VisitInfo {
 
 export interface PromotionServices {
   raffle: Raffles;
+  adNetwork: AdNetwork;
   checkinStatus(customerId: number): Promise<Record<string, unknown>>;
   claimCheckin(customerId: number): Promise<Record<string, unknown>>;
   spinStatus(customerId: number): Promise<Record<string, unknown>>;
@@ -88,6 +90,7 @@ export function createPromotionServices(deps: DomainDeps, others: { billing: Bil
 
   return {
     raffle,
+    adNetwork: new AdNetwork(db, config.adNetwork, clock),
 
     async checkinStatus(customerId) {
       const nowMs = clock.nowMs();

@@ -208,3 +208,23 @@ export const PromotionsSection = Type.Object(
   { default: {} },
 );
 export type PromotionsConfig = Static<typeof PromotionsSection>;
+
+/** Server-side conversion events forwarded to the ad network (Reddit Conversions API shape). */
+export const AdNetworkSection = Type.Object(
+  {
+    /** false: `POST /api/v1/adnetwork/conversion` answers 503. */
+    enabled: Type.Boolean({ default: false }),
+    apiBaseUrl: Type.String({ minLength: 1, default: 'https://ads-api.reddit.com' }),
+    /** Ad account id in the events path (`/api/v2.0/conversions/events/{accountId}`). */
+    accountId: Type.String({ default: '' }),
+    /** Conversion access token, sent as the bearer (`${AD_NETWORK_ACCESS_TOKEN}`). */
+    accessToken: Type.String({ default: '' }),
+    /** Mark forwarded events as test events. */
+    testMode: Type.Boolean({ default: false }),
+    /** Conversions accepted per client address per minute. */
+    requestsPerMinute: Type.Integer({ minimum: 1, default: 30 }),
+    timeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  },
+  { default: {} },
+);
+export type AdNetworkConfig = Static<typeof AdNetworkSection>;

@@ -5,7 +5,7 @@ import { notNull, withId } from './kit.js';
  * Promotions: one row per grant (its primary key makes a one-time or once-a-day promotion grant at most once,
  * even under concurrent claims), referral codes and referred customers, referral earnings per payment, visits
  * of share links, and raffles (the hash of the secret seed published at opening, the seed after the draw) with
- * their entries.
+ * their entries; conversion events forwarded to the ad network (deduplicated by event id).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -84,11 +84,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addPrimaryKeyConstraint('raffle_entries_pk', ['raffle_id', 'source'])
     .execute();
+  await db.schema
+    .createTable('ad_conversions')
+    .addColumn('event_id', 'text', (column) => column.primaryKey())
+    .addColumn('event_type', 'text', notNull)
+    .addColumn('status', 'text', notNull)
+    .addColumn('created_at', 'bigint', notNull)
+    .execute();
+
   await db.schema.createIndex('raffle_entries_customer').on('raffle_entries').columns(['raffle_id', 'customer_id']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['raffle_entries', 'raffles', 'customer_addresses', 'share_visits', 'referral_earnings', 'referrals', 'referral_codes', 'promotion_grants']) {
+  for (const table of ['ad_conversions', 'raffle_entries', 'raffles', 'customer_addresses', 'share_visits', 'referral_earnings', 'referrals', 'referral_codes', 'promotion_grants']) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -73,7 +73,16 @@ export interface RaffleEntriesTable {
   created_at: number;
 }
 
+export interface AdConversionsTable {
+  event_id: string;
+  event_type: string;
+  /** `sending` while forwarded, `sent` after. */
+  status: string;
+  created_at: number;
+}
+
 export interface PromotionTables {
+  ad_conversions: AdConversionsTable;
   promotion_grants: PromotionGrantsTable;
   referral_codes: ReferralCodesTable;
   referrals: ReferralsTable;

@@ -4,6 +4,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../../../kernel/errors.js';
+import type { ConversionInput } from '../../../../promotions/ad-network.js';
 import type { App } from '../../../app.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
@@ -42,6 +44,30 @@ export async function promotionRoutes(app: App, services: Services): Promise<voi
   );
   app.get('/api/v1/raffle', { config: account, schema: { tags, summary: 'Current raffle (prize, entries, draw time, seed hash) and past draws with seeds and winners' } }, async (request) =>
     promotions.raffleStatus(customerOf(request).customerId),
+  );
+
+  const RedditConversionBody = Type.Object(
+    {
+      event_id: Type.String({ minLength: 1, maxLength: 128 }),
+      event_type: Type.Union(['PageVisit', 'ViewContent', 'Search', 'AddToCart', 'AddToWishlist', 'Purchase', 'Lead', 'SignUp'].map((name) => Type.Literal(name))),
+      event_at: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$' })),
+      click_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+      value: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+      currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+      item_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    },
+    { additionalProperties: false },
+  );
+  app.post(
+    '/api/v1/adnetwork/conversion',
+    { config: { auth: 'public' }, schema: { tags: ['public'], summary: 'Server-side conversion event forwarded to the ad network (deduplicated by event_id, rate-limited per address)', body: RedditConversionBody } },
+    async (request, reply) => {
+      const admission = await services.billing.limiter.admit(`adnetwork:${request.ip}`, { requestsPerMinute: services.config.adNetwork.requestsPerMinute });
+      if (!admission.allowed) throw new AppError('RATE_LIMITED', 'Too many conversion events', { retryAfterSeconds: admission.retryAfterMs / 1000 });
+      await admission.release();
+      const result = await promotions.adNetwork.forward(request.body as ConversionInput);
+      return reply.code(result.duplicate ? 200 : 202).send({ accepted: true, duplicate: result.duplicate });
+    },
   );
 
   app.get(
