@@ -148,6 +148,13 @@ export class CardPayments {
     return { payment, url: session.url, sessionId: session.id };
   }
 
+  /** The caller's card payment of a session id, either wallet (404 for another customer's). */
+  async findOwn(customerId: number, sessionId: string): Promise<PaymentRow> {
+    const row = await this.db.selectFrom('payments').selectAll().where('method', '=', 'card').where('processor_ref', '=', sessionId).where('customer_id', '=', customerId).executeTakeFirst();
+    if (!row) throw notFound('Checkout session');
+    return row;
+  }
+
   /** The caller's card payment of a session id (404 for another customer's). */
   async ownPayment(customerId: number, sessionId: string, wallet: 'token' | 'cash'): Promise<PaymentRow> {
     const row = await this.db

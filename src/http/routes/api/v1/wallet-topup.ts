@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { moneyJson } from '../../../../kernel/money.js';
+import { paymentJson } from '../../../../billing/payments/index.js';
 import type { App } from '../../../app.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
@@ -22,6 +23,30 @@ const PurchasePreferencesBody = Type.Object(
 export async function walletTopUpRoutes(app: App, services: Services): Promise<void> {
   const { payments, config } = services;
   const tags = ['wallet'];
+
+  app.post(
+    '/api/v1/wallet/top-up',
+    {
+      config: account,
+      schema: {
+        tags,
+        summary: 'Load the credit of a paid pack (card session or crypto order) into its wallet, once per payment; answers the purchase',
+        body: Type.Union([Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT), Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT)]),
+      },
+    },
+    async (request) => {
+      const customerId = customerOf(request).customerId;
+      const body = request.body as { session_id?: string; order_id?: string };
+      if (body.session_id !== undefined) {
+        const owned = await payments.card.findOwn(customerId, body.session_id);
+        const { payment, credited } = await payments.card.confirm(customerId, body.session_id, owned.wallet);
+        return { credited, purchase: paymentJson(payment) };
+      }
+      const before = await payments.crypto.ownOrder(customerId, body.order_id!);
+      const after = await payments.crypto.refresh(customerId, body.order_id!);
+      return { credited: before.status !== 'paid' && after.status === 'paid', purchase: paymentJson(after) };
+    },
+  );
 
   app.post(
     '/api/v1/wallet/topup-discount',
