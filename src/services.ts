@@ -14,6 +14,9 @@ import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
+import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
+import { createPromotionServices, type PromotionServices } from './promotions/index.js';
+import type { Alerts } from './billing/payments/ports.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -42,6 +45,8 @@ export interface Services extends DomainDeps {
   agent: AgentServices;
   direct: DirectServices;
   accounts: AccountServices;
+  payments: PaymentServices;
+  promotions: PromotionServices;
   close(): Promise<void>;
 }
 
@@ -52,6 +57,8 @@ export interface ServiceOptions {
   storage?: Storage;
   /** A mailer to use instead of the configured one (tests). */
   mailer?: Mailer;
+  /** Customer alerts of the payment domain, instead of the accounts alerts (tests). */
+  alerts?: Alerts;
 }
 
 export const REDACTED_PATHS = [
@@ -103,9 +110,18 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const gateway = await createGatewayServices(deps, billing);
   const projects = createProjectStore(deps);
   const projectEvents = await createProjectEvents(deps);
-  const accounts = createAccountServices(deps, { mailer: options.mailer });
+  // Accounts created by identity-provider sign-up carry a referral code the promotions attribute (bound late).
+  let promotions!: PromotionServices;
+  const onSignedUp = async (customerId: number, attribution: { referralCode?: string }) => {
+    if (attribution.referralCode) await promotions.attributeReferral(customerId, attribution.referralCode);
+  };
+  const accounts = createAccountServices(deps, { mailer: options.mailer, onSignedUp });
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId) });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
+  // Payments mail through the accounts mailer and raise the customer's alerts there (tests may record their own).
+  const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
+  const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
+  promotions = createPromotionServices(deps, { billing, payments });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -122,6 +138,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     agent,
     direct,
     accounts,
+    payments,
+    promotions,
     async close() {
       await accounts.close();
       await agent.close();

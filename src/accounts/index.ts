@@ -7,7 +7,7 @@ import type { DomainDeps } from '../services.js';
 import { AlertService } from './alerts.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
-import { OidcSignIn } from './oidc.js';
+import { OidcSignIn, type OidcDeps } from './oidc.js';
 import { Lockout, MemoryFailureCounters, RedisFailureCounters, type FailureCounters } from './lockout.js';
 import { createMailer, type Mailer } from './mailer.js';
 import { SecretBox } from './secrets.js';
@@ -37,7 +37,7 @@ export interface AccountServices {
 /** How often key expiry and spending alerts are scanned for every customer. */
 export const ALERT_SCAN_INTERVAL_MS = 5 * 60_000;
 
-export function createAccountServices(deps: DomainDeps, options: { mailer?: Mailer } = {}): AccountServices {
+export function createAccountServices(deps: DomainDeps, options: { mailer?: Mailer; onSignedUp?: OidcDeps['onSignedUp'] } = {}): AccountServices {
   const { config, storage, clock, logger } = deps;
   const box = new SecretBox(config.secret);
   const counters: FailureCounters = config.env.redisUrl
@@ -89,7 +89,7 @@ export function createAccountServices(deps: DomainDeps, options: { mailer?: Mail
     alerts,
     settings,
     sso: new SsoLinks(storage, box, clock),
-    oidc: new OidcSignIn({ storage, box, clock, logger, customers: deps.customers, config: config.idp, publicBaseUrl: config.publicBaseUrl }),
+    oidc: new OidcSignIn({ storage, box, clock, logger, customers: deps.customers, config: config.idp, publicBaseUrl: config.publicBaseUrl, onSignedUp: options.onSignedUp }),
     humanCheckRequired: (place) => required.has(place),
     start() {
       scanner = setInterval(() => {

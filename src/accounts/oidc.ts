@@ -38,6 +38,8 @@ export interface OidcDeps {
   customers: CustomerService;
   config: IdpConfig;
   publicBaseUrl: string;
+  /** Told of every account the provider sign-in created (referral attribution lives with the promotions). */
+  onSignedUp?: (customerId: number, attribution: SignupAttribution) => Promise<void>;
 }
 
 export class OidcSignIn {
@@ -160,6 +162,7 @@ export class OidcSignIn {
         })
         .execute();
     });
+    await this.deps.onSignedUp?.(created.customer.id, attribution).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'sign-up attribution failed'));
     return { customerId: created.customer.id, returnTo: record.return_to, created: true };
   }
 }

@@ -53,6 +53,11 @@ export class UnlimitedPlans {
     return active;
   }
 
+  /** Drops the cached plan of a customer, after a subscription written in another transaction (a cash purchase). */
+  forget(customerId: number): void {
+    this.cache.delete(customerId);
+  }
+
   /** Operator grant of a plan for its duration (or `days`), starting now or when the current one ends. */
   async grant(customerId: number, planId: string, days?: number): Promise<{ planId: string; startsAt: number; endsAt: number }> {
     const plan = this.plan(planId);

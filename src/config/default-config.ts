@@ -47,6 +47,12 @@ export const defaultConfigFile = {
       healthUrl: 'https://chicago.api.switchyard.example/healthz',
     },
   ],
+  payments: {
+    card: {
+      secretKey: '${CARD_PROCESSOR_SECRET_KEY:-}',
+      webhookSecret: '${CARD_WEBHOOK_SECRET:-}',
+    },
+  },
   releases: {
     cli: { version: '0.147.0', notes: 'Reference command-line client target.' },
     launcherA: { version: '1.0.48' },

@@ -7,6 +7,7 @@ import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
 import { GatewaySection } from './sections/gateway.js';
+import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections/payments.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 
@@ -21,6 +22,9 @@ export const ConfigFileSchema = Type.Object(
     accounts: AccountsSection,
     mail: MailSection,
     idp: IdpSection,
+    payments: PaymentsSection,
+    promotions: PromotionsSection,
+    adNetwork: AdNetworkSection,
   },
   { additionalProperties: false },
 );

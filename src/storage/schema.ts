@@ -7,5 +7,7 @@ import type { ChassisTables } from './tables/chassis.js';
 import type { DirectTables } from './tables/direct.js';
 import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
+import type { PaymentTables } from './tables/payments.js';
+import type { PromotionTables } from './tables/promotions.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables {}

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { referralCodeOf } from '../../src/promotions/referral.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { cookiesOf } from './support.js';
@@ -109,7 +110,10 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
 
   it('signs up a new customer with a wallet-linked key and records the attribution, then signs the same customer in', async () => {
     idp.signInAs('u-new');
-    const back = await throughProvider(await start('?referralCode=FRIEND42&planId=pro&amountUsd=25.5&source=ads&countryCode=GB&returnTo=/billing.html'), redirectUri);
+    // A referrer's code: the new account is attributed to that customer by the promotions.
+    const referrer = await context.services.customers.create({ email: `referrer-${Date.now()}@example.test` });
+    const code = await referralCodeOf(context.storage.db, referrer.customer.id, Date.now());
+    const back = await throughProvider(await start(`?referralCode=${code}&planId=pro&amountUsd=25.5&source=ads&countryCode=GB&returnTo=/billing.html`), redirectUri);
     const done = await callback(back);
     expect(done.statusCode, done.body).toBe(302);
     expect(done.headers.location).toBe('/billing.html');
@@ -121,7 +125,9 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
     const keys = await context.storage.db.selectFrom('api_keys').select('kind').where('customer_id', '=', customerId).execute();
     expect(keys.map((key) => key.kind)).toContain('wallet');
     const attribution = await context.storage.db.selectFrom('signup_attributions').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
-    expect(attribution).toMatchObject({ referral_code: 'FRIEND42', plan_id: 'pro', source: 'ads', country_code: 'GB' });
+    expect(attribution).toMatchObject({ referral_code: code, plan_id: 'pro', source: 'ads', country_code: 'GB' });
+    const referral = await context.storage.db.selectFrom('referrals').selectAll().where('referred_customer_id', '=', customerId).executeTakeFirstOrThrow();
+    expect(Number(referral.referrer_customer_id)).toBe(referrer.customer.id);
     expect(Number(attribution.amount_usd_micros)).toBe(25_500_000);
 
     // Second time: signed in, no new account.

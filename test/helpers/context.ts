@@ -10,7 +10,7 @@ import { parseConfigFile, deepFreeze, type AppConfig } from '../../src/config/lo
 import { loadEnv } from '../../src/config/env.js';
 import type { FileConfig } from '../../src/config/file-schema.js';
 import { buildApp, type App } from '../../src/http/app.js';
-import { createServices, REDACTED_PATHS, type Services } from '../../src/services.js';
+import { createServices, REDACTED_PATHS, type ServiceOptions, type Services } from '../../src/services.js';
 import type { Clock } from '../../src/kernel/clock.js';
 import { openTestStorage, tempDir, type TestStorage } from './databases.js';
 
@@ -36,6 +36,9 @@ export interface TestContextOptions {
   env?: Record<string, string>;
   clock?: Clock;
   storage?: TestStorage;
+  /** Recording fakes of the mail and customer-alert ports (logging defaults otherwise). */
+  mailer?: ServiceOptions['mailer'];
+  alerts?: ServiceOptions['alerts'];
 }
 
 export async function createTestContext(options: TestContextOptions = {}): Promise<TestContext> {
@@ -68,7 +71,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   });
   const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
   const config: AppConfig = deepFreeze({ ...file, env, secret: TEST_SECRET, publicBaseUrl: env.publicBaseUrl ?? `http://127.0.0.1:${env.port}` });
-  const services = await createServices(config, { logger, storage, clock: options.clock });
+  const services = await createServices(config, { logger, storage, clock: options.clock, mailer: options.mailer, alerts: options.alerts });
   const app = await buildApp(services);
   await app.ready();
   const context: TestContext = {

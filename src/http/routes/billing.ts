@@ -56,9 +56,16 @@ function walletRoutes(app: App, services: Services): void {
     '/api/v1/wallet/payments',
     {
       config: account,
-      schema: { tags: ['wallet'], summary: 'Credits and corrections of the wallets, newest first', querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }) }) },
+      schema: {
+        tags: ['wallet'],
+        summary: 'Credits and corrections of the wallets (payments), and card, crypto, cash and top-up purchases with their states (purchases), newest first',
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }) }),
+      },
     },
-    async (request) => ({ payments: await payments(storage.db, customerOf(request).customerId, request.query.limit) }),
+    async (request) => {
+      const customerId = customerOf(request).customerId;
+      return { payments: await payments(storage.db, customerId, request.query.limit), purchases: await services.payments.list(customerId, request.query.limit) };
+    },
   );
 
   app.get(

@@ -18,6 +18,11 @@ import { authRoutes } from './api/v1/auth.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
 import { toolboxRoutes } from './api/v1/toolbox.js';
+import { walletCardRoutes } from './api/v1/wallet-card.js';
+import { promotionRoutes } from './api/v1/promotions.js';
+import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
+import { cashWalletRoutes } from './api/v1/cash-wallet.js';
+import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -38,6 +43,11 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     messageRoutes,
     toolboxRoutes,
     adminMessageRoutes,
+    walletCardRoutes,
+    promotionRoutes,
+    walletCryptoRoutes,
+    cashWalletRoutes,
+    walletTopUpRoutes,
   ]) {
     await module(app, services);
   }

@@ -9,6 +9,8 @@ import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
 import * as authEpoch from './0008-auth-epoch.js';
 import * as accounts from './0010-accounts.js';
+import * as payments from './0011-payments.js';
+import * as promotions from './0012-promotions.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -20,4 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0007-direct': direct,
   '0008-auth-epoch': authEpoch,
   '0010-accounts': accounts,
+  '0011-payments': payments,
+  '0012-promotions': promotions,
 };

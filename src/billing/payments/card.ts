@@ -1,0 +1,328 @@
+/**
+ * Card payments through the card processor's hosted checkout (Stripe's API, driven by the official `stripe`
+ * client against a configurable API base URL). A checkout creates a `payments` row and a processor session;
+ * the credit happens when the processor says the session is paid — by the customer's confirm (which retrieves
+ * the session) or by the signed webhook — exactly once, whichever comes first. Refunds claw the credit back.
+ */
+import Stripe from 'stripe';
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import { AppError, notFound } from '../../kernel/errors.js';
+import { randomBase62 } from '../../kernel/ids.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { CreditPackConfig } from '../../config/sections/payments.js';
+import type { Database } from '../../storage/schema.js';
+import type { Storage } from '../../storage/database.js';
+import type { PaymentLedger, PaymentRow } from './ledger-effects.js';
+import type { Discounts } from './discounts.js';
+import { verifySignature, WebhookSignatureError } from './webhook-signature.js';
+
+export const MICROS_PER_CENT = 10_000;
+
+/** Hook run in the crediting transaction of a paid payment (referral earnings). */
+export type PaidHook = (trx: Transaction<Database>, payment: PaymentRow) => Promise<void>;
+/** Hook run in the transaction that claws back a refund (referral claw-back). */
+export type RefundHook = (trx: Transaction<Database>, payment: PaymentRow) => Promise<void>;
+
+export interface CardDeps {
+  config: AppConfig;
+  storage: Storage;
+  clock: Clock;
+  logger: Logger;
+  ledger: PaymentLedger;
+  onPaid: PaidHook[];
+  onRefund: RefundHook[];
+  discounts: Discounts;
+}
+
+export interface CheckoutResult {
+  payment: PaymentRow;
+  url: string;
+  sessionId: string;
+}
+
+export interface WebhookResult {
+  eventId: string;
+  type: string;
+  duplicate: boolean;
+  handled: boolean;
+}
+
+export function packOf(config: AppConfig, packId: string): CreditPackConfig {
+  const pack = config.payments.packs.find((candidate) => candidate.id === packId);
+  if (!pack) {
+    throw new AppError('VALIDATION_FAILED', `Unknown credit pack ${packId}`, { issues: [{ loc: ['body', 'pack_id'], msg: `Unknown credit pack ${packId}`, type: 'value_error' }] });
+  }
+  return pack;
+}
+
+export function stripeClient(config: AppConfig): Stripe {
+  const card = config.payments.card;
+  const base = new URL(card.apiBaseUrl);
+  const protocol = base.protocol === 'http:' ? 'http' : 'https';
+  return new Stripe(card.secretKey || 'sk_unset', {
+    host: base.hostname,
+    port: base.port === '' ? (protocol === 'http' ? 80 : 443) : Number(base.port),
+    protocol,
+    maxNetworkRetries: 2,
+    timeout: card.timeoutMs,
+    telemetry: false,
+  });
+}
+
+function processorError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError('UPSTREAM_FAILED', 'The card processor could not be reached or refused the request', { cause: error });
+}
+
+export class CardPayments {
+  readonly stripe: Stripe;
+
+  constructor(private readonly deps: CardDeps) {
+    this.stripe = stripeClient(deps.config);
+  }
+
+  private get db(): Kysely<Database> {
+    return this.deps.storage.db;
+  }
+
+  private enabled(): void {
+    if (!this.deps.config.payments.card.enabled) throw new AppError('UPSTREAM_UNAVAILABLE', 'Card payments are not configured');
+  }
+
+  /** Creates a hosted checkout session for a pack; the wallet is credited once the session is paid. */
+  async checkout(input: { customerId: number; packId: string; wallet: 'token' | 'cash'; discountCode?: string }): Promise<CheckoutResult> {
+    this.enabled();
+    const pack = packOf(this.deps.config, input.packId);
+    const packCredit = pack.creditMicros ?? pack.priceMicros;
+    // A bonus code is checked before the processor is asked, and used with the checkout's row.
+    const bonus = input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
+    const publicId = `pay_${randomBase62(20)}`;
+    const { successUrl, cancelUrl } = this.deps.config.payments.card;
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await this.stripe.checkout.sessions.create(
+        {
+          mode: 'payment',
+          client_reference_id: publicId,
+          success_url: successUrl,
+          cancel_url: cancelUrl,
+          line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: pack.priceMicros / MICROS_PER_CENT, product_data: { name: pack.name } } }],
+          metadata: { payment_id: publicId, customer_id: String(input.customerId), wallet: input.wallet, pack_id: pack.id },
+          payment_intent_data: { metadata: { payment_id: publicId } },
+        },
+        { idempotencyKey: `checkout-${publicId}` },
+      );
+    } catch (error) {
+      throw processorError(error);
+    }
+    if (!session.url) throw new AppError('UPSTREAM_FAILED', 'The card processor answered no checkout URL');
+    const nowMs = this.deps.clock.nowMs();
+    const payment = await this.db.transaction().execute(async (trx) => {
+      if (bonus) await this.deps.discounts.redeem(trx, input.customerId, bonus.discount.code, publicId);
+      return trx
+        .insertInto('payments')
+      .values({
+        public_id: publicId,
+        customer_id: input.customerId,
+        method: 'card',
+        wallet: input.wallet,
+        pack_id: pack.id,
+        amount_micros: pack.priceMicros,
+        credit_micros: packCredit + (bonus?.bonusMicros ?? 0),
+        status: 'open',
+        processor_ref: session.id,
+        payment_intent: typeof session.payment_intent === 'string' ? session.payment_intent : null,
+        details_json: bonus ? JSON.stringify({ discount_code: bonus.discount.code, bonus_micros: bonus.bonusMicros }) : null,
+        refunded_micros: 0,
+        clawed_micros: 0,
+        debt_micros: 0,
+        credited_at: null,
+        created_at: nowMs,
+        updated_at: nowMs,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    });
+    return { payment, url: session.url, sessionId: session.id };
+  }
+
+  /** The caller's card payment of a session id, either wallet (404 for another customer's). */
+  async findOwn(customerId: number, sessionId: string): Promise<PaymentRow> {
+    const row = await this.db.selectFrom('payments').selectAll().where('method', '=', 'card').where('processor_ref', '=', sessionId).where('customer_id', '=', customerId).executeTakeFirst();
+    if (!row) throw notFound('Checkout session');
+    return row;
+  }
+
+  /** The caller's card payment of a session id (404 for another customer's). */
+  async ownPayment(customerId: number, sessionId: string, wallet: 'token' | 'cash'): Promise<PaymentRow> {
+    const row = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('method', '=', 'card')
+      .where('processor_ref', '=', sessionId)
+      .where('customer_id', '=', customerId)
+      .where('wallet', '=', wallet)
+      .executeTakeFirst();
+    if (!row) throw notFound('Checkout session');
+    return row;
+  }
+
+  /** Retrieves the session from the processor and credits it when paid (once, whoever else credits it). */
+  async confirm(customerId: number, sessionId: string, wallet: 'token' | 'cash'): Promise<{ payment: PaymentRow; credited: boolean }> {
+    this.enabled();
+    const payment = await this.ownPayment(customerId, sessionId, wallet);
+    if (payment.status === 'paid') return { payment, credited: false };
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await this.stripe.checkout.sessions.retrieve(sessionId);
+    } catch (error) {
+      throw processorError(error);
+    }
+    const credited = await this.db.transaction().execute((trx) => this.applySession(trx, payment.id, session, 'confirm'));
+    const fresh = await this.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    return { payment: fresh, credited };
+  }
+
+  /**
+   * Applies what a session says to its payment: paid → credit (amount and currency checked first); complete but
+   * unpaid → pending; expired → expired. Returns whether this call credited it.
+   */
+  private async applySession(trx: Transaction<Database>, paymentId: number, session: Stripe.Checkout.Session, via: string): Promise<boolean> {
+    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+    const nowMs = this.deps.clock.nowMs();
+    const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+    if (session.payment_status === 'paid' || session.payment_status === 'no_payment_required') {
+      if (!this.amountMatches(payment, session)) {
+        await trx.updateTable('payments').set({ status: 'failed', updated_at: nowMs, details_json: JSON.stringify({ via, mismatch: { amount_total: session.amount_total, currency: session.currency } }) }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        return false;
+      }
+      const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'expired'], { kind: 'card_payment', paymentIntent });
+      if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
+      return credited !== null;
+    }
+    if (session.status === 'complete') {
+      await trx.updateTable('payments').set({ status: 'pending', updated_at: nowMs, ...(paymentIntent ? { payment_intent: paymentIntent } : {}) }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+    } else if (session.status === 'expired') {
+      await trx.updateTable('payments').set({ status: 'expired', updated_at: nowMs }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+    }
+    return false;
+  }
+
+  /** A paid session credits only when it charged exactly the payment's price in USD. */
+  private amountMatches(payment: PaymentRow, session: Stripe.Checkout.Session): boolean {
+    const expectedCents = Number(payment.amount_micros) / MICROS_PER_CENT;
+    if (session.amount_total === expectedCents && (session.currency ?? '').toLowerCase() === 'usd') return true;
+    this.deps.logger.error({ payment: payment.public_id, amountTotal: session.amount_total, currency: session.currency }, 'card session amount does not match its payment; not credited');
+    return false;
+  }
+
+  /**
+   * Handles one signed webhook delivery. The event id is recorded in the same transaction as its effect, so a
+   * duplicate (or concurrent) delivery changes nothing; an event whose processing fails is not recorded and
+   * the processor's retry applies it.
+   */
+  async webhook(rawBody: string, signature: string | string[] | undefined): Promise<WebhookResult> {
+    const card = this.deps.config.payments.card;
+    try {
+      verifySignature(signature, rawBody, card.webhookSecret, card.webhookToleranceSeconds, this.deps.clock.nowMs());
+    } catch (error) {
+      if (error instanceof WebhookSignatureError) throw new AppError('BAD_REQUEST', 'Webhook signature verification failed', { details: { reason: error.reason } });
+      throw error;
+    }
+    let event: { id?: unknown; type?: unknown; data?: { object?: unknown } };
+    try {
+      event = JSON.parse(rawBody) as typeof event;
+    } catch {
+      throw new AppError('BAD_REQUEST', 'Webhook body is not JSON');
+    }
+    if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data?.object !== 'object' || event.data.object === null) {
+      throw new AppError('BAD_REQUEST', 'Webhook body is not an event');
+    }
+    const eventId = event.id;
+    const type = event.type;
+    const object = event.data.object as Record<string, unknown>;
+    // The processor is asked outside the transaction (never hold locks across the network).
+    const sessionForCharge = type === 'charge.refunded' ? await this.sessionIdForCharge(object) : undefined;
+    return this.db.transaction().execute(async (trx) => {
+      const recorded = await trx
+        .insertInto('payment_events')
+        .values({ source: 'card', event_id: eventId, type, received_at: this.deps.clock.nowMs() })
+        .onConflict((conflict) => conflict.columns(['source', 'event_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(recorded.numInsertedOrUpdatedRows ?? 0) !== 1) return { eventId, type, duplicate: true, handled: false };
+      const handled = await this.applyEvent(trx, type, object, sessionForCharge);
+      return { eventId, type, duplicate: false, handled };
+    });
+  }
+
+  private async paymentBySession(trx: Transaction<Database>, sessionId: unknown): Promise<PaymentRow | undefined> {
+    if (typeof sessionId !== 'string') return undefined;
+    return trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('processor_ref', '=', sessionId).executeTakeFirst();
+  }
+
+  private async applyEvent(trx: Transaction<Database>, type: string, object: Record<string, unknown>, sessionForCharge: string | null | undefined): Promise<boolean> {
+    switch (type) {
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded': {
+        const payment = await this.paymentBySession(trx, object.id);
+        if (!payment) return false;
+        await this.applySession(trx, payment.id, object as unknown as Stripe.Checkout.Session, type);
+        return true;
+      }
+      case 'checkout.session.async_payment_failed': {
+        const payment = await this.paymentBySession(trx, object.id);
+        if (!payment) return false;
+        await trx.updateTable('payments').set({ status: 'failed', updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        return true;
+      }
+      case 'checkout.session.expired': {
+        const payment = await this.paymentBySession(trx, object.id);
+        if (!payment) return false;
+        await trx.updateTable('payments').set({ status: 'expired', updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+        return true;
+      }
+      case 'charge.refunded': {
+        const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
+        let payment = paymentIntent
+          ? await trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('payment_intent', '=', paymentIntent).executeTakeFirst()
+          : undefined;
+        payment ??= await this.paymentBySession(trx, sessionForCharge);
+        if (!payment) return false;
+        const refundedCents = typeof object.amount_refunded === 'number' && Number.isSafeInteger(object.amount_refunded) ? object.amount_refunded : 0;
+        const refundedMicros = Math.min(refundedCents * MICROS_PER_CENT, Number(payment.amount_micros));
+        // Refund amounts are cumulative: keep the largest seen, so out-of-order deliveries end the same.
+        if (refundedMicros > Number(payment.refunded_micros)) {
+          await trx
+            .updateTable('payments')
+            .set({ refunded_micros: refundedMicros, updated_at: this.deps.clock.nowMs(), ...(paymentIntent && !payment.payment_intent ? { payment_intent: paymentIntent } : {}) })
+            .where('id', '=', payment.id)
+            .execute();
+        }
+        const applied = await this.deps.ledger.applyRefunds(trx, payment.id);
+        if (applied.clawedMicros + applied.debtMicros > 0) {
+          const fresh = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+          for (const hook of this.deps.onRefund) await hook(trx, fresh);
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** The checkout session of a refunded charge whose payment intent is not known here yet (refund before completion). */
+  private async sessionIdForCharge(charge: Record<string, unknown>): Promise<string | null> {
+    const paymentIntent = typeof charge.payment_intent === 'string' ? charge.payment_intent : null;
+    if (!paymentIntent) return null;
+    const known = await this.db.selectFrom('payments').select('id').where('method', '=', 'card').where('payment_intent', '=', paymentIntent).executeTakeFirst();
+    if (known) return null;
+    try {
+      const sessions = await this.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
+      return sessions.data[0]?.id ?? null;
+    } catch (error) {
+      throw processorError(error);
+    }
+  }
+}

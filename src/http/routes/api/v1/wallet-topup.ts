@@ -1,0 +1,91 @@
+/** Top-up bonus codes, the mailed personal session discount and purchase preferences. */
+import { Type } from '@sinclair/typebox';
+import { validationError } from '../../../../kernel/errors.js';
+import { moneyJson } from '../../../../kernel/money.js';
+import { paymentJson } from '../../../../billing/payments/index.js';
+import type { App } from '../../../app.js';
+import type { Services } from '../../../../services.js';
+import { customerOf } from './wallet-card.js';
+
+const account = { auth: 'api', surface: 'account' } as const;
+const STRICT = { additionalProperties: false } as const;
+
+const PurchasePreferencesBody = Type.Object(
+  {
+    default_pack_id: Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]),
+    payment_method: Type.Union([Type.Literal('card'), Type.Literal('crypto'), Type.Literal('cash'), Type.Null()]),
+    pay_currency: Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()]),
+    display_currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+  },
+  STRICT,
+);
+
+export async function walletTopUpRoutes(app: App, services: Services): Promise<void> {
+  const { payments, config } = services;
+  const tags = ['wallet'];
+
+  app.post(
+    '/api/v1/wallet/top-up',
+    {
+      config: account,
+      schema: {
+        tags,
+        summary: 'Load the credit of a paid pack (card session or crypto order) into its wallet, once per payment; answers the purchase',
+        body: Type.Union([Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT), Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT)]),
+      },
+    },
+    async (request) => {
+      const customerId = customerOf(request).customerId;
+      const body = request.body as { session_id?: string; order_id?: string };
+      if (body.session_id !== undefined) {
+        const owned = await payments.card.findOwn(customerId, body.session_id);
+        const { payment, credited } = await payments.card.confirm(customerId, body.session_id, owned.wallet);
+        return { credited, purchase: paymentJson(payment) };
+      }
+      const before = await payments.crypto.ownOrder(customerId, body.order_id!);
+      const after = await payments.crypto.refresh(customerId, body.order_id!);
+      return { credited: before.status !== 'paid' && after.status === 'paid', purchase: paymentJson(after) };
+    },
+  );
+
+  app.post(
+    '/api/v1/wallet/topup-discount',
+    { config: account, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    async (request) => {
+      const checked = await payments.discounts.check(customerOf(request).customerId, request.body.code);
+      if (!checked.valid) return { valid: false, reason: checked.reason };
+      const { discount } = checked;
+      return {
+        valid: true,
+        code: discount.code,
+        bonus_percent: discount.bonusPercent,
+        expires_at: discount.expiresAt === null ? null : new Date(discount.expiresAt).toISOString(),
+        packs: config.payments.packs.map((pack) => {
+          const credit = pack.creditMicros ?? pack.priceMicros;
+          return { pack_id: pack.id, price: moneyJson(pack.priceMicros), bonus: moneyJson(Math.floor((credit * discount.bonusPercent) / 100)) };
+        }),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/wallet/topupemail-session-discount',
+    { config: account, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
+    async (request, reply) => {
+      const customer = await services.customers.get(customerOf(request).customerId);
+      const issued = await payments.discounts.issueSessionDiscount({ id: customer.id, email: customer.email });
+      return reply.code(201).send({ mailed_to: issued.mailedTo, bonus_percent: issued.bonusPercent, expires_at: new Date(issued.expiresAt).toISOString() });
+    },
+  );
+
+  app.get('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
+    payments.preferences.get(customerOf(request).customerId),
+  );
+  app.put('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
+    const body = request.body;
+    if (body.default_pack_id !== null && !config.payments.packs.some((pack) => pack.id === body.default_pack_id)) {
+      throw validationError([{ loc: ['body', 'default_pack_id'], msg: `Unknown credit pack ${body.default_pack_id}`, type: 'value_error' }]);
+    }
+    return payments.preferences.put(customerOf(request).customerId, body);
+  });
+}
