@@ -89,7 +89,9 @@ function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destinati
 }
 
 function isNative(destination: Destination, request: NormalizedRequest): boolean {
-  return request.native !== undefined && destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+  if (request.native?.protocol === 'openai-responses') return destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+  if (request.native?.protocol === 'anthropic-messages') return destination.provider.kind === 'anthropic';
+  return false;
 }
 
 export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promise<GatewayCall> {
@@ -116,8 +118,9 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     destination = resolveOrThrow(deps.routing, request);
     native = isNative(destination, request);
     if (!native && request.nativeOnly?.length) {
-      throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only a model that speaks the Responses API natively accepts this; ${request.model} does not`, {
-        details: { param: 'input' },
+      const speaks = request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
+      throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {
+        details: { param: request.native?.protocol === 'anthropic-messages' ? 'messages' : 'input' },
       });
     }
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');

@@ -24,7 +24,9 @@ export type Reply =
   | { kind: 'http_error'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'drop_mid_stream'; text: string; afterChunks: number }
   | { kind: 'error_after_200'; text?: string; message: string }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Exactly these bytes (an upstream's own body or SSE text), for replies the scripts above cannot shape. */
+  | { kind: 'raw'; status?: number; contentType: string; body: string };
 
 export interface ModelUpstream {
   url: string;

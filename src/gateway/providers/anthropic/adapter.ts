@@ -18,16 +18,23 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
 
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
     const { request, destination, signal } = call;
-    const body = toAnthropicRequest(request, { upstreamModel: destination.model.upstreamModel, defaultMaxTokens: destination.model.capabilities.maxOutputTokens });
+    const upstreamModel = destination.model.upstreamModel;
+    // A Messages caller's body goes as sent (model rewritten), with its beta headers: nothing is flattened or dropped.
+    const native = call.native && request.native?.protocol === 'anthropic-messages' ? request.native : undefined;
+    const body = native
+      ? { ...native.body, model: upstreamModel, stream: request.stream }
+      : toAnthropicRequest(request, { upstreamModel, defaultMaxTokens: destination.model.capabilities.maxOutputTokens });
+    const sent = native ? { ...headers, ...native.headers } : headers;
     const response = await http.post({
       path: '/v1/messages',
       body: JSON.stringify(body),
-      headers: request.stream ? { ...headers, accept: 'text/event-stream' } : headers,
+      headers: request.stream ? { ...sent, accept: 'text/event-stream' } : sent,
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) return decodeAnthropicStream(response.body, customNames);
-    return jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames));
+    const options = { native: native !== undefined };
+    if (request.stream) return decodeAnthropicStream(response.body, customNames, options);
+    return jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
   }
 
   return {

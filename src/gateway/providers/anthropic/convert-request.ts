@@ -31,6 +31,7 @@ function parseArguments(json: string): unknown {
 function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
   const messages: AnthropicMessage[] = [];
   for (const message of request.messages) {
+    if (message.role === 'system') continue;
     if (message.role === 'assistant') {
       const content: AnthropicBlock[] = blocksOf(message.content).filter((block) => block.type !== 'text' || block.text !== '');
       for (const call of message.toolCalls) {
@@ -84,7 +85,9 @@ export function toAnthropicRequest(request: NormalizedRequest, options: { upstre
     messages: convertMessages(request),
     stream: request.stream,
   };
-  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  // Mid-conversation instructions join the system prompt (a translated request carries no beta header for them).
+  const system = [request.system ?? '', ...request.messages.map((message) => (message.role === 'system' ? textOf(message.content) : ''))].filter((text) => text !== '');
+  if (system.length > 0) body.system = system.join('\n\n');
   if (request.tools.length > 0) {
     body.tools = request.tools.map(convertTool);
     const choice = convertToolChoice(request.toolChoice, request.parallelToolCalls);

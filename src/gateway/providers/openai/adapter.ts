@@ -20,7 +20,7 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
     const { request, destination, signal } = call;
     const upstreamModel = destination.model.upstreamModel;
-    const native = call.native && request.native !== undefined;
+    const native = call.native && request.native?.protocol === 'openai-responses';
     const body = native
       ? JSON.stringify({ ...request.native!.body, model: upstreamModel, stream: request.stream })
       : JSON.stringify(toChatRequest(request, upstreamModel));

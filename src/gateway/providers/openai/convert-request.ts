@@ -33,6 +33,9 @@ function convertMessage(message: Message): ChatMessage {
     }
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: textOf(message.content) };
+    case 'system':
+      // A mid-conversation instruction stays where it was given.
+      return { role: 'system', content: textOf(message.content) };
   }
 }
 
