@@ -1,13 +1,14 @@
 /** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
+import { STRUCTURED_OUTPUT_TOOL, structuredAnswer } from '../shared/structured-tool.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
 import { anthropicErrorMessage } from './map-error.js';
-import type { AnthropicResponseBody } from './wire-types.js';
+import type { AnthropicRequestBody, AnthropicResponseBody } from './wire-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
@@ -23,7 +24,12 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
     const native = call.native && request.native?.protocol === 'anthropic-messages' ? request.native : undefined;
     const body = native
       ? { ...native.body, model: upstreamModel, stream: request.stream }
-      : toAnthropicRequest(request, { upstreamModel, defaultMaxTokens: destination.model.capabilities.maxOutputTokens });
+      : toAnthropicRequest(request, {
+          upstreamModel,
+          defaultMaxTokens: destination.model.capabilities.maxOutputTokens,
+          nativeStructuredOutput: nativeStructuredOutput(destination),
+          adaptiveThinking: destination.model.capabilities.adaptiveThinking,
+        });
     const sent = native ? { ...headers, ...native.headers } : headers;
     const response = await http.post({
       path: '/v1/messages',
@@ -33,8 +39,12 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
     });
     const customNames = customToolNames(request.tools);
     const options = { native: native !== undefined };
-    if (request.stream) return decodeAnthropicStream(response.body, customNames, options);
-    return jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
+    const parts = request.stream
+      ? decodeAnthropicStream(response.body, customNames, options)
+      : await jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
+    const choice = native ? undefined : (body as AnthropicRequestBody).tool_choice;
+    const forced = choice?.type === 'tool' && choice.name === STRUCTURED_OUTPUT_TOOL;
+    return forced ? structuredAnswer(parts) : parts;
   }
 
   return {

@@ -3,7 +3,8 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
@@ -23,7 +24,7 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
     const native = call.native && request.native?.protocol === 'openai-responses';
     const body = native
       ? JSON.stringify({ ...request.native!.body, model: upstreamModel, stream: request.stream })
-      : JSON.stringify(toChatRequest(request, upstreamModel));
+      : JSON.stringify(toChatRequest(request, upstreamModel, { nativeStructuredOutput: nativeStructuredOutput(destination) }));
     const path = native ? '/responses' : '/chat/completions';
     const response = await http.post({
       path,
@@ -32,8 +33,9 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) return native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
-    return native ? jsonReplyParts(response.body, decodeResponsesBody) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    if (native) return request.stream ? decodeResponsesStream(response.body) : jsonReplyParts(response.body, decodeResponsesBody);
+    const parts = request.stream ? decodeChatStream(response.body, customNames) : await jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    return request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
   }
 
   return { stream, close: () => http.close() };
