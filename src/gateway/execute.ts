@@ -25,7 +25,7 @@ import type { Principal } from '../accounts/principal.js';
 import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { checkCapabilities, checkToolResults } from './checks.js';
+import { checkCapabilities, checkToolResults, webSearchFor } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
 import { UpstreamError, mergeUsage } from './spec/index.js';
@@ -82,9 +82,10 @@ export function resolveModel(routing: Routing, model: string): Destination {
   return destination;
 }
 
-function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destination {
+function resolveOrThrow(routing: Routing, request: NormalizedRequest, agentTurn: boolean): Destination {
   const destination = resolveModel(routing, request.model);
   checkCapabilities(destination, request);
+  webSearchFor(destination, request, { agentTurn });
   return destination;
 }
 
@@ -95,9 +96,11 @@ function isNative(destination: Destination, request: NormalizedRequest): boolean
 }
 
 export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promise<GatewayCall> {
-  const { request, signal } = options;
+  const { signal } = options;
+  let request = options.request;
   checkToolResults(request);
-  const admitted = resolveOrThrow(deps.routing, request);
+  const agentTurn = options.principal.kind === 'customer' && options.principal.policy.agentRuntime === true;
+  const admitted = resolveOrThrow(deps.routing, request, agentTurn);
   const inputSize = inputSizeOf(request);
   const metered = await deps.meter.begin({
     principal: options.principal,
@@ -107,7 +110,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     estimatedInputTokens: estimateInputTokensUpperBound(inputSize),
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
-    surface: options.principal.kind === 'customer' && options.principal.policy.agentRuntime ? 'projects' : 'gateway',
+    surface: agentTurn ? 'projects' : 'gateway',
     host: options.host,
   });
   const leave = deps.calls.enter();
@@ -115,8 +118,9 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
   try {
-    destination = resolveOrThrow(deps.routing, request);
+    destination = resolveOrThrow(deps.routing, request, agentTurn);
     native = isNative(destination, request);
+    request = webSearchFor(destination, request, { agentTurn });
     if (!native && request.nativeOnly?.length) {
       const speaks = request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
       throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {

@@ -64,3 +64,30 @@ describe('reasoning effort ↔ thinking', () => {
     expect(effortOf({ type: 'disabled' }, undefined)).toBeUndefined();
   });
 });
+
+describe('legacy chat functions', () => {
+  it('accepts role "function" answering a function_call, and functions / function_call', async () => {
+    const { decodeChatRequest } = await import('../../src/gateway/protocols/openai-chat/decode.js');
+    const { request } = decodeChatRequest({
+      model: 'm',
+      functions: [{ name: 'lookup', parameters: { type: 'object', properties: {} } }],
+      function_call: { name: 'lookup' },
+      messages: [
+        { role: 'user', content: 'find it' },
+        { role: 'assistant', content: null, function_call: { name: 'lookup', arguments: '{"q":"x"}' } },
+        { role: 'function', name: 'lookup', content: 'found' },
+      ],
+    });
+    expect(request.tools).toEqual([{ type: 'function', name: 'lookup', description: undefined, parameters: { type: 'object', properties: {} } }]);
+    expect(request.toolChoice).toEqual({ name: 'lookup' });
+    expect(request.messages[1]).toEqual({ role: 'assistant', content: [], toolCalls: [{ id: 'call_function_1', kind: 'function', name: 'lookup', arguments: '{"q":"x"}' }] });
+    expect(request.messages[2]).toEqual({ role: 'tool', toolCallId: 'call_function_1', content: [{ type: 'text', text: 'found' }] });
+    const body = toChatRequest(request, 'u');
+    expect(body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_function_1', content: 'found' });
+  });
+
+  it('refuses a function message that answers no call', async () => {
+    const { decodeChatRequest } = await import('../../src/gateway/protocols/openai-chat/decode.js');
+    expect(() => decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'function', name: 'lookup', content: 'found' }] })).toThrow();
+  });
+});
