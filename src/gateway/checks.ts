@@ -32,6 +32,9 @@ export function checkToolResults(request: NormalizedRequest): void {
 /** Images and tools go only where the destination supports them; nothing is stripped to force a success. */
 export function checkCapabilities(destination: Destination, request: NormalizedRequest): void {
   const { capabilities } = destination.model;
+  if (capabilities.embeddings) {
+    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} is an embedding model; use POST /v1/embeddings`, { details: { param: 'model' } });
+  }
   if (!capabilities.images && hasImages(request)) {
     throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not accept image input; remove the images or choose a model with image support`, {
       details: { param: 'model' },

@@ -6,6 +6,7 @@ import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
 import { CallsInFlight } from './calls-in-flight.js';
 import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
+import { embed, type EmbeddingsOptions } from './embeddings.js';
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
 import { Catalogue } from './routing/catalogue.js';
@@ -25,6 +26,8 @@ export interface GatewayServices {
   /** Background responses, cancel, compaction, input tokens, replay (gateway/responses). */
   responses: ResponsesLifecycle;
   execute(options: ExecuteOptions): Promise<GatewayCall>;
+  /** `POST /v1/embeddings` (gateway/embeddings.ts). */
+  embed(options: EmbeddingsOptions): Promise<Record<string, unknown>>;
   listModels(): ModelDescriptor[];
   describeModel(id: string): ModelDescriptor | undefined;
   start(): Promise<void>;
@@ -57,6 +60,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     stored,
     responses,
     execute: (options) => execute(executeDeps, options),
+    embed: (options) => embed(executeDeps, options),
     listModels: () => listModels(router, priceOf),
     describeModel: (id) => describeModel(router, id, priceOf),
     async start() {

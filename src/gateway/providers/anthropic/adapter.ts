@@ -41,7 +41,7 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
     const options = { native: native !== undefined };
     const parts = request.stream
       ? decodeAnthropicStream(response.body, customNames, options)
-      : await jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
+      : jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
     const choice = native ? undefined : (body as AnthropicRequestBody).tool_choice;
     const forced = choice?.type === 'tool' && choice.name === STRUCTURED_OUTPUT_TOOL;
     return forced ? structuredAnswer(parts) : parts;

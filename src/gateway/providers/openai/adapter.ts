@@ -3,10 +3,10 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { jsonReplyParts } from '../shared/upstream-exchange.js';
+import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
 import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
@@ -34,9 +34,21 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
     });
     const customNames = customToolNames(request.tools);
     if (native) return request.stream ? decodeResponsesStream(response.body) : jsonReplyParts(response.body, decodeResponsesBody);
-    const parts = request.stream ? decodeChatStream(response.body, customNames) : await jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    const parts = request.stream ? decodeChatStream(response.body, customNames) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
     return request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
   }
 
-  return { stream, close: () => http.close() };
+  async function embed(options: { body: Record<string, unknown>; signal: CallSignal; requestId: string }): Promise<Record<string, unknown>> {
+    const response = await http.post({ path: '/embeddings', body: JSON.stringify(options.body), headers: { ...headers, 'x-request-id': options.requestId }, signal: options.signal });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await response.body.text(JSON_BODY_LIMIT_BYTES));
+    } catch {
+      throw upstreamError({ kind: 'protocol', message: 'The embedding model answered with unreadable JSON' });
+    }
+    if (parsed === null || typeof parsed !== 'object') throw upstreamError({ kind: 'protocol' });
+    return parsed as Record<string, unknown>;
+  }
+
+  return { stream, embed, close: () => http.close() };
 }
