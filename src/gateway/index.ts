@@ -36,6 +36,7 @@ export interface GatewayServices {
 
 export async function createGatewayServices(deps: DomainDeps, billing: BillingServices): Promise<GatewayServices> {
   const { config } = deps;
+  warnAboutMissingKeys(deps);
   const catalogue = new Catalogue({ providers: config.providers, models: config.models, aliases: config.aliases });
   const router = new ModelRouter(catalogue, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
   const executeDeps: ExecuteDeps = {
@@ -76,4 +77,16 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
       await router.close();
     },
   };
+}
+
+/** One warning line naming every provider whose API key resolved empty, with the variable to set. */
+function warnAboutMissingKeys(deps: DomainDeps): void {
+  const { config } = deps;
+  const missing = config.providers
+    .filter((provider) => provider.apiKey === '')
+    .map((provider) => {
+      const variable = config.keyVariables?.[provider.id];
+      return variable ? `${provider.id} (set ${variable})` : `${provider.id} (set its apiKey)`;
+    });
+  if (missing.length > 0) deps.logger.warn({ providers: missing }, `providers without an API key: ${missing.join(', ')}; their models answer 503 until a key is set`);
 }
