@@ -147,3 +147,36 @@ describe('Claude Code request → OpenAI-kind model', () => {
     expect(sent!.body.tools).toHaveLength(24);
   });
 });
+
+describe('reasoning from an OpenAI-kind model to a Messages caller', () => {
+  const chatReply = {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 0,
+    model: 'upstream-gpt',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'heron', reasoning_content: 'The note names a bird.' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
+
+  it('comes back as a thinking block, whole or streamed', async () => {
+    gateway.upstream.enqueue({ kind: 'raw', contentType: 'application/json', body: JSON.stringify(chatReply) });
+    const whole = await post({ model: MODELS.openai, max_tokens: 100, messages: [{ role: 'user', content: 'Which bird?' }] }, { 'content-type': 'application/json' });
+    expect((await whole.json()).content).toEqual([
+      { type: 'thinking', thinking: 'The note names a bird.', signature: '' },
+      { type: 'text', text: 'heron' },
+    ]);
+
+    const chunks = [
+      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: { role: 'assistant', reasoning_content: 'Birds.' }, finish_reason: null }] },
+      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: { content: 'heron' }, finish_reason: null }] },
+      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+    ];
+    gateway.upstream.enqueue({ kind: 'raw', contentType: 'text/event-stream', body: `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n` });
+    const streamed = await post({ model: MODELS.openai, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Which bird?' }] }, { 'content-type': 'application/json' });
+    const events = (await streamed.text()).split('\n\n').filter((block) => block.startsWith('event:')).map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)));
+    expect(events.find((event) => event.type === 'content_block_start')).toMatchObject({ index: 0, content_block: { type: 'thinking' } });
+    expect(events).toContainEqual({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Birds.' } });
+    expect(events).toContainEqual({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'heron' } });
+  });
+});
