@@ -10,7 +10,43 @@ import { defaultConfigFile } from './default-config.js';
 import { ConfigError, loadEnv, type EnvSettings } from './env.js';
 import { ConfigFileSchema, type FileConfig } from './file-schema.js';
 
-export type AppConfig = Readonly<FileConfig & { env: EnvSettings; secret: string; publicBaseUrl: string }>;
+/**
+ * `keyVariables`: provider id → the environment variable its `apiKey` names (`${OPENAI_API_KEY:-}`), for the
+ * start-up warning about providers whose key resolved empty.
+ */
+export type AppConfig = Readonly<FileConfig & { env: EnvSettings; secret: string; publicBaseUrl: string; keyVariables?: Record<string, string> }>;
+
+/** Sections whose built-in value a config file keeps unless it names them. `aliases` follows `models` (see below). */
+const GATEWAY_MODELS = 'models';
+
+/**
+ * A config file's sections over the built-in ones: each top-level section the file names replaces the built-in
+ * section; each it leaves out keeps the built-in one (rate cards, regions, releases, …). The built-in aliases
+ * point at built-in models, so they are kept only when the file keeps the built-in models too.
+ */
+export function withBuiltInSections(file: unknown, builtIn: Record<string, unknown> = defaultConfigFile): unknown {
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) return file;
+  const merged: Record<string, unknown> = { ...structuredClone(builtIn), ...(file as Record<string, unknown>) };
+  if (GATEWAY_MODELS in file && !('aliases' in file)) delete merged.aliases;
+  if ('providers' in file && !(GATEWAY_MODELS in file)) {
+    // Built-in models name built-in providers; a file with its own providers and no models has no models.
+    delete merged.models;
+    delete merged.aliases;
+  }
+  return merged;
+}
+
+/** Provider id → the environment variable named by its `apiKey` placeholder, read before substitution. */
+export function providerKeyVariables(raw: unknown): Record<string, string> {
+  const providers = (raw as { providers?: unknown } | null)?.providers;
+  const found: Record<string, string> = {};
+  if (!Array.isArray(providers)) return found;
+  for (const provider of providers) {
+    const match = typeof provider?.apiKey === 'string' ? /\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(provider.apiKey) : null;
+    if (match && typeof provider.id === 'string') found[provider.id] = match[1]!;
+  }
+  return found;
+}
 
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -79,7 +115,7 @@ function readConfigFile(configPath: string | undefined): unknown {
     throw new ConfigError(`SWITCHYARD_CONFIG: cannot read ${configPath}: ${(error as Error).message}`);
   }
   try {
-    return JSON.parse(text);
+    return withBuiltInSections(JSON.parse(text));
   } catch (error) {
     throw new ConfigError(`SWITCHYARD_CONFIG: ${configPath} is not valid JSON: ${(error as Error).message}`);
   }
@@ -109,10 +145,11 @@ function reachableHost(host: string): string {
 
 export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<FileConfig> = {}): AppConfig {
   const env = loadEnv(processEnv);
-  const file = { ...parseConfigFile(readConfigFile(env.configPath), processEnv), ...overrides };
+  const raw = readConfigFile(env.configPath);
+  const file = { ...parseConfigFile(raw, processEnv), ...overrides };
   const secret = loadOrCreateSecret(env);
   const publicBaseUrl = (env.publicBaseUrl ?? `http://${reachableHost(env.host)}:${env.port}`).replace(/\/+$/, '');
-  return deepFreeze({ ...file, env, secret, publicBaseUrl });
+  return deepFreeze({ ...file, env, secret, publicBaseUrl, keyVariables: providerKeyVariables(raw) });
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -1,6 +1,6 @@
 /** Request checks that hold for every protocol and destination: tool results present, capabilities honoured. */
 import { AppError } from '../kernel/errors.js';
-import { hasImages, type Destination, type NormalizedRequest } from './spec/index.js';
+import { hasImages, webSearchCapable, type Destination, type NormalizedRequest } from './spec/index.js';
 
 /**
  * Every assistant tool call must be answered by a tool result before the next assistant turn: a history with a
@@ -32,6 +32,9 @@ export function checkToolResults(request: NormalizedRequest): void {
 /** Images and tools go only where the destination supports them; nothing is stripped to force a success. */
 export function checkCapabilities(destination: Destination, request: NormalizedRequest): void {
   const { capabilities } = destination.model;
+  if (capabilities.embeddings) {
+    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} is an embedding model; use POST /v1/embeddings`, { details: { param: 'model' } });
+  }
   if (!capabilities.images && hasImages(request)) {
     throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not accept image input; remove the images or choose a model with image support`, {
       details: { param: 'model' },
@@ -43,4 +46,18 @@ export function checkCapabilities(destination: Destination, request: NormalizedR
       details: { param: 'tools' },
     });
   }
+}
+
+const isWebSearch = (tool: NormalizedRequest['tools'][number]): boolean => tool.type === 'builtin' && tool.name === 'web_search';
+
+/**
+ * Web search goes only to a destination that runs it itself. An API caller who asked for it on another model gets
+ * a clear 400; an agent turn (whose catalogue may offer the tool everywhere) goes on without it.
+ */
+export function webSearchFor(destination: Destination, request: NormalizedRequest, options: { agentTurn: boolean }): NormalizedRequest {
+  if (!request.tools.some(isWebSearch) || webSearchCapable(destination)) return request;
+  if (options.agentTurn) return { ...request, tools: request.tools.filter((tool) => !isWebSearch(tool)) };
+  throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not offer web search; remove the web_search tool or choose a model with web search`, {
+    details: { param: 'tools' },
+  });
 }

@@ -25,7 +25,7 @@ import type { Principal } from '../accounts/principal.js';
 import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { checkCapabilities, checkToolResults } from './checks.js';
+import { checkCapabilities, checkToolResults, webSearchFor } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
 import { UpstreamError, mergeUsage } from './spec/index.js';
@@ -82,20 +82,26 @@ export function resolveModel(routing: Routing, model: string): Destination {
   return destination;
 }
 
-function resolveOrThrow(routing: Routing, request: NormalizedRequest): Destination {
+function resolveOrThrow(routing: Routing, request: NormalizedRequest, agentTurn: boolean): Destination {
   const destination = resolveModel(routing, request.model);
   checkCapabilities(destination, request);
+  webSearchFor(destination, request, { agentTurn });
   return destination;
 }
 
 function isNative(destination: Destination, request: NormalizedRequest): boolean {
-  return request.native !== undefined && destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+  if (request.native?.protocol === 'openai-responses') return destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+  if (request.native?.protocol === 'anthropic-messages') return destination.provider.kind === 'anthropic';
+  return false;
 }
 
 export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promise<GatewayCall> {
-  const { request, signal } = options;
+  const { signal } = options;
+  let request = options.request;
   checkToolResults(request);
-  const admitted = resolveOrThrow(deps.routing, request);
+  // A model request of an agent turn: its principal is the key that started the turn (see accounts/turn-principals.ts).
+  const agentTurn = options.principal.kind === 'customer' && (options.principal.agentTurn !== undefined || options.principal.policy.agentRuntime === true);
+  const admitted = resolveOrThrow(deps.routing, request, agentTurn);
   const inputSize = inputSizeOf(request);
   const metered = await deps.meter.begin({
     principal: options.principal,
@@ -105,7 +111,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     estimatedInputTokens: estimateInputTokensUpperBound(inputSize),
     maxOutputTokens: Math.min(request.maxOutputTokens ?? deps.defaultMaxOutputTokens, admitted.model.capabilities.maxOutputTokens),
     requestId: options.requestId,
-    surface: options.principal.kind === 'customer' && (options.principal.agentTurn !== undefined || options.principal.policy.agentRuntime) ? 'projects' : 'gateway',
+    surface: agentTurn ? 'projects' : 'gateway',
     host: options.host,
   });
   const leave = deps.calls.enter();
@@ -113,11 +119,13 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
   try {
-    destination = resolveOrThrow(deps.routing, request);
+    destination = resolveOrThrow(deps.routing, request, agentTurn);
     native = isNative(destination, request);
+    request = webSearchFor(destination, request, { agentTurn });
     if (!native && request.nativeOnly?.length) {
-      throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only a model that speaks the Responses API natively accepts this; ${request.model} does not`, {
-        details: { param: 'input' },
+      const speaks = request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
+      throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {
+        details: { param: request.native?.protocol === 'anthropic-messages' ? 'messages' : 'input' },
       });
     }
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');

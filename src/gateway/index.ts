@@ -6,6 +6,7 @@ import type { DomainDeps } from '../services.js';
 import type { BillingServices } from '../billing/index.js';
 import { CallsInFlight } from './calls-in-flight.js';
 import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
+import { embed, type EmbeddingsOptions } from './embeddings.js';
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
 import { Catalogue } from './routing/catalogue.js';
@@ -25,6 +26,8 @@ export interface GatewayServices {
   /** Background responses, cancel, compaction, input tokens, replay (gateway/responses). */
   responses: ResponsesLifecycle;
   execute(options: ExecuteOptions): Promise<GatewayCall>;
+  /** `POST /v1/embeddings` (gateway/embeddings.ts). */
+  embed(options: EmbeddingsOptions): Promise<Record<string, unknown>>;
   listModels(): ModelDescriptor[];
   describeModel(id: string): ModelDescriptor | undefined;
   start(): Promise<void>;
@@ -33,6 +36,7 @@ export interface GatewayServices {
 
 export async function createGatewayServices(deps: DomainDeps, billing: BillingServices): Promise<GatewayServices> {
   const { config } = deps;
+  warnAboutMissingKeys(deps);
   const catalogue = new Catalogue({ providers: config.providers, models: config.models, aliases: config.aliases });
   const router = new ModelRouter(catalogue, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
   const executeDeps: ExecuteDeps = {
@@ -57,6 +61,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     stored,
     responses,
     execute: (options) => execute(executeDeps, options),
+    embed: (options) => embed(executeDeps, options),
     listModels: () => listModels(router, priceOf),
     describeModel: (id) => describeModel(router, id, priceOf),
     async start() {
@@ -72,4 +77,16 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
       await router.close();
     },
   };
+}
+
+/** One warning line naming every provider whose API key resolved empty, with the variable to set. */
+function warnAboutMissingKeys(deps: DomainDeps): void {
+  const { config } = deps;
+  const missing = config.providers
+    .filter((provider) => provider.apiKey === '')
+    .map((provider) => {
+      const variable = config.keyVariables?.[provider.id];
+      return variable ? `${provider.id} (set ${variable})` : `${provider.id} (set its apiKey)`;
+    });
+  if (missing.length > 0) deps.logger.warn({ providers: missing }, `providers without an API key: ${missing.join(', ')}; their models answer 503 until a key is set`);
 }

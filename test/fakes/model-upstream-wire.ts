@@ -34,7 +34,7 @@ function splitText(text: string, chunks?: number): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [text];
 }
 
-function scriptOf(reply: Exclude<Reply, { kind: 'http_error' } | { kind: 'hang' }>, request: RecordedRequest): Script {
+function scriptOf(reply: Exclude<Reply, { kind: 'http_error' } | { kind: 'hang' } | { kind: 'raw' }>, request: RecordedRequest): Script {
   const inputTokens = Math.max(1, Math.ceil(promptChars(request.body) / 4));
   const usageFor = (outputChars: number) => ({ inputTokens, outputTokens: Math.max(1, Math.ceil(outputChars / 4)) });
   switch (reply.kind) {
@@ -76,6 +76,11 @@ function errorBody(wire: Wire, status: number, message: string): unknown {
 export async function renderReply(options: { wire: Wire; reply: Reply; request: RecordedRequest; response: http.ServerResponse }): Promise<void> {
   const { wire, reply, request, response } = options;
   if (reply.kind === 'hang') return;
+  if (reply.kind === 'raw') {
+    response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType });
+    response.end(reply.body);
+    return;
+  }
   if (reply.kind === 'http_error') {
     return sendJson(response, reply.status, reply.body ?? errorBody(wire, reply.status, `scripted error ${reply.status}`), reply.headers);
   }

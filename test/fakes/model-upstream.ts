@@ -24,7 +24,9 @@ export type Reply =
   | { kind: 'http_error'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'drop_mid_stream'; text: string; afterChunks: number }
   | { kind: 'error_after_200'; text?: string; message: string }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Exactly these bytes (an upstream's own body or SSE text), for replies the scripts above cannot shape. */
+  | { kind: 'raw'; status?: number; contentType: string; body: string };
 
 export interface ModelUpstream {
   url: string;
@@ -37,8 +39,21 @@ export interface ModelUpstream {
 
 const DEFAULT_REPLY: Reply = { kind: 'text', text: 'Hello from the scripted model.' };
 
-function wireOf(path: string): Wire | 'models' | 'count_tokens' | undefined {
+/** Deterministic vectors: `[characters of the input, 0.5, 0.25, …]`, `dimensions` long (default 3); usage 2 tokens per input. */
+function embeddingsReply(body: any): unknown {
+  const inputs: unknown[] = Array.isArray(body?.input) && typeof body.input[0] !== 'number' ? body.input : [body?.input];
+  const dimensions = typeof body?.dimensions === 'number' ? body.dimensions : 3;
+  const data = inputs.map((input, index) => {
+    const vector = Array.from({ length: dimensions }, (_, at) => (at === 0 ? String(input).length : 1 / 2 ** at));
+    const embedding = body?.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  return { object: 'list', data, model: body?.model, usage: { prompt_tokens: inputs.length * 2, total_tokens: inputs.length * 2 } };
+}
+
+function wireOf(path: string): Wire | 'models' | 'count_tokens' | 'embeddings' | undefined {
   const clean = path.split('?', 1)[0]!.replace(/\/+$/, '');
+  if (clean.endsWith('/embeddings')) return 'embeddings';
   if (clean.endsWith('/chat/completions')) return 'chat';
   if (clean.endsWith('/responses')) return 'responses';
   if (clean.endsWith('/messages/count_tokens')) return 'count_tokens';
@@ -107,6 +122,7 @@ export async function startModelUpstream(options: { defaultReply?: Reply } = {})
       return sendJson(response, 200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'scripted' }] });
     }
     if (wire === 'count_tokens') return sendJson(response, 200, { input_tokens: Math.ceil(promptChars(recorded.body) / 4) });
+    if (wire === 'embeddings') return sendJson(response, 200, embeddingsReply(recorded.body));
     if (wire === undefined || recorded.method !== 'POST') {
       return sendJson(response, 404, { error: { message: `no route ${recorded.method} ${recorded.path}`, type: 'not_found' } });
     }

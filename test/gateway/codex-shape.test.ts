@@ -77,7 +77,10 @@ describe('Codex provider traffic', () => {
     { destination: 'anthropic', model: MODELS.anthropic },
   ])('$destination destination: translated, and apply_patch still comes back as a custom_tool_call', async ({ model }) => {
     gateway.upstream.enqueue({ kind: 'tool_call', name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }), callId: 'call_patch_2' });
-    const { status, frames } = await events(codexBody(model));
+    const body = codexBody(model);
+    // A chat-only model has no web search: an API caller leaves the tool out (see the refusal below).
+    if (model === MODELS.openai) body.tools = (body.tools as { type: string }[]).filter((tool) => tool.type !== 'web_search');
+    const { status, frames } = await events(body);
     expect(status).toBe(200);
     const done = frames.find((frame) => frame.event === 'response.output_item.done' && frame.data.item.type === 'custom_tool_call');
     expect(done!.data.item).toMatchObject({ call_id: 'call_patch_2', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' });
@@ -85,7 +88,7 @@ describe('Codex provider traffic', () => {
     const sent = gateway.upstream.requests[0]!.body;
     if (model === MODELS.openai) {
       expect(sent.messages[0]).toEqual({ role: 'system', content: 'You are Codex, a coding agent.\n\n<permissions instructions>' });
-      expect(sent.web_search_options).toEqual({});
+      expect(sent.web_search_options).toBeUndefined();
       expect(sent.reasoning_effort).toBe('xhigh');
       expect(sent.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['exec_command', 'apply_patch']);
     } else {
@@ -95,6 +98,17 @@ describe('Codex provider traffic', () => {
     }
   });
 
+  it('refuses web_search for a chat-only model with a clear 400, without calling it', async () => {
+    const response = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...codexBody(MODELS.openai), stream: false }),
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toContain('does not offer web search');
+    expect(gateway.upstream.requests).toHaveLength(0);
+  });
+
   it('refuses input only a native destination understands when the destination is not native, naming it', async () => {
     const { status } = await events(codexBody(MODELS.anthropic, [{ type: 'additional_tools', role: 'developer', tools: [] }]));
     expect(status).toBe(400);
@@ -102,7 +116,7 @@ describe('Codex provider traffic', () => {
     const response = await fetch(`${gateway.url}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(codexBody(MODELS.openai, [{ type: 'additional_tools', role: 'developer', tools: [] }])),
+      body: JSON.stringify({ ...codexBody(MODELS.openai, [{ type: 'additional_tools', role: 'developer', tools: [] }]), tools: [] }),
     });
     expect((await response.json()).error.message).toContain('input item type additional_tools');
   });

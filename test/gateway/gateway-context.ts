@@ -21,7 +21,8 @@ export const MODELS = {
   textOnly: 'text-only',
 } as const;
 
-export async function createGatewayContext(options: { refusedUrl?: string } = {}): Promise<GatewayTestContext> {
+/** `models` are added to the catalogue; `config` sections are merged over the rest (raw config-file values). */
+export async function createGatewayContext(options: { refusedUrl?: string; models?: unknown[]; config?: Record<string, unknown> } = {}): Promise<GatewayTestContext> {
   const upstream = await startModelUpstream();
   const capabilities = { tools: true, images: true };
   // Raw config-file values (defaults are filled in by the schema, as for a real config file).
@@ -40,10 +41,12 @@ export async function createGatewayContext(options: { refusedUrl?: string } = {}
       { id: 'vendor/slashed-model', provider: 'openai-fake', upstreamModel: 'upstream-slashed', capabilities },
       { id: 'refused-model', provider: 'refused', upstreamModel: 'nowhere', capabilities },
     { id: 'impatient-model', provider: 'impatient', upstreamModel: 'upstream-impatient', capabilities },
+      ...(options.models ?? []),
     ],
     aliases: { 'power-ai': MODELS.openai },
     // Gateway behaviour is tested apart from wallet balances; billing has its own suite.
     billing: { enabled: false },
+    ...options.config,
   };
   const context = await createTestContext({ config });
   const url = await context.listen();

@@ -202,10 +202,12 @@ describe('structured output', () => {
     expect(gateway.upstream.requests[1]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } });
   });
 
-  it('refuses structured output for a destination that cannot honour it, without calling it', async () => {
-    await expect(
-      client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } }),
-    ).rejects.toMatchObject({ status: 400 });
-    expect(gateway.upstream.requests).toHaveLength(0);
+  it('emulates structured output with a forced tool on a destination without it, the answer in the content', async () => {
+    gateway.upstream.enqueue({ kind: 'tool_call', name: 'structured_output', arguments: '{"ok":true}', callId: 'toolu_json' });
+    const completion = await client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } });
+    expect(completion.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    expect(gateway.upstream.requests[0]!.body.tool_choice).toEqual({ type: 'tool', name: 'structured_output' });
   });
 });

@@ -21,6 +21,20 @@ export const ModelCapabilities = Type.Object(
     responsesApi: Type.Boolean({ default: false }),
     contextWindow: Type.Integer({ minimum: 1, default: 128_000 }),
     maxOutputTokens: Type.Integer({ minimum: 1, default: 32_000 }),
+    /**
+     * The destination has native structured output (OpenAI `response_format`, Anthropic `output_config.format`).
+     * Absent: OpenAI-kind yes, Anthropic-kind no (emulated with a forced tool whose arguments become the answer).
+     */
+    structuredOutput: Type.Optional(Type.Boolean()),
+    /** Anthropic-kind: the model takes `thinking: {type: "adaptive"}` with `output_config.effort` (else a token budget). */
+    adaptiveThinking: Type.Boolean({ default: false }),
+    /**
+     * The destination runs web search itself (Responses `web_search`, chat search models' `web_search_options`,
+     * Anthropic `web_search_20250305`). Absent: Anthropic-kind and Responses-speaking models yes, chat-only models no.
+     */
+    webSearch: Type.Optional(Type.Boolean()),
+    /** An embedding model: served by `POST /v1/embeddings` only. */
+    embeddings: Type.Boolean({ default: false }),
   },
   { default: {} },
 );

@@ -4,6 +4,7 @@
  */
 import type { ModelConfig } from '../../config/sections/gateway.js';
 import type { ModelRouter } from './router.js';
+import { nativeStructuredOutput, webSearchCapable } from '../spec/index.js';
 
 export interface ModelDescriptor {
   id: string;
@@ -16,7 +17,16 @@ export interface ModelDescriptor {
   created_at: string;
   /** True for a service alias (`power-ai`) whose destination may change. */
   alias: boolean;
-  capabilities: { tools: boolean; images: boolean; responses_api: boolean; context_window: number; max_output_tokens: number };
+  capabilities: {
+    tools: boolean;
+    images: boolean;
+    responses_api: boolean;
+    context_window: number;
+    max_output_tokens: number;
+    structured_output: boolean;
+    web_search: boolean;
+    embeddings: boolean;
+  };
   pricing: object | null;
 }
 
@@ -26,8 +36,9 @@ export interface ModelDescriptor {
  */
 export type PriceOf = (id: string, destinationModelId: string) => object | null;
 
-function describe(id: string, model: ModelConfig, type: 'model' | 'alias', priceOf: PriceOf): ModelDescriptor {
+function describe(router: ModelRouter, id: string, model: ModelConfig, type: 'model' | 'alias', priceOf: PriceOf): ModelDescriptor {
   const { capabilities } = model;
+  const destination = { requestedModel: id, model, provider: router.catalogue.providerOf(model) };
   return {
     id,
     object: 'model',
@@ -43,19 +54,23 @@ function describe(id: string, model: ModelConfig, type: 'model' | 'alias', price
       responses_api: capabilities.responsesApi,
       context_window: capabilities.contextWindow,
       max_output_tokens: capabilities.maxOutputTokens,
+      // Structured output works everywhere (native or emulated); this says whether it is native.
+      structured_output: nativeStructuredOutput(destination),
+      web_search: webSearchCapable(destination),
+      embeddings: capabilities.embeddings,
     },
     pricing: priceOf(id, model.id),
   };
 }
 
 export function listModels(router: ModelRouter, priceOf: PriceOf): ModelDescriptor[] {
-  const aliases = router.aliasEntries().map(([alias]) => describe(alias, router.modelFor(alias)!, 'alias', priceOf));
-  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(model.id, model, 'model', priceOf));
+  const aliases = router.aliasEntries().map(([alias]) => describe(router, alias, router.modelFor(alias)!, 'alias', priceOf));
+  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(router, model.id, model, 'model', priceOf));
   return [...aliases, ...models];
 }
 
 export function describeModel(router: ModelRouter, id: string, priceOf: PriceOf): ModelDescriptor | undefined {
-  if (router.isAlias(id)) return describe(id, router.modelFor(id)!, 'alias', priceOf);
+  if (router.isAlias(id)) return describe(router, id, router.modelFor(id)!, 'alias', priceOf);
   const model = router.catalogue.models.get(id);
-  return model ? describe(model.id, model, 'model', priceOf) : undefined;
+  return model ? describe(router, model.id, model, 'model', priceOf) : undefined;
 }

@@ -7,3 +7,14 @@ export interface Destination {
   model: ModelConfig;
   provider: ProviderConfig;
 }
+
+/** Native structured output: as configured, else by kind (OpenAI-kind `response_format` yes, Anthropic-kind no). */
+export function nativeStructuredOutput(destination: Destination): boolean {
+  return destination.model.capabilities.structuredOutput ?? destination.provider.kind === 'openai';
+}
+
+/** The destination runs web search itself: as configured, else Anthropic-kind and Responses-speaking models. */
+export function webSearchCapable(destination: Destination): boolean {
+  const { capabilities } = destination.model;
+  return capabilities.webSearch ?? (destination.provider.kind === 'anthropic' || capabilities.responsesApi);
+}

@@ -23,6 +23,8 @@ export interface ProviderAdapter {
   stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>>;
   /** Forwards an auxiliary request (Anthropic `/v1/messages/{subpath}`) as-is; used only for its own kind. */
   forward?(options: { path: string; body: unknown; headers: Record<string, string>; signal: CallSignal }): Promise<ForwardedReply>;
+  /** OpenAI-kind: `POST {base}/embeddings` with the caller's body (model rewritten); the parsed JSON reply. */
+  embed?(options: { body: Record<string, unknown>; signal: CallSignal; requestId: string }): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 

@@ -22,7 +22,9 @@ export interface ToolCall {
 export type Message =
   | { role: 'user'; content: ContentPart[] }
   | { role: 'assistant'; content: ContentPart[]; toolCalls: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: ContentPart[]; isError?: boolean };
+  | { role: 'tool'; toolCallId: string; content: ContentPart[]; isError?: boolean }
+  /** An instruction given mid-conversation (Anthropic `role: "system"` messages); kept in place where the destination allows. */
+  | { role: 'system'; content: ContentPart[] };
 
 export type ToolSpec =
   | { type: 'function'; name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean }
@@ -39,6 +41,18 @@ export interface NativeResponsesBody {
   protocol: 'openai-responses';
   body: Record<string, unknown>;
 }
+
+/**
+ * The original body of a Messages request, sent as-is (model rewritten) to an Anthropic-kind destination, with the
+ * caller's `anthropic-beta` header (the beta features the body relies on).
+ */
+export interface NativeMessagesBody {
+  protocol: 'anthropic-messages';
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+export type NativeBody = NativeResponsesBody | NativeMessagesBody;
 
 /** Structured output the caller asked for (chat `response_format`, Responses `text.format`). */
 export type ResponseFormat =
@@ -63,8 +77,11 @@ export interface NormalizedRequest {
   metadata?: Record<string, string>;
   /** The caller wants a stream; providers ask the upstream for one too. */
   stream: boolean;
-  /** Set by the Responses protocol; used only when the destination has `capabilities.responsesApi`. */
-  native?: NativeResponsesBody;
+  /**
+   * Set by the Responses protocol (used only when the destination has `capabilities.responsesApi`) and by the
+   * Messages protocol (used only when the destination is Anthropic-kind).
+   */
+  native?: NativeBody;
   /**
    * Parts of the native body the normalized form cannot carry (an `input_file` part, an unknown item type).
    * The call may go only to a destination that takes the native body; elsewhere it is refused, never trimmed.

@@ -1,7 +1,11 @@
 /**
- * The API catalogue: `GET /openapi.json` and a human reference at `/docs`, both generated from the route
- * schemas. Admin routes (`/api/admin`) appear only when the request carries an operator bearer.
+ * The API catalogue: `GET /openapi.json` and an interactive reference at `/docs` (Swagger UI, its assets served by
+ * this service under `/docs/assets/`, no CDN), both generated from the route schemas. Admin routes (`/api/admin`)
+ * appear only when the request carries an operator bearer.
  */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
 import type { FastifyRequest } from 'fastify';
 import { bearerFrom } from '../../accounts/identity.js';
 import type { App } from '../app.js';
@@ -18,6 +22,10 @@ type OperationObject = {
 };
 
 const HIDDEN = new Set(['/openapi.json', '/docs']);
+
+/** Swagger UI's files as shipped in `@fastify/swagger-ui` (bundle, preset, CSS, favicons). */
+const SWAGGER_UI_ASSETS = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
+const ASSETS_PREFIX = '/docs/assets/';
 
 async function isOperator(services: Services, request: FastifyRequest): Promise<boolean> {
   try {
@@ -36,30 +44,28 @@ export function filterDocument(document: OpenApiDocument, includeAdmin: boolean)
   return { ...document, paths };
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** JSON safe inside a `<script>` element. */
+const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
+/** The Swagger UI page with the (already filtered) document inlined: what the caller may see, nothing more. */
 export function renderDocsPage(document: OpenApiDocument): string {
-  const groups = new Map<string, string[]>();
-  for (const [path, operations] of Object.entries(document.paths ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-    for (const [method, operation] of Object.entries(operations)) {
-      const tag = operation.tags?.[0] ?? 'other';
-      const params = (operation.parameters ?? [])
-        .map((p) => `<code>${escapeHtml(p.in)}:${escapeHtml(p.name)}${p.required ? '*' : ''}</code>`)
-        .join(' ');
-      const row = `<tr><td><b>${method.toUpperCase()}</b></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(
-        operation.summary ?? operation.description ?? '',
-      )}</td><td>${params}${operation.requestBody ? ' <code>body</code>' : ''}</td></tr>`;
-      groups.set(tag, [...(groups.get(tag) ?? []), row]);
-    }
-  }
-  const sections = [...groups.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([tag, rows]) => `<h2>${escapeHtml(tag)}</h2><table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Parameters</th></tr>${rows.join('')}</table>`)
-    .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Switchyard API reference</title>
-<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:80rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}code{font-size:.9em}</style>
-</head><body><h1>Switchyard API reference</h1><p>Generated from the route schemas; the machine-readable catalogue is <a href="/openapi.json">/openapi.json</a>. Authenticate with <code>Authorization: Bearer &lt;key&gt;</code>.</p>${sections}</body></html>`;
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" type="image/png" href="${ASSETS_PREFIX}favicon-32x32.png">
+<link rel="stylesheet" href="${ASSETS_PREFIX}swagger-ui.css">
+</head><body><noscript><p>The machine-readable catalogue is <a href="/openapi.json">/openapi.json</a>.</p></noscript><div id="swagger-ui"></div>
+<script src="${ASSETS_PREFIX}swagger-ui-bundle.js"></script>
+<script src="${ASSETS_PREFIX}swagger-ui-standalone-preset.js"></script>
+<script>
+window.ui = SwaggerUIBundle({
+  spec: ${scriptJson(document)},
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: false,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});
+</script></body></html>`;
 }
 
 export async function catalogueRoutes(app: App, services: Services): Promise<void> {
@@ -69,5 +75,13 @@ export async function catalogueRoutes(app: App, services: Services): Promise<voi
   app.get('/docs', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const document = filterDocument(app.swagger() as OpenApiDocument, await isOperator(services, request));
     return reply.type('text/html; charset=utf-8').send(renderDocsPage(document));
+  });
+  // The page's assets: public, out of the catalogue, cached by browsers for a day.
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), auth: 'public' } as typeof route.config;
+      route.schema = { ...route.schema, hide: true };
+    });
+    await scope.register(fastifyStatic, { root: SWAGGER_UI_ASSETS, prefix: ASSETS_PREFIX, decorateReply: false, maxAge: 86_400_000, index: false, allowedPath: (file) => !file.endsWith('.html') });
   });
 }

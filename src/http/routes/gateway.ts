@@ -2,6 +2,7 @@
 import type { App } from '../app.js';
 import type { Services } from '../../services.js';
 import { chatRoutes } from './gateway/chat.js';
+import { embeddingsRoutes } from './gateway/embeddings.js';
 import { messagesRoutes } from './gateway/messages.js';
 import { modelRoutes } from './gateway/models.js';
 import { responsesRoutes } from './gateway/responses.js';
@@ -13,6 +14,7 @@ export async function gatewayRoutes(app: App, services: Services): Promise<void>
   await chatRoutes(app, services);
   await responsesRoutes(app, services);
   await messagesRoutes(app, services);
+  await embeddingsRoutes(app, services);
   await gatewayStoredRoutes(app, services);
   await gatewayLifecycleRoutes(app, services);
 }

@@ -18,17 +18,23 @@ function blocksOf(content: unknown, loc: (string | number)[]): Json[] {
   return content.map((block, index) => (isObject(block) ? block : invalid([...loc, index], 'must be a content block object')));
 }
 
-function simpleParts(blocks: Json[], loc: (string | number)[]): ContentPart[] {
-  return blocks.map((block, index): ContentPart => {
-    if (block.type === 'text') return typeof block.text === 'string' ? { type: 'text', text: block.text } : invalid([...loc, index, 'text'], 'must be a string');
-    if (block.type === 'image') return imagePart(block, [...loc, index]);
-    throw new AppError('BAD_REQUEST', `Content block type ${String(block.type)} is not supported here`, { details: { param: [...loc, index].join('.') } });
+/**
+ * Text and image blocks. Any other block (document, search_result, …) only an Anthropic-kind destination reads:
+ * it is listed in `nativeOnly` (the call is refused elsewhere, never trimmed) and left out of the normalized form.
+ */
+function simpleParts(blocks: Json[], loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
+  const parts: ContentPart[] = [];
+  blocks.forEach((block, index) => {
+    if (block.type === 'text') parts.push(typeof block.text === 'string' ? { type: 'text', text: block.text } : invalid([...loc, index, 'text'], 'must be a string'));
+    else if (block.type === 'image') parts.push(imagePart(block, [...loc, index]));
+    else nativeOnly.push(`content block type ${String(block.type)} at ${[...loc, index].join('.')}`);
   });
+  return parts;
 }
 
 const DROPPED_ASSISTANT_BLOCKS = new Set(['thinking', 'redacted_thinking', 'server_tool_use', 'web_search_tool_result']);
 
-function decodeMessages(value: unknown): Message[] {
+function decodeMessages(value: unknown, nativeOnly: string[]): Message[] {
   if (!Array.isArray(value) || value.length === 0) return invalid(['messages'], 'must be a non-empty list of messages');
   const messages: Message[] = [];
   value.forEach((message: unknown, index) => {
@@ -42,13 +48,18 @@ function decodeMessages(value: unknown): Message[] {
           if (typeof block.id !== 'string' || typeof block.name !== 'string') invalid([...loc, 'content', blockIndex], 'tool_use needs id and name');
           turn.toolCalls.push({ id: block.id as string, kind: 'function', name: block.name as string, arguments: JSON.stringify(block.input ?? {}) });
         } else if (!DROPPED_ASSISTANT_BLOCKS.has(String(block.type))) {
-          turn.content.push(...simpleParts([block], [...loc, 'content']));
+          turn.content.push(...simpleParts([block], [...loc, 'content', blockIndex], nativeOnly));
         }
       });
       messages.push(turn);
       return;
     }
-    if (message.role !== 'user') return invalid([...loc, 'role'], 'must be user or assistant');
+    if (message.role === 'system') {
+      // A mid-conversation instruction (Claude Code's mid-conversation-system beta), kept in place.
+      messages.push({ role: 'system', content: simpleParts(blocks, [...loc, 'content'], nativeOnly) });
+      return;
+    }
+    if (message.role !== 'user') return invalid([...loc, 'role'], 'must be user, assistant or system');
     const rest: Json[] = [];
     for (const block of blocks) {
       if (block.type !== 'tool_result') {
@@ -59,11 +70,11 @@ function decodeMessages(value: unknown): Message[] {
       messages.push({
         role: 'tool',
         toolCallId: block.tool_use_id as string,
-        content: simpleParts(blocksOf(block.content ?? '', [...loc, 'content']), [...loc, 'content']),
+        content: simpleParts(blocksOf(block.content ?? '', [...loc, 'content']), [...loc, 'content'], nativeOnly),
         ...(block.is_error === true ? { isError: true } : {}),
       });
     }
-    if (rest.length > 0 || blocks.length === 0) messages.push({ role: 'user', content: simpleParts(rest, [...loc, 'content']) });
+    if (rest.length > 0 || blocks.length === 0) messages.push({ role: 'user', content: simpleParts(rest, [...loc, 'content'], nativeOnly) });
   });
   return messages;
 }
@@ -106,13 +117,30 @@ function decodeToolChoice(value: unknown): { choice?: ToolChoice; parallel?: boo
   }
 }
 
-/** Extended thinking's token budget, read as a reasoning effort for destinations that take one. */
-function effortOf(thinking: unknown): ReasoningEffort | undefined {
-  if (!isObject(thinking) || thinking.type !== 'enabled' || typeof thinking.budget_tokens !== 'number') return undefined;
+const EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
+
+/**
+ * The reasoning effort for destinations that take one: `output_config.effort` when given, else extended thinking's
+ * token budget, else `medium` for adaptive thinking. Thinking `disabled` reads as `none` only when asked for.
+ */
+export function effortOf(thinking: unknown, outputConfig: unknown): ReasoningEffort | undefined {
+  const effort = isObject(outputConfig) ? outputConfig.effort : undefined;
+  if (typeof effort === 'string' && EFFORTS.has(effort)) return effort === 'max' ? 'xhigh' : (effort as ReasoningEffort);
+  if (!isObject(thinking)) return undefined;
+  if (thinking.type === 'adaptive') return 'medium';
+  if (thinking.type !== 'enabled' || typeof thinking.budget_tokens !== 'number') return undefined;
   return thinking.budget_tokens < 4_096 ? 'low' : thinking.budget_tokens < 16_384 ? 'medium' : 'high';
 }
 
-export function decodeMessagesRequest(body: Json, options: { requireMaxTokens: boolean } = { requireMaxTokens: true }): NormalizedRequest {
+/**
+ * `headers` are the caller's request headers: the `anthropic-beta` list travels with the native body to an
+ * Anthropic-kind destination, which gets the body as sent (model rewritten).
+ */
+export function decodeMessagesRequest(
+  body: Json,
+  options: { requireMaxTokens: boolean; headers?: Record<string, string | string[] | undefined> } = { requireMaxTokens: true },
+): NormalizedRequest {
+  const nativeOnly: string[] = [];
   if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
   const maxTokens = optionalInteger(body, 'max_tokens');
   if (options.requireMaxTokens && maxTokens === undefined) invalid(['max_tokens'], 'is required');
@@ -122,7 +150,7 @@ export function decodeMessagesRequest(body: Json, options: { requireMaxTokens: b
   return {
     model: body.model as string,
     system: decodeSystem(body.system),
-    messages: decodeMessages(body.messages),
+    messages: decodeMessages(body.messages, nativeOnly),
     tools,
     toolChoice: choice,
     parallelToolCalls: parallel,
@@ -130,8 +158,25 @@ export function decodeMessagesRequest(body: Json, options: { requireMaxTokens: b
     temperature: optionalNumber(body, 'temperature'),
     topP: optionalNumber(body, 'top_p'),
     stop: stopList(body.stop_sequences, 'stop_sequences'),
-    reasoningEffort: effortOf(body.thinking),
+    reasoningEffort: effortOf(body.thinking, body.output_config),
+    responseFormat: responseFormatOf(body.output_config),
     metadata,
     stream: body.stream === true,
+    native: { protocol: 'anthropic-messages', body, headers: forwardedHeaders(options.headers) },
+    ...(nativeOnly.length > 0 ? { nativeOnly } : {}),
   };
+}
+
+/** Anthropic `output_config.format` (`{type: "json_schema", schema}`) as the normalized structured output. */
+function responseFormatOf(outputConfig: unknown): NormalizedRequest['responseFormat'] {
+  const format = isObject(outputConfig) ? outputConfig.format : undefined;
+  if (!isObject(format) || format.type !== 'json_schema' || !isObject(format.schema)) return undefined;
+  return { type: 'json_schema', name: typeof format.name === 'string' ? format.name : 'output', schema: format.schema };
+}
+
+/** The caller's headers an Anthropic-kind destination must see: the beta feature list. */
+function forwardedHeaders(headers: Record<string, string | string[] | undefined> | undefined): Record<string, string> {
+  const beta = headers?.['anthropic-beta'];
+  if (beta === undefined) return {};
+  return { 'anthropic-beta': Array.isArray(beta) ? beta.join(',') : beta };
 }

@@ -30,6 +30,8 @@ function toolInput(call: Collected['toolCalls'][number]): unknown {
 export function messageObject(options: { model: string; collected: Collected; estimatedInputTokens: number }): Json {
   const { collected } = options;
   const content: Json[] = [];
+  // Reasoning from a destination that is not Anthropic-kind: a thinking block without a signature.
+  if (collected.reasoning !== '') content.push({ type: 'thinking', thinking: collected.reasoning, signature: '' });
   if (collected.text !== '') content.push({ type: 'text', text: collected.text });
   for (const call of collected.toolCalls.filter(Boolean)) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
   return {
@@ -60,7 +62,7 @@ function event(type: string, data: Json): string {
 export class MessagesStreamEncoder {
   private started = false;
   private blockIndex = -1;
-  private openBlock: 'text' | 'tool' | 'custom' | undefined;
+  private openBlock: 'text' | 'thinking' | 'tool' | 'custom' | undefined;
   private usage: Usage | undefined;
   private stopReason: FinishReason = 'stop';
 
@@ -97,6 +99,16 @@ export class MessagesStreamEncoder {
           out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: { type: 'text', text: '' } });
         }
         return out + event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'text_delta', text: part.delta } });
+      }
+      case 'reasoning-delta': {
+        let out = this.start();
+        if (this.openBlock !== 'thinking') {
+          out += this.closeBlock();
+          this.blockIndex += 1;
+          this.openBlock = 'thinking';
+          out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: { type: 'thinking', thinking: '', signature: '' } });
+        }
+        return out + event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'thinking_delta', thinking: part.delta } });
       }
       case 'tool-call-start': {
         let out = this.start() + this.closeBlock();

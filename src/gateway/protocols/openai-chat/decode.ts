@@ -40,6 +40,20 @@ function toolCallsOf(value: unknown, loc: (string | number)[]): ToolCall[] {
   });
 }
 
+/** The id of the latest unanswered call of `name` in the last assistant turn (legacy `function` messages name no id). */
+function legacyCallId(messages: Message[], name: string, loc: (string | number)[]): string {
+  const answered = new Set<string>();
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (message.role === 'tool') answered.add(message.toolCallId);
+    if (message.role !== 'assistant') continue;
+    const call = message.toolCalls.find((candidate) => candidate.name === name && !answered.has(candidate.id));
+    if (call) return call.id;
+    break;
+  }
+  return invalid([...loc, 'name'], `must answer a function_call of the preceding assistant message named ${name}`);
+}
+
 function decodeMessages(value: unknown): { system?: string; messages: Message[] } {
   if (!Array.isArray(value) || value.length === 0) return invalid(['messages'], 'must be a non-empty list of messages');
   const system: string[] = [];
@@ -55,15 +69,29 @@ function decodeMessages(value: unknown): { system?: string; messages: Message[] 
       case 'user':
         messages.push({ role: 'user', content: contentParts(message.content, [...loc, 'content']) });
         return;
-      case 'assistant':
-        messages.push({ role: 'assistant', content: contentParts(message.content, [...loc, 'content']), toolCalls: toolCallsOf(message.tool_calls, [...loc, 'tool_calls']) });
+      case 'assistant': {
+        const toolCalls = toolCallsOf(message.tool_calls, [...loc, 'tool_calls']);
+        // Legacy `function_call`: one call without an id; the `function` message that answers it gets the same id.
+        const legacy = message.function_call;
+        if (isObject(legacy)) {
+          if (typeof legacy.name !== 'string') return invalid([...loc, 'function_call', 'name'], 'must be a string');
+          const args = typeof legacy.arguments === 'string' ? legacy.arguments : JSON.stringify(legacy.arguments ?? {});
+          toolCalls.push({ id: `call_function_${index}`, kind: 'function', name: legacy.name, arguments: args });
+        }
+        messages.push({ role: 'assistant', content: contentParts(message.content, [...loc, 'content']), toolCalls });
         return;
+      }
+      case 'function': {
+        if (typeof message.name !== 'string') return invalid([...loc, 'name'], 'must be a string');
+        messages.push({ role: 'tool', toolCallId: legacyCallId(messages, message.name, loc), content: contentParts(message.content, [...loc, 'content']) });
+        return;
+      }
       case 'tool':
         if (typeof message.tool_call_id !== 'string') return invalid([...loc, 'tool_call_id'], 'must be a string');
         messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: contentParts(message.content, [...loc, 'content']) });
         return;
       default:
-        return invalid([...loc, 'role'], 'must be one of system, developer, user, assistant, tool');
+        return invalid([...loc, 'role'], 'must be one of system, developer, user, assistant, tool, function');
     }
   });
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages };
@@ -99,6 +127,21 @@ function decodeToolChoice(value: unknown): ToolChoice | undefined {
   return invalid(['tool_choice'], "must be 'auto', 'none', 'required' or {type:'function', function:{name}}");
 }
 
+/** Legacy `functions` (function definitions without the `tools` wrapper). */
+function legacyFunctions(value: unknown): ToolSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return invalid(['functions'], 'must be a list of functions');
+  return decodeTools(value.map((fn) => ({ type: 'function', function: fn })));
+}
+
+/** Legacy `function_call` request parameter: `none`, `auto` or `{name}`. */
+function legacyFunctionCall(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'none' || value === 'auto') return value;
+  if (isObject(value) && typeof value.name === 'string') return { name: value.name };
+  return invalid(['function_call'], "must be 'none', 'auto' or {name}");
+}
+
 export interface DecodedChat {
   request: NormalizedRequest;
   includeUsage: boolean;
@@ -115,8 +158,8 @@ export function decodeChatRequest(body: Json): DecodedChat {
     model: body.model as string,
     system,
     messages,
-    tools: decodeTools(body.tools),
-    toolChoice: decodeToolChoice(body.tool_choice),
+    tools: [...decodeTools(body.tools), ...legacyFunctions(body.functions)],
+    toolChoice: decodeToolChoice(body.tool_choice) ?? legacyFunctionCall(body.function_call),
     parallelToolCalls: typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined,
     maxOutputTokens: optionalInteger(body, 'max_completion_tokens') ?? optionalInteger(body, 'max_tokens'),
     temperature: optionalNumber(body, 'temperature'),

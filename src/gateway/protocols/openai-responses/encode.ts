@@ -50,6 +50,8 @@ export function sseEvent(event: ResponsesEvent): string {
 
 type OpenItem =
   | { kind: 'message'; index: number; item: Json; text: string }
+  /** The model's reasoning text (Anthropic thinking, chat `reasoning_content`), as a reasoning summary. */
+  | { kind: 'reasoning'; index: number; item: Json; text: string }
   | { kind: 'call'; index: number; item: Json; custom: boolean; payload: string };
 
 export class ResponsesEncoder {
@@ -97,7 +99,12 @@ export class ResponsesEncoder {
     this.open = undefined;
     const events: ResponsesEvent[] = [];
     const itemId = open.item.id;
-    if (open.kind === 'message') {
+    if (open.kind === 'reasoning') {
+      const part = { type: 'summary_text', text: open.text };
+      events.push(this.event('response.reasoning_summary_text.done', { item_id: itemId, output_index: open.index, summary_index: 0, text: open.text }));
+      events.push(this.event('response.reasoning_summary_part.done', { item_id: itemId, output_index: open.index, summary_index: 0, part }));
+      open.item.summary = [part];
+    } else if (open.kind === 'message') {
       const part = { type: 'output_text', text: open.text, annotations: [] };
       events.push(this.event('response.output_text.done', { item_id: itemId, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }));
       events.push(this.event('response.content_part.done', { item_id: itemId, output_index: open.index, content_index: 0, part }));
@@ -126,8 +133,26 @@ export class ResponsesEncoder {
     ];
   }
 
+  private openReasoning(): ResponsesEvent[] {
+    const index = this.output.length;
+    const item: Json = { type: 'reasoning', id: newId('rs', 24), summary: [] };
+    this.output.push(item);
+    this.open = { kind: 'reasoning', index, item, text: '' };
+    return [
+      this.event('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }),
+      this.event('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } }),
+    ];
+  }
+
   encode(part: StreamPart): ResponsesEvent[] {
     switch (part.type) {
+      case 'reasoning-delta': {
+        const events = this.open?.kind === 'reasoning' ? [] : [...this.close(), ...this.openReasoning()];
+        const open = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
+        open.text += part.delta;
+        events.push(this.event('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: part.delta }));
+        return events;
+      }
       case 'text-delta': {
         const events = this.open?.kind === 'message' ? [] : [...this.close(), ...this.openMessage()];
         const open = this.open as Extract<OpenItem, { kind: 'message' }>;

@@ -1,13 +1,14 @@
 /** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
+import { STRUCTURED_OUTPUT_TOOL, structuredAnswer } from '../shared/structured-tool.js';
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
 import { anthropicErrorMessage } from './map-error.js';
-import type { AnthropicResponseBody } from './wire-types.js';
+import type { AnthropicRequestBody, AnthropicResponseBody } from './wire-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
@@ -18,16 +19,32 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
 
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
     const { request, destination, signal } = call;
-    const body = toAnthropicRequest(request, { upstreamModel: destination.model.upstreamModel, defaultMaxTokens: destination.model.capabilities.maxOutputTokens });
+    const upstreamModel = destination.model.upstreamModel;
+    // A Messages caller's body goes as sent (model rewritten), with its beta headers: nothing is flattened or dropped.
+    const native = call.native && request.native?.protocol === 'anthropic-messages' ? request.native : undefined;
+    const body = native
+      ? { ...native.body, model: upstreamModel, stream: request.stream }
+      : toAnthropicRequest(request, {
+          upstreamModel,
+          defaultMaxTokens: destination.model.capabilities.maxOutputTokens,
+          nativeStructuredOutput: nativeStructuredOutput(destination),
+          adaptiveThinking: destination.model.capabilities.adaptiveThinking,
+        });
+    const sent = native ? { ...headers, ...native.headers } : headers;
     const response = await http.post({
       path: '/v1/messages',
       body: JSON.stringify(body),
-      headers: request.stream ? { ...headers, accept: 'text/event-stream' } : headers,
+      headers: request.stream ? { ...sent, accept: 'text/event-stream' } : sent,
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) return decodeAnthropicStream(response.body, customNames);
-    return jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames));
+    const options = { native: native !== undefined };
+    const parts = request.stream
+      ? decodeAnthropicStream(response.body, customNames, options)
+      : jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
+    const choice = native ? undefined : (body as AnthropicRequestBody).tool_choice;
+    const forced = choice?.type === 'tool' && choice.name === STRUCTURED_OUTPUT_TOOL;
+    return forced ? structuredAnswer(parts) : parts;
   }
 
   return {

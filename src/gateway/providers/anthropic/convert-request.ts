@@ -1,8 +1,9 @@
 /** Normalized request → Anthropic Messages body. Tool results travel as `tool_result` blocks in a user turn. */
 import { AppError } from '../../../kernel/errors.js';
-import { textOf, type ContentPart, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../spec/index.js';
+import { textOf, type ContentPart, type NormalizedRequest, type ReasoningEffort, type ToolChoice, type ToolSpec } from '../../spec/index.js';
 import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
 import { parseDataUrl } from '../shared/image-url.js';
+import { STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_TOOL } from '../shared/structured-tool.js';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequestBody, AnthropicTool } from './wire-types.js';
 
 const EMPTY_SCHEMA = { type: 'object', properties: {} };
@@ -31,6 +32,7 @@ function parseArguments(json: string): unknown {
 function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
   const messages: AnthropicMessage[] = [];
   for (const message of request.messages) {
+    if (message.role === 'system') continue;
     if (message.role === 'assistant') {
       const content: AnthropicBlock[] = blocksOf(message.content).filter((block) => block.type !== 'text' || block.text !== '');
       for (const call of message.toolCalls) {
@@ -73,18 +75,63 @@ function convertToolChoice(choice: ToolChoice | undefined, parallel: boolean | u
   return { type: 'tool', name: choice.name, ...disable };
 }
 
-export function toAnthropicRequest(request: NormalizedRequest, options: { upstreamModel: string; defaultMaxTokens: number }): AnthropicRequestBody {
-  // Messages has no structured-output switch; dropping the request for JSON would change the answer's shape.
-  if (request.responseFormat !== undefined) {
-    throw new AppError('BAD_REQUEST', "Structured output (response_format / text.format) is not available on this model's destination", { details: { param: 'response_format' } });
+
+/** Thinking token budgets for OpenAI reasoning efforts (Anthropic's minimum budget is 1,024). */
+const THINKING_BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = { minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384, xhigh: 32_000 };
+/** Anthropic's `output_config.effort` values for OpenAI reasoning efforts. */
+const ANTHROPIC_EFFORT: Record<Exclude<ReasoningEffort, 'none'>, string> = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'max' };
+
+export interface AnthropicConvertOptions {
+  upstreamModel: string;
+  defaultMaxTokens: number;
+  /** The model takes `output_config.format` (else structured output goes through a forced tool). */
+  nativeStructuredOutput?: boolean;
+  /** The model takes adaptive thinking with `output_config.effort` (else a thinking token budget). */
+  adaptiveThinking?: boolean;
+}
+
+function structuredOutput(request: NormalizedRequest, body: AnthropicRequestBody, native: boolean): boolean {
+  const format = request.responseFormat;
+  if (format === undefined) return false;
+  const schema = format.type === 'json_schema' ? format.schema : { type: 'object', additionalProperties: true };
+  if (native) {
+    body.output_config = { ...body.output_config, format: { type: 'json_schema', schema } };
+    return false;
   }
+  // Emulated: one tool the model must call; its arguments come back as the answer's text (see the adapter).
+  const description = format.type === 'json_schema' && format.description ? format.description : STRUCTURED_OUTPUT_DESCRIPTION;
+  body.tools = [...(body.tools ?? []), { name: STRUCTURED_OUTPUT_TOOL, description, input_schema: schema }];
+  body.tool_choice = { type: 'tool', name: STRUCTURED_OUTPUT_TOOL };
+  return true;
+}
+
+/** OpenAI reasoning effort → adaptive thinking and effort, or a thinking budget below max_tokens. */
+function thinking(request: NormalizedRequest, body: AnthropicRequestBody, adaptive: boolean): void {
+  const effort = request.reasoningEffort;
+  if (effort === undefined || effort === 'none') return;
+  if (adaptive) {
+    body.thinking = { type: 'adaptive' };
+    body.output_config = { ...body.output_config, effort: ANTHROPIC_EFFORT[effort] };
+  } else {
+    const budget = Math.min(THINKING_BUDGET[effort], body.max_tokens - 1);
+    if (budget < 1_024) return;
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+  }
+  // Anthropic refuses a temperature or top_p other than its own while thinking.
+  delete body.temperature;
+  delete body.top_p;
+}
+
+export function toAnthropicRequest(request: NormalizedRequest, options: AnthropicConvertOptions): AnthropicRequestBody {
   const body: AnthropicRequestBody = {
     model: options.upstreamModel,
     max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens,
     messages: convertMessages(request),
     stream: request.stream,
   };
-  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  // Mid-conversation instructions join the system prompt (a translated request carries no beta header for them).
+  const system = [request.system ?? '', ...request.messages.map((message) => (message.role === 'system' ? textOf(message.content) : ''))].filter((text) => text !== '');
+  if (system.length > 0) body.system = system.join('\n\n');
   if (request.tools.length > 0) {
     body.tools = request.tools.map(convertTool);
     const choice = convertToolChoice(request.toolChoice, request.parallelToolCalls);
@@ -93,5 +140,8 @@ export function toAnthropicRequest(request: NormalizedRequest, options: { upstre
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = request.stop;
+  const forced = structuredOutput(request, body, options.nativeStructuredOutput ?? false);
+  // A forced tool choice and thinking do not go together on Anthropic; the shape of the answer wins.
+  if (!forced) thinking(request, body, options.adaptiveThinking ?? false);
   return body;
 }

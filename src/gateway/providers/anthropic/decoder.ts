@@ -1,12 +1,17 @@
 /** Anthropic Messages replies (SSE events or one JSON body) → normalized parts. */
-import { upstreamError, type StreamPart } from '../../spec/index.js';
+import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../spec/index.js';
 import { ToolCallTracker } from '../shared/custom-tools.js';
 import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromAnthropic } from './convert-usage.js';
 import { finishFromAnthropic } from './map-stop-reason.js';
 import type { AnthropicResponseBody, AnthropicStreamEvent } from './wire-types.js';
 
-export async function* decodeAnthropicStream(body: AsyncIterable<Buffer>, customNames: Set<string>): AsyncGenerator<StreamPart, void, undefined> {
+/** `native`: each upstream event is also yielded as a `native-event` part, before the normalized parts it gives. */
+export interface AnthropicDecodeOptions {
+  native: boolean;
+}
+
+export async function* decodeAnthropicStream(body: AsyncIterable<Buffer>, customNames: Set<string>, options: AnthropicDecodeOptions = { native: false }): AsyncGenerator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   /** Content block index → tool call index, for tool_use blocks only. */
   const toolBlocks = new Map<number, number>();
@@ -19,6 +24,7 @@ export async function* decodeAnthropicStream(body: AsyncIterable<Buffer>, custom
         started = true;
         yield { type: 'start', upstreamId: event.message?.id };
       }
+      if (options.native) yield { type: 'native-event', event: event as unknown as NativeResponsesEvent };
       switch (event.type) {
         case 'message_start':
           if (event.message?.usage) yield { type: 'usage', usage: usageFromAnthropic(event.message.usage) };
@@ -75,9 +81,10 @@ function anthropicStreamError(event: AnthropicStreamEvent) {
   return upstreamError({ kind: 'protocol', message: event.error?.message });
 }
 
-export function* decodeAnthropicBody(body: AnthropicResponseBody, customNames: Set<string>): Generator<StreamPart, void, undefined> {
+export function* decodeAnthropicBody(body: AnthropicResponseBody, customNames: Set<string>, options: AnthropicDecodeOptions = { native: false }): Generator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   yield { type: 'start', upstreamId: body.id };
+  if (options.native) yield { type: 'native-event', event: body as unknown as NativeResponsesEvent };
   let toolIndex = 0;
   for (const block of body.content ?? []) {
     if (block.type === 'text') yield { type: 'text-delta', delta: (block as { text: string }).text };

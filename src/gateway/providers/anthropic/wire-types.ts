@@ -26,6 +26,9 @@ export interface AnthropicRequestBody {
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
+  output_config?: { effort?: string; format?: { type: 'json_schema'; schema: unknown } };
+  metadata?: { user_id: string };
 }
 
 export interface AnthropicUsage {

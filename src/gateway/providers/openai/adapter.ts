@@ -3,9 +3,10 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import type { ProviderAdapter, ProviderCall, StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
-import { jsonReplyParts } from '../shared/upstream-exchange.js';
+import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
 import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
@@ -20,10 +21,10 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
     const { request, destination, signal } = call;
     const upstreamModel = destination.model.upstreamModel;
-    const native = call.native && request.native !== undefined;
+    const native = call.native && request.native?.protocol === 'openai-responses';
     const body = native
       ? JSON.stringify({ ...request.native!.body, model: upstreamModel, stream: request.stream })
-      : JSON.stringify(toChatRequest(request, upstreamModel));
+      : JSON.stringify(toChatRequest(request, upstreamModel, { nativeStructuredOutput: nativeStructuredOutput(destination) }));
     const path = native ? '/responses' : '/chat/completions';
     const response = await http.post({
       path,
@@ -32,9 +33,22 @@ export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
       signal,
     });
     const customNames = customToolNames(request.tools);
-    if (request.stream) return native ? decodeResponsesStream(response.body) : decodeChatStream(response.body, customNames);
-    return native ? jsonReplyParts(response.body, decodeResponsesBody) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    if (native) return request.stream ? decodeResponsesStream(response.body) : jsonReplyParts(response.body, decodeResponsesBody);
+    const parts = request.stream ? decodeChatStream(response.body, customNames) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    return request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
   }
 
-  return { stream, close: () => http.close() };
+  async function embed(options: { body: Record<string, unknown>; signal: CallSignal; requestId: string }): Promise<Record<string, unknown>> {
+    const response = await http.post({ path: '/embeddings', body: JSON.stringify(options.body), headers: { ...headers, 'x-request-id': options.requestId }, signal: options.signal });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await response.body.text(JSON_BODY_LIMIT_BYTES));
+    } catch {
+      throw upstreamError({ kind: 'protocol', message: 'The embedding model answered with unreadable JSON' });
+    }
+    if (parsed === null || typeof parsed !== 'object') throw upstreamError({ kind: 'protocol' });
+    return parsed as Record<string, unknown>;
+  }
+
+  return { stream, embed, close: () => http.close() };
 }

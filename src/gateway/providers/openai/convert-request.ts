@@ -2,6 +2,7 @@
 import { AppError } from '../../../kernel/errors.js';
 import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../spec/index.js';
 import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
+import { STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_TOOL } from '../shared/structured-tool.js';
 import type { ChatContentPart, ChatMessage, ChatRequestBody } from './wire-types.js';
 
 function userContent(parts: ContentPart[]): string | ChatContentPart[] {
@@ -33,6 +34,9 @@ function convertMessage(message: Message): ChatMessage {
     }
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: textOf(message.content) };
+    case 'system':
+      // A mid-conversation instruction stays where it was given.
+      return { role: 'system', content: textOf(message.content) };
   }
 }
 
@@ -77,7 +81,8 @@ function convertToolChoice(choice: ToolChoice): ChatRequestBody['tool_choice'] {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
-export function toChatRequest(request: NormalizedRequest, upstreamModel: string): ChatRequestBody {
+/** `nativeStructuredOutput: false`: structured output goes through a forced function (see shared/structured-tool). */
+export function toChatRequest(request: NormalizedRequest, upstreamModel: string, options: { nativeStructuredOutput?: boolean } = {}): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
   messages.push(...convertHistory(request.messages));
@@ -92,6 +97,13 @@ export function toChatRequest(request: NormalizedRequest, upstreamModel: string)
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
   const format = request.responseFormat;
+  if (format !== undefined && options.nativeStructuredOutput === false) {
+    const parameters = format.type === 'json_schema' ? format.schema : { type: 'object', additionalProperties: true };
+    const description = format.type === 'json_schema' && format.description ? format.description : STRUCTURED_OUTPUT_DESCRIPTION;
+    body.tools = [...(body.tools ?? []), { type: 'function', function: { name: STRUCTURED_OUTPUT_TOOL, description, parameters } }];
+    body.tool_choice = { type: 'function', function: { name: STRUCTURED_OUTPUT_TOOL } };
+    return body;
+  }
   if (format?.type === 'json_object') body.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') {
     const { type, ...jsonSchema } = format;

@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { rateLimitHeadersOf, upstreamError, type UpstreamError } from '../../spec/index.js';
+import { UpstreamError, rateLimitHeadersOf, upstreamError } from '../../spec/index.js';
 import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
 import type { CallSignal } from '../../spec/index.js';
 
@@ -68,6 +68,15 @@ export class UpstreamHttp {
   }
 
   private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: CallSignal }): Promise<UpstreamResponse> {
+    // A key that resolved empty (`${OPENAI_API_KEY:-}` unset) would only earn a 401 upstream; say what is wrong.
+    if (this.provider.apiKey === '') {
+      throw new UpstreamError({
+        status: 503,
+        retryable: false,
+        failure: 'connect',
+        message: `The provider ${this.provider.id} has no API key configured; the operator must set it before this model can be used`,
+      });
+    }
     const request = {
       method: 'POST' as const,
       path: this.basePath + options.path,

@@ -8,8 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveModel, type GatewayCall } from '../../../gateway/execute.js';
 import { decodeMessagesRequest } from '../../../gateway/protocols/anthropic-messages/decode.js';
 import { MessagesStreamEncoder, messageObject } from '../../../gateway/protocols/anthropic-messages/encode.js';
-import { collectParts } from '../../../gateway/protocols/shared/collect.js';
-import type { Destination } from '../../../gateway/spec/index.js';
+import { NativeMessagesRelay } from '../../../gateway/protocols/anthropic-messages/native.js';
+import { PartCollector, collectParts } from '../../../gateway/protocols/shared/collect.js';
+import type { Destination, StreamPart } from '../../../gateway/spec/index.js';
 import { UpstreamError, upstreamError } from '../../../gateway/spec/index.js';
 import { countInputTokens, roughInputTokens } from '../../../gateway/tokens.js';
 import { modelAllowed } from '../../../billing/policy.js';
@@ -60,10 +61,11 @@ export async function messagesRoutes(app: App, services: Services): Promise<void
     },
     handler: async (request, reply) => {
       checkVersion(request);
-      const normalized = decodeMessagesRequest(bodyOf(request));
+      const normalized = decodeMessagesRequest(bodyOf(request), { requireMaxTokens: true, headers: request.headers });
       const signal = clientAbortSignal(reply);
       const call = await services.gateway.execute({ principal: principalOf(request), request: normalized, operation: 'messages', requestId: request.id, signal, host: request.headers.host });
       const estimate = roughInputTokens(call.inputSize);
+      if (call.native) return relayNative(request, reply, call, new NativeMessagesRelay(normalized.model), normalized.stream);
       if (normalized.stream) return streamMessages(request, reply, call, new MessagesStreamEncoder(normalized.model, estimate));
       const collected = await collectParts(call.parts);
       if (collected.error) throw collected.error.toAppError();
@@ -120,7 +122,22 @@ async function forward(services: Services, reply: FastifyReply, destination: Des
   }
 }
 
-async function streamMessages(request: FastifyRequest, reply: FastifyReply, call: GatewayCall, encoder: MessagesStreamEncoder): Promise<FastifyReply> {
+/** An Anthropic-kind destination's own reply, streamed or whole, relabelled with the caller's model id. */
+async function relayNative(request: FastifyRequest, reply: FastifyReply, call: GatewayCall, relay: NativeMessagesRelay, stream: boolean): Promise<unknown> {
+  if (stream) return streamMessages(request, reply, call, relay);
+  const events: Record<string, unknown>[] = [];
+  const collector = new PartCollector();
+  for await (const part of call.parts) {
+    collector.add(part);
+    if (part.type === 'native-event') events.push(part.event);
+  }
+  if (collector.result.error) throw collector.result.error.toAppError();
+  const message = relay.message(events, collector.result);
+  if (!message) throw upstreamError({ kind: 'protocol' }).toAppError();
+  return message;
+}
+
+async function streamMessages(request: FastifyRequest, reply: FastifyReply, call: GatewayCall, encoder: { encode(part: StreamPart): string }): Promise<FastifyReply> {
   const sse = new SseWriter(reply, request.id);
   try {
     for await (const part of call.parts) await sse.write(encoder.encode(part));
