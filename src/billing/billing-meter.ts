@@ -119,6 +119,8 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
               inputTokens: nonNegativeInteger(usage.inputTokens),
               outputTokens: nonNegativeInteger(usage.outputTokens),
               cachedInputTokens: nonNegativeInteger(usage.cachedInputTokens),
+              cacheWriteTokens: nonNegativeInteger(usage.cacheWriteTokens),
+              cacheWrite1hTokens: nonNegativeInteger(usage.cacheWrite1hTokens),
               source: usage.source,
             },
             status,

@@ -31,6 +31,9 @@ export interface MeteredUsage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens?: number;
+  /** Written to the upstream's prompt cache (part of inputTokens), of which `cacheWrite1hTokens` for an hour. */
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
   /** `upstream` when the provider reported usage; `estimated` when we counted it ourselves. */
   source: 'upstream' | 'estimated';
 }

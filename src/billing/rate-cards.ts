@@ -17,6 +17,8 @@ export interface ResolvedCard {
   inputMicrosPerMillion: number;
   outputMicrosPerMillion: number;
   cachedInputMicrosPerMillion: number;
+  cacheWriteMicrosPerMillion: number;
+  cacheWrite1hMicrosPerMillion: number;
 }
 
 export interface ModelPrices {
@@ -27,6 +29,8 @@ export interface ModelPrices {
   input_micros_per_million: number;
   output_micros_per_million: number;
   cached_input_micros_per_million: number;
+  cache_write_micros_per_million: number;
+  cache_write_1h_micros_per_million: number;
   input_usd_per_million: string;
   output_usd_per_million: string;
   currency: 'USD';
@@ -88,6 +92,9 @@ export class RateCards {
       inputMicrosPerMillion: card.inputMicrosPerMillion,
       outputMicrosPerMillion: card.outputMicrosPerMillion,
       cachedInputMicrosPerMillion: card.cachedInputMicrosPerMillion ?? card.inputMicrosPerMillion,
+      // Anthropic's multiples, rounded up (a named direction: the customer never pays less than the write costs).
+      cacheWriteMicrosPerMillion: card.cacheWriteMicrosPerMillion ?? Math.ceil((card.inputMicrosPerMillion * 5) / 4),
+      cacheWrite1hMicrosPerMillion: card.cacheWrite1hMicrosPerMillion ?? card.inputMicrosPerMillion * 2,
     };
   }
 
@@ -105,6 +112,8 @@ export class RateCards {
       input_micros_per_million: card.inputMicrosPerMillion,
       output_micros_per_million: card.outputMicrosPerMillion,
       cached_input_micros_per_million: card.cachedInputMicrosPerMillion,
+      cache_write_micros_per_million: card.cacheWriteMicrosPerMillion,
+      cache_write_1h_micros_per_million: card.cacheWrite1hMicrosPerMillion,
       input_usd_per_million: formatUsd(card.inputMicrosPerMillion),
       output_usd_per_million: formatUsd(card.outputMicrosPerMillion),
       currency: 'USD',

@@ -42,6 +42,8 @@ function callJson(row: {
   input_tokens: number | null;
   output_tokens: number | null;
   cached_input_tokens: number | null;
+  cache_write_tokens: number | null;
+  cache_write_1h_tokens: number | null;
   usage_source: string | null;
   cost_micros: number | null;
   hold_micros: number;
@@ -61,6 +63,8 @@ function callJson(row: {
     input_tokens: row.input_tokens,
     output_tokens: row.output_tokens,
     cached_input_tokens: row.cached_input_tokens,
+    cache_write_tokens: row.cache_write_tokens,
+    cache_write_1h_tokens: row.cache_write_1h_tokens,
     usage_source: row.usage_source,
     cost: moneyJson(row.cost_micros ?? 0),
     hold: moneyJson(row.status === 'open' ? row.hold_micros : 0),

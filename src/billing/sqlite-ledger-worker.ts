@@ -26,7 +26,7 @@ export interface SettleOperation {
   revenueAccountId: number;
   holdMicros: number;
   fullCostMicros: number;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; source: string };
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; cacheWrite1hTokens: number; source: string };
   outcome: string;
   requestId: string;
   nowMs: number;
@@ -38,7 +38,8 @@ export type LedgerResult = number | null;
 
 export const CALL_COLUMNS = [
   'customer_id', 'account_id', 'key_id', 'request_id', 'node_id', 'model', 'requested_model', 'operation', 'surface', 'rate_card',
-  'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million', 'estimated_input_tokens',
+  'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million', 'cache_write_micros_per_million',
+  'cache_write_1h_micros_per_million', 'estimated_input_tokens',
   'max_output_tokens', 'hold_micros', 'covered_plan', 'status', 'created_at',
 ] as const;
 
@@ -56,7 +57,7 @@ const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros 
 const insertCall = db.prepare('INSERT INTO billing_calls (' + columns.join(', ') + ') VALUES (' + columns.map(() => '?').join(', ') + ')');
 const spare = db.prepare('SELECT balance_micros - held_micros AS spare FROM billing_accounts WHERE id = ?');
 const callStatus = db.prepare('SELECT status FROM billing_calls WHERE id = ?').pluck();
-const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?");
+const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, cache_write_1h_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?");
 const debit = db.prepare('UPDATE billing_accounts SET held_micros = held_micros - ?, balance_micros = balance_micros - ? WHERE id = ?');
 const entry = db.prepare("INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)");
 const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
@@ -75,7 +76,7 @@ function settle(op, revenue) {
   let cost = op.fullCostMicros;
   if (cost > held) cost = held + Math.min(Math.max(0, spare.get(op.accountId).spare), cost - held);
   const u = op.usage;
-  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId, status).changes !== 1) return null;
+  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.cacheWriteTokens, u.cacheWrite1hTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId, status).changes !== 1) return null;
   if (held > 0 || cost > 0) debit.run(held, cost, op.accountId);
   if (cost > 0) {
     const transfer = randomUUID();

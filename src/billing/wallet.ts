@@ -39,6 +39,8 @@ export interface UsageCounts {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
   source: string;
 }
 
@@ -202,6 +204,8 @@ export class Wallet {
         input_tokens: usage.inputTokens,
         output_tokens: usage.outputTokens,
         cached_input_tokens: usage.cachedInputTokens,
+        cache_write_tokens: usage.cacheWriteTokens,
+        cache_write_1h_tokens: usage.cacheWrite1hTokens,
         usage_source: usage.source,
         cost_micros: costMicros,
         uncollected_micros: fullCost - costMicros,

@@ -279,6 +279,8 @@ class UsageTracker {
         inputTokens: this.usage.inputTokens,
         outputTokens: this.usage.outputTokens,
         cachedInputTokens: this.usage.cachedInputTokens,
+        cacheWriteTokens: this.usage.cacheWriteInputTokens,
+        cacheWrite1hTokens: this.usage.cacheWrite1hInputTokens,
         source: 'upstream',
       };
     }

@@ -10,6 +10,10 @@ export const RateCard = Type.Object({
   inputMicrosPerMillion: Type.Integer({ minimum: 0 }),
   outputMicrosPerMillion: Type.Integer({ minimum: 0 }),
   cachedInputMicrosPerMillion: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Prompt-cache writes kept 5 minutes; absent = 1.25x input (Anthropic's price). */
+  cacheWriteMicrosPerMillion: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Prompt-cache writes kept 1 hour; absent = 2x input. */
+  cacheWrite1hMicrosPerMillion: Type.Optional(Type.Integer({ minimum: 0 })),
   note: Type.Optional(Type.String()),
 });
 export type RateCardConfig = Static<typeof RateCard>;

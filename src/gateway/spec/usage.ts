@@ -6,6 +6,8 @@ export interface Usage {
   cachedInputTokens?: number;
   /** Input tokens written to the upstream's prompt cache (part of inputTokens; Anthropic reports them apart). */
   cacheWriteInputTokens?: number;
+  /** Of the cache writes, those kept for an hour (Anthropic prices them apart). */
+  cacheWrite1hInputTokens?: number;
   /** Output tokens spent on reasoning (part of outputTokens). */
   reasoningTokens?: number;
 }
@@ -18,6 +20,7 @@ export function mergeUsage(total: Usage | undefined, next: Usage): Usage {
     outputTokens: Math.max(total.outputTokens, next.outputTokens),
     cachedInputTokens: next.cachedInputTokens ?? total.cachedInputTokens,
     cacheWriteInputTokens: next.cacheWriteInputTokens ?? total.cacheWriteInputTokens,
+    cacheWrite1hInputTokens: next.cacheWrite1hInputTokens ?? total.cacheWrite1hInputTokens,
     reasoningTokens: next.reasoningTokens ?? total.reasoningTokens,
   };
 }

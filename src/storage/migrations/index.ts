@@ -9,6 +9,7 @@ import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
 import * as authEpoch from './0008-auth-epoch.js';
 import * as accounts from './0010-accounts.js';
+import * as cacheWritePrices from './0013-cache-write-prices.js';
 import * as payments from './0011-payments.js';
 import * as promotions from './0012-promotions.js';
 
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0010-accounts': accounts,
   '0011-payments': payments,
   '0012-promotions': promotions,
+  '0013-cache-write-prices': cacheWritePrices,
 };

@@ -48,6 +48,9 @@ export interface BillingCallsTable {
   input_micros_per_million: number;
   output_micros_per_million: number;
   cached_input_micros_per_million: number;
+  /** Null on calls billed before cache writes had prices of their own. */
+  cache_write_micros_per_million: number | null;
+  cache_write_1h_micros_per_million: number | null;
   estimated_input_tokens: number;
   max_output_tokens: number;
   hold_micros: number;
@@ -57,6 +60,8 @@ export interface BillingCallsTable {
   input_tokens: number | null;
   output_tokens: number | null;
   cached_input_tokens: number | null;
+  cache_write_tokens: number | null;
+  cache_write_1h_tokens: number | null;
   usage_source: string | null;
   cost_micros: number | null;
   /** Part of the cost above the hold the wallet could not pay. */

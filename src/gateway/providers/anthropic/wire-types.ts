@@ -36,6 +36,8 @@ export interface AnthropicUsage {
   output_tokens?: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** The cache writes by lifetime (newer API versions). */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
 }
 
 export interface AnthropicResponseBody {
