@@ -22,6 +22,10 @@ interface Tenant {
   turnId: string;
   completionId: string;
   responseId: string;
+  alertId: number;
+  messageId: number;
+  orderId: string;
+  addressId: string;
 }
 
 let upstream: ModelUpstream;
@@ -64,9 +68,38 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(completion.statusCode, completion.body).toBe(200);
   const response = storeResponse ? await context.app.inject({ method: 'POST', url: '/v1/responses', headers, payload: { model: 'gpt-test', input: 'hi', store: true } }) : null;
   if (response) expect(response.statusCode, response.body).toBe(200);
+  // An alert, an inbox message, a paid crypto order and a refund address of the tenant's own.
+  await context.services.accounts.alerts.raise(id, { cause: 'key_revoked', causeKey: `matrix-${tag}`, keyId: key.json().id });
+  const alert = await db.selectFrom('account_alerts').select('id').where('customer_id', '=', id).executeTakeFirstOrThrow();
+  const message = await context.services.accounts.inbox.post({ customerId: id, title: 'hello', body: 'matrix' });
+  const order = {
+    public_id: `ord-${tag}`,
+    customer_id: id,
+    method: 'crypto' as const,
+    wallet: 'token' as const,
+    pack_id: null,
+    amount_micros: 1_000_000,
+    credit_micros: 1_000_000,
+    status: 'paid' as const,
+    processor_ref: `inv-${tag}`,
+    payment_intent: null,
+    refunded_micros: 0,
+    clawed_micros: 0,
+    debt_micros: 0,
+    details_json: null,
+    credited_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.insertInto('payments').values(order).execute();
+  await db.insertInto('crypto_refund_addresses').values({ address_id: `adr-${tag}`, customer_id: id, network: 'eth', address: '0x0000000000000000000000000000000000000000', label: null, created_at: now }).execute();
   return {
     id,
     headers,
+    alertId: Number(alert.id),
+    messageId: message.id,
+    orderId: order.public_id,
+    addressId: `adr-${tag}`,
     keyId: key.json().id,
     projectId: project.id,
     directThreadId: `thr-direct-${tag}`,
@@ -101,6 +134,17 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [owner.completionId];
     case 'response_id':
       return [owner.responseId];
+    case 'event_id':
+      return [String(owner.alertId)];
+    case 'message_id':
+      return [String(owner.messageId)];
+    case 'order_id':
+      return [owner.orderId];
+    case 'address_id':
+      return [owner.addressId];
+    case 'referral_code':
+      // A public share link: a referral code is meant to be given away and names nothing private.
+      return template.startsWith('/r/') ? [] : undefined;
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;
