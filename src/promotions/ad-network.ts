@@ -28,7 +28,7 @@ export class AdNetwork {
   ) {}
 
   async forward(input: ConversionInput): Promise<{ duplicate: boolean }> {
-    if (!this.config.enabled) throw new AppError('UPSTREAM_UNAVAILABLE', 'Conversion forwarding is not configured');
+    if (!this.config.enabled) throw new AppError('NOT_FOUND', 'Conversion forwarding is not enabled on this service');
     const nowMs = this.clock.nowMs();
     const claimed = await this.db
       .insertInto('ad_conversions')

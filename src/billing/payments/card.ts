@@ -88,7 +88,7 @@ export class CardPayments {
   }
 
   private enabled(): void {
-    if (!this.deps.config.payments.card.enabled) throw new AppError('UPSTREAM_UNAVAILABLE', 'Card payments are not configured');
+    if (!this.deps.config.payments.card.enabled) throw new AppError('NOT_FOUND', 'Card payments are not enabled on this service');
   }
 
   /** Creates a hosted checkout session for a pack; the wallet is credited once the session is paid. */

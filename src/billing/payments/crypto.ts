@@ -88,7 +88,7 @@ export class CryptoPayments {
   }
 
   private enabled(): void {
-    if (!this.settings.enabled) throw new AppError('UPSTREAM_UNAVAILABLE', 'Crypto payments are not configured');
+    if (!this.settings.enabled) throw new AppError('NOT_FOUND', 'Crypto payments are not enabled on this service');
   }
 
   options() {
