@@ -11,6 +11,7 @@ import * as authEpoch from './0008-auth-epoch.js';
 import * as accounts from './0010-accounts.js';
 import * as payments from './0011-payments.js';
 import * as promotions from './0012-promotions.js';
+import * as autoTopup from './0015-auto-topup.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0010-accounts': accounts,
   '0011-payments': payments,
   '0012-promotions': promotions,
+  '0015-auto-topup': autoTopup,
 };
