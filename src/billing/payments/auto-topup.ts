@@ -220,7 +220,7 @@ export class AutoTopup {
       return payment;
     }).catch((error: unknown) => {
       // A concurrent claim on another process won the pending row: nothing to do here.
-      this.deps.logger.debug({ err: error, customerId }, 'auto top-up claim lost');
+      this.deps.logger.warn({ err: error, customerId }, 'auto top-up claim not taken (another charge is pending)');
       return null;
     });
     if (!claimed) return 'pending';
