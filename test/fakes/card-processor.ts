@@ -40,7 +40,7 @@ export interface FakePaymentIntent {
   customer: string | null;
   payment_method: string | null;
   off_session: boolean;
-  status: 'succeeded' | 'requires_payment_method';
+  status: 'succeeded' | 'processing' | 'requires_payment_method';
   metadata: Record<string, string>;
 }
 
@@ -54,6 +54,8 @@ export interface CardProcessor {
   requests: { method: string; path: string; form: Record<string, string>; authorized: boolean; idempotencyKey?: string }[];
   /** The next off-session charges decline (card_declined) while set. */
   declineOffSession: boolean;
+  /** Status of new off-session charges that do not decline (`processing`: settled later by a webhook). */
+  offSessionStatus: 'succeeded' | 'processing';
   /** Marks a session paid (or complete but unpaid for an asynchronous method); returns its payment intent. */
   pay(sessionId: string, options?: { async?: boolean; amountTotal?: number; currency?: string }): FakeSession;
   /** The charge object of a refund (cumulative `amount_refunded` in cents). */
@@ -78,7 +80,7 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
   const intents = new Map<string, FakePaymentIntent>();
   const requests: CardProcessor['requests'] = [];
   let baseUrl = '';
-  const processor = { declineOffSession: false } as CardProcessor;
+  const processor = { declineOffSession: false, offSessionStatus: 'succeeded' } as CardProcessor;
 
   const server = http.createServer((request, response) => {
     let text = '';
@@ -151,7 +153,7 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
           customer: form.customer ?? null,
           payment_method: form.payment_method ?? null,
           off_session: form.off_session === 'true',
-          status: 'succeeded',
+          status: processor.offSessionStatus,
           metadata,
         };
         intents.set(intent.id, intent);

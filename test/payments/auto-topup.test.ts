@@ -185,6 +185,34 @@ describe('wallet auto top-up', () => {
     expect(statuses).toEqual([{ status: 'failed' }, { status: 'paid' }]);
   });
 
+  it('a charge left processing stays pending (no second charge) until its webhook credits it once', async () => {
+    const buyer = await buyerWithCard();
+    expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 50_000_000, pack_id: 'pack-25' })).statusCode).toBe(200);
+    processor.offSessionStatus = 'processing';
+    expect(await context.services.payments.autoTopup.afterSettlement(buyer.customerId)).toBe('processing');
+    const read = () => context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) });
+    expect((await read()).json()).toMatchObject({ charge_pending: true, armed: false });
+    // Saving the setting re-arms it, but a charge is pending: nothing new starts.
+    expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 50_000_000, pack_id: 'pack-25' })).json()).toMatchObject({ armed: true, charge_pending: true });
+    expect(await context.services.payments.autoTopup.afterSettlement(buyer.customerId)).toBe('pending');
+    expect(offSessionCharges()).toHaveLength(1);
+    expect(await available(buyer.customerId)).toBe(10_000_000);
+
+    const payment = await context.storage.db.selectFrom('payments').selectAll().where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).executeTakeFirstOrThrow();
+    expect(payment.status).toBe('pending');
+    const intent = { ...processor.intents.get(payment.payment_intent!)!, status: 'succeeded' };
+    const deliveries = await Promise.all(
+      Array.from({ length: 10 }, () => {
+        const raw = JSON.stringify(processor.event('payment_intent.succeeded', intent));
+        return deliver(context, raw, processor.signature(raw));
+      }),
+    );
+    expect(deliveries.map((response) => response.statusCode)).toEqual(Array(10).fill(200));
+    expect(await available(buyer.customerId)).toBe(35_000_000);
+    expect((await read()).json()).toMatchObject({ charge_pending: false });
+    expect(alerts).toEqual([]);
+  });
+
   it('turning it on without a saved card answers 409; bad input 422; GET reads the setting', async () => {
     const buyer = await newCustomer(context, 5_000_000);
     const refused = await setting(buyer.systemToken, { enabled: true, threshold_micros: 1_000_000, pack_id: 'pack-10' });
