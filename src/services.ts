@@ -145,6 +145,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
       await agent.close();
       await projectEvents.close();
       await gateway.close();
+      // Auto top-up charges already started finish (credit or alert) before the ledger closes.
+      await payments.autoTopup.idle();
       await billing.close();
       identity.close();
       await storage.close();

@@ -21,6 +21,11 @@ export interface MeterDeps {
   rateCards: RateCards;
   limiter: RateLimiter;
   unlimited: UnlimitedPlans;
+  /**
+   * Called after a settlement that charged the wallet has committed, with the customer id. It must not block:
+   * the meter does not wait for it (listeners run their work asynchronously and log their own errors).
+   */
+  afterSettle?: (customerId: number) => void;
 }
 
 function nonNegativeInteger(value: number | undefined): number {
@@ -92,7 +97,7 @@ export function createMeter(deps: MeterDeps): Meter {
                 period: principal.policy.spendingPeriod,
               },
       });
-      return meteredCall(deps, held, release);
+      return meteredCall(deps, held, release, principal.customerId);
     } catch (error) {
       await release();
       throw error;
@@ -102,7 +107,7 @@ export function createMeter(deps: MeterDeps): Meter {
   return { begin };
 }
 
-function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<void>): MeteredCall {
+function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<void>, customerId: number): MeteredCall {
   let outcome: Promise<SettleOutcome> | null = null;
   return {
     holdMicros: held.holdMicros,
@@ -126,6 +131,13 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
             status,
           );
           if (settled.alreadySettled) deps.logger.error({ callId: held.callId }, 'billed call was already settled elsewhere');
+          else if (settled.costMicros > 0 && deps.afterSettle) {
+            try {
+              deps.afterSettle(customerId);
+            } catch (error) {
+              deps.logger.error({ err: error, callId: held.callId }, 'after-settlement listener failed');
+            }
+          }
           return { costMicros: settled.costMicros, covered: settled.covered };
         } finally {
           await release().catch(() => undefined);

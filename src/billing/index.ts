@@ -44,8 +44,16 @@ export interface AdjustInput {
   idempotencyKey: string;
 }
 
+/**
+ * Told after a billed call's settlement has committed (customer id only; read the balance if needed). Called
+ * without waiting: run the work asynchronously, never delay the caller, and handle your own errors.
+ */
+export type SettlementListener = (customerId: number) => void;
+
 export interface BillingServices {
   meter: Meter;
+  /** Listeners told after each committed settlement that charged a wallet (auto top-up). */
+  settlementListeners: SettlementListener[];
   wallet: Wallet;
   rateCards: RateCards;
   unlimited: UnlimitedPlans;
@@ -97,8 +105,21 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   const marketplace = new Marketplace(config, storage, deps.customers, wallet, clock);
   deps.customers.onCustomerCreated((trx, customerId) => createWallets(trx, customerId, clock.nowMs()));
 
+  const settlementListeners: SettlementListener[] = [];
+  const afterSettle = (customerId: number): void => {
+    for (const listener of settlementListeners) {
+      // Off the caller's path: the reply never waits for a listener, and a listener's failure is only logged.
+      setImmediate(() => {
+        try {
+          listener(customerId);
+        } catch (error) {
+          logger.error({ err: error, customerId }, 'settlement listener failed');
+        }
+      });
+    }
+  };
   const meter = config.billing.enabled
-    ? createMeter({ config, storage, clock, logger, wallet, rateCards, limiter, unlimited })
+    ? createMeter({ config, storage, clock, logger, wallet, rateCards, limiter, unlimited, afterSettle })
     : freeMeter;
   let sweeper: NodeJS.Timeout | undefined;
 
@@ -119,6 +140,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
 
   return {
     meter,
+    settlementListeners,
     wallet,
     rateCards,
     unlimited,

@@ -9,5 +9,6 @@ import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
 import type { PaymentTables } from './tables/payments.js';
 import type { PromotionTables } from './tables/promotions.js';
+import type { AutoTopupTables } from './tables/auto-topup.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables {}

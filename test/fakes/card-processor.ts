@@ -1,8 +1,9 @@
 /**
  * A local stand-in of the card processor's API (Stripe's shape), driven by the official `stripe` client pointed
  * at it: `POST /v1/checkout/sessions` (form-encoded, as the client sends it), `GET /v1/checkout/sessions/{id}`,
- * `GET /v1/checkout/sessions?payment_intent=…`, and `POST /v1/payment_intents` (off-session charges of a saved
- * card). Requests need `Authorization: Bearer <secretKey>`. Tests drive the payment side (`pay`, `refund`) and
+ * `GET /v1/checkout/sessions?payment_intent=…`, `POST /v1/payment_intents` (off-session charges of a saved
+ * card; `declineOffSession` makes them decline) and `GET /v1/payment_intents/{id}` (a paid checkout that asked to
+ * save the card has an intent naming the processor customer and payment method). Requests need `Authorization: Bearer <secretKey>`. Tests drive the payment side (`pay`, `refund`) and
  * build signed webhook events (`event`, `signedHeaders`) with the shared endpoint secret.
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -24,6 +25,11 @@ export interface FakeSession {
   success_url: string | null;
   cancel_url: string | null;
   created: number;
+  /** The processor customer (set when paid, if the checkout asked to create one or save the card). */
+  customer: string | null;
+  customer_creation: string | null;
+  /** `payment_intent_data[setup_future_usage]` of the checkout (`off_session` saves the card). */
+  setup_future_usage: string | null;
 }
 
 export interface FakePaymentIntent {
@@ -34,7 +40,7 @@ export interface FakePaymentIntent {
   customer: string | null;
   payment_method: string | null;
   off_session: boolean;
-  status: 'succeeded' | 'requires_payment_method';
+  status: 'succeeded' | 'processing' | 'requires_payment_method';
   metadata: Record<string, string>;
 }
 
@@ -48,6 +54,8 @@ export interface CardProcessor {
   requests: { method: string; path: string; form: Record<string, string>; authorized: boolean; idempotencyKey?: string }[];
   /** The next off-session charges decline (card_declined) while set. */
   declineOffSession: boolean;
+  /** Status of new off-session charges that do not decline (`processing`: settled later by a webhook). */
+  offSessionStatus: 'succeeded' | 'processing';
   /** Marks a session paid (or complete but unpaid for an asynchronous method); returns its payment intent. */
   pay(sessionId: string, options?: { async?: boolean; amountTotal?: number; currency?: string }): FakeSession;
   /** The charge object of a refund (cumulative `amount_refunded` in cents). */
@@ -72,7 +80,7 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
   const intents = new Map<string, FakePaymentIntent>();
   const requests: CardProcessor['requests'] = [];
   let baseUrl = '';
-  const processor = { declineOffSession: false } as CardProcessor;
+  const processor = { declineOffSession: false, offSessionStatus: 'succeeded' } as CardProcessor;
 
   const server = http.createServer((request, response) => {
     let text = '';
@@ -110,6 +118,9 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
           success_url: form.success_url ?? null,
           cancel_url: form.cancel_url ?? null,
           created: Math.floor(Date.now() / 1000),
+          customer: null,
+          customer_creation: form.customer_creation ?? null,
+          setup_future_usage: form['payment_intent_data[setup_future_usage]'] ?? null,
         };
         sessions.set(sessionId, session);
         return send(200, session);
@@ -142,10 +153,16 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
           customer: form.customer ?? null,
           payment_method: form.payment_method ?? null,
           off_session: form.off_session === 'true',
-          status: 'succeeded',
+          status: processor.offSessionStatus,
           metadata,
         };
         intents.set(intent.id, intent);
+        return send(200, intent);
+      }
+      const intentMatch = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
+      if (request.method === 'GET' && intentMatch) {
+        const intent = intents.get(decodeURIComponent(intentMatch[1]!));
+        if (!intent) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' } });
         return send(200, intent);
       }
       send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${url.pathname})` } });
@@ -168,6 +185,21 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
       session.status = 'complete';
       session.payment_status = payOptions.async ? 'unpaid' : 'paid';
       session.payment_intent ??= id('pi');
+      const saves = session.customer_creation === 'always' || session.setup_future_usage === 'off_session';
+      if (saves) session.customer ??= id('cus');
+      if (!intents.has(session.payment_intent)) {
+        intents.set(session.payment_intent, {
+          id: session.payment_intent,
+          object: 'payment_intent',
+          amount: session.amount_total,
+          currency: session.currency,
+          customer: session.customer,
+          payment_method: saves ? id('pm') : null,
+          off_session: false,
+          status: payOptions.async ? 'requires_payment_method' : 'succeeded',
+          metadata: { ...session.metadata },
+        });
+      }
       if (payOptions.amountTotal !== undefined) session.amount_total = payOptions.amountTotal;
       if (payOptions.currency !== undefined) session.currency = payOptions.currency;
       return { ...session };

@@ -110,7 +110,9 @@ export class CardPayments {
           cancel_url: cancelUrl,
           line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: pack.priceMicros / MICROS_PER_CENT, product_data: { name: pack.name } } }],
           metadata: { payment_id: publicId, customer_id: String(input.customerId), wallet: input.wallet, pack_id: pack.id },
-          payment_intent_data: { metadata: { payment_id: publicId } },
+          // The card is saved at the processor for later off-session charges (auto top-up).
+          customer_creation: 'always',
+          payment_intent_data: { metadata: { payment_id: publicId }, setup_future_usage: 'off_session' },
         },
         { idempotencyKey: `checkout-${publicId}` },
       );
@@ -210,6 +212,33 @@ export class CardPayments {
     return false;
   }
 
+  /**
+   * Credits a payment charged directly as a PaymentIntent (an off-session auto top-up) when the intent succeeded
+   * for exactly its price in USD: the same guarded `markPaid` and paid hooks as a checkout, so the intent's
+   * webhook and the charging process credit it once between them. Returns whether this call credited it.
+   */
+  async creditPaymentIntent(trx: Transaction<Database>, paymentId: number, intent: { id: string; status: string; amount: number; currency: string }, via: string): Promise<boolean> {
+    if (intent.status !== 'succeeded') return false;
+    const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+    if (intent.amount !== Number(payment.amount_micros) / MICROS_PER_CENT || intent.currency.toLowerCase() !== 'usd') {
+      this.deps.logger.error({ payment: payment.public_id, amount: intent.amount, currency: intent.currency, via }, 'payment intent amount does not match its payment; not credited');
+      return false;
+    }
+    const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'failed'], { kind: 'card_payment', paymentIntent: intent.id });
+    if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
+    return credited !== null;
+  }
+
+  private async paymentByIntent(trx: Transaction<Database>, intent: Record<string, unknown>): Promise<PaymentRow | undefined> {
+    if (typeof intent.id !== 'string') return undefined;
+    const byIntent = await trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('payment_intent', '=', intent.id).executeTakeFirst();
+    if (byIntent) return byIntent;
+    // An off-session charge whose create answer was lost still names its payment in the metadata.
+    const metadata = intent.metadata as Record<string, unknown> | undefined;
+    if (typeof metadata?.payment_id !== 'string') return undefined;
+    return trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('public_id', '=', metadata.payment_id).where('processor_ref', 'is', null).executeTakeFirst();
+  }
+
   /** A paid session credits only when it charged exactly the payment's price in USD. */
   private amountMatches(payment: PaymentRow, session: Stripe.Checkout.Session): boolean {
     const expectedCents = Number(payment.amount_micros) / MICROS_PER_CENT;
@@ -281,6 +310,23 @@ export class CardPayments {
         const payment = await this.paymentBySession(trx, object.id);
         if (!payment) return false;
         await trx.updateTable('payments').set({ status: 'expired', updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+        return true;
+      }
+      case 'payment_intent.succeeded': {
+        const payment = await this.paymentByIntent(trx, object);
+        if (!payment) return false;
+        const intent = object as { id: string; status: string; amount: number; currency: string };
+        if (typeof intent.amount !== 'number' || typeof intent.currency !== 'string') return false;
+        await this.creditPaymentIntent(trx, payment.id, intent, type);
+        return true;
+      }
+      case 'payment_intent.payment_failed': {
+        const payment = await this.paymentByIntent(trx, object);
+        if (!payment) return false;
+        const nowMs = this.deps.clock.nowMs();
+        await trx.updateTable('payments').set({ status: 'failed', updated_at: nowMs }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        // An auto top-up that failed is no longer pending.
+        await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
         return true;
       }
       case 'charge.refunded': {

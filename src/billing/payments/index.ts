@@ -8,6 +8,7 @@ import { CryptoPayments } from './crypto.js';
 import { Discounts } from './discounts.js';
 import { PaymentLedger } from './ledger-effects.js';
 import type { Alerts, Mailer } from './ports.js';
+import { AutoTopup } from './auto-topup.js';
 
 export const paymentJson = paymentJsonOf;
 
@@ -40,6 +41,8 @@ export interface PaymentServices {
   list(customerId: number, limit: number): Promise<ReturnType<typeof paymentJsonOf>[]>;
   cash: CashPurchases;
   discounts: Discounts;
+  /** Off-session card charges when a settlement takes the token wallet below the customer's threshold. */
+  autoTopup: AutoTopup;
   preferences: {
     get(customerId: number): Promise<PurchasePreferences>;
     put(customerId: number, preferences: PurchasePreferences): Promise<PurchasePreferences>;
@@ -55,7 +58,10 @@ export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): P
   const card = new CardPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid, onRefund, discounts });
   const crypto = new CryptoPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid });
   const cash = new CashPurchases(deps.config, deps.storage, deps.clock, payment.billing.wallet, payment.billing.unlimited);
+  const autoTopup = new AutoTopup({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, wallet: payment.billing.wallet, ledger, card, alerts: payment.alerts, onPaid });
+  payment.billing.settlementListeners.push(autoTopup.listener);
   return {
+    autoTopup,
     card,
     crypto,
     cash,

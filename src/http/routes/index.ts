@@ -23,6 +23,7 @@ import { promotionRoutes } from './api/v1/promotions.js';
 import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
 import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
+import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -48,6 +49,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     walletCryptoRoutes,
     cashWalletRoutes,
     walletTopUpRoutes,
+    walletAutoTopupRoutes,
   ]) {
     await module(app, services);
   }

@@ -12,6 +12,7 @@ import * as accounts from './0010-accounts.js';
 import * as cacheWritePrices from './0013-cache-write-prices.js';
 import * as payments from './0011-payments.js';
 import * as promotions from './0012-promotions.js';
+import * as autoTopup from './0015-auto-topup.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0011-payments': payments,
   '0012-promotions': promotions,
   '0013-cache-write-prices': cacheWritePrices,
+  '0015-auto-topup': autoTopup,
 };

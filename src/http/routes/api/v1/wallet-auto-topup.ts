@@ -1,0 +1,60 @@
+/**
+ * Wallet auto top-up: read and save the customer's setting (threshold, pack, on/off). Turning it on needs a
+ * card saved by a paid card checkout (409 otherwise); the charges themselves follow settlements.
+ */
+import { Type } from '@sinclair/typebox';
+import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.js';
+import { moneyJson } from '../../../../kernel/money.js';
+import type { App } from '../../../app.js';
+import type { Services } from '../../../../services.js';
+import { customerOf } from './wallet-card.js';
+
+const account = { auth: 'api', surface: 'account' } as const;
+
+const AutoTopupBody = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    /** Available token-wallet balance (micro-USD) below which one charge buys the pack. */
+    threshold_micros: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 }),
+    pack_id: Type.String({ minLength: 1, maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+function settingJson(setting: AutoTopupSetting) {
+  return {
+    enabled: setting.enabled,
+    threshold: moneyJson(setting.threshold_micros),
+    pack_id: setting.pack_id,
+    armed: setting.armed,
+    charge_pending: setting.pending,
+    saved_card: setting.saved_card,
+  };
+}
+
+export async function walletAutoTopupRoutes(app: App, services: Pick<Services, 'payments'>): Promise<void> {
+  const { autoTopup } = services.payments;
+
+  app.get(
+    '/api/v1/wallet/auto-topup',
+    { config: account, schema: { tags: ['wallet'], summary: 'Auto top-up setting of the token wallet' } },
+    async (request) => settingJson(await autoTopup.get(customerOf(request).customerId)),
+  );
+
+  app.post(
+    '/api/v1/wallet/auto-topup',
+    {
+      config: account,
+      schema: {
+        tags: ['wallet'],
+        summary: 'Configure auto top-up: when a settlement leaves the available balance below the threshold, one off-session charge of the saved card buys the pack (409 without a saved card)',
+        body: AutoTopupBody,
+      },
+    },
+    async (request) => {
+      const customer = customerOf(request);
+      const { enabled, threshold_micros, pack_id } = request.body;
+      return settingJson(await autoTopup.put(customer.customerId, { enabled, thresholdMicros: threshold_micros, packId: pack_id }));
+    },
+  );
+}
