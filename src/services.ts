@@ -14,6 +14,7 @@ import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
+import { createDesktopServices, type DesktopServices } from './desktop/index.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -42,6 +43,7 @@ export interface Services extends DomainDeps {
   agent: AgentServices;
   direct: DirectServices;
   accounts: AccountServices;
+  desktop: DesktopServices;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   const accounts = createAccountServices(deps, { mailer: options.mailer });
+  const desktop = createDesktopServices(deps);
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -122,6 +125,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     agent,
     direct,
     accounts,
+    desktop,
     async close() {
       await accounts.close();
       await agent.close();

@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
+import { DesktopSection } from './sections/desktop.js';
 import { GatewaySection } from './sections/gateway.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
@@ -21,6 +22,7 @@ export const ConfigFileSchema = Type.Object(
     accounts: AccountsSection,
     mail: MailSection,
     idp: IdpSection,
+    desktop: DesktopSection,
   },
   { additionalProperties: false },
 );

@@ -4,8 +4,9 @@ import type { AgentTables } from './tables/agent.js';
 import type { AgentProjectTables } from './tables/agent-projects.js';
 import type { BillingTables } from './tables/billing.js';
 import type { ChassisTables } from './tables/chassis.js';
+import type { DesktopTables } from './tables/desktop.js';
 import type { DirectTables } from './tables/direct.js';
 import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, DesktopTables {}

@@ -15,6 +15,7 @@ import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
 import { adminMessageRoutes } from './api/admin/messages.js';
 import { authRoutes } from './api/v1/auth.js';
+import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
 import { toolboxRoutes } from './api/v1/toolbox.js';
@@ -38,6 +39,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     messageRoutes,
     toolboxRoutes,
     adminMessageRoutes,
+    desktopDocumentRoutes,
   ]) {
     await module(app, services);
   }

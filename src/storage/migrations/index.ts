@@ -9,6 +9,7 @@ import * as gatewayStored from './0006-gateway-stored.js';
 import * as direct from './0007-direct.js';
 import * as authEpoch from './0008-auth-epoch.js';
 import * as accounts from './0010-accounts.js';
+import * as desktop from './0014-desktop.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-direct': direct,
   '0008-auth-epoch': authEpoch,
   '0010-accounts': accounts,
+  '0014-desktop': desktop,
 };
