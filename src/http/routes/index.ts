@@ -15,6 +15,8 @@ import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
 import { adminMessageRoutes } from './api/admin/messages.js';
 import { authRoutes } from './api/v1/auth.js';
+import { adminDesktopRoutes } from './api/admin/desktop.js';
+import { desktopRoutes } from './api/v1/desktop.js';
 import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
@@ -40,6 +42,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     toolboxRoutes,
     adminMessageRoutes,
     desktopDocumentRoutes,
+    desktopRoutes,
+    adminDesktopRoutes,
   ]) {
     await module(app, services);
   }
