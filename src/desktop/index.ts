@@ -3,11 +3,13 @@ import type { DomainDeps } from '../services.js';
 import { BugReports } from './bug-reports.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
+import { PushMessages } from './push.js';
 
 export interface DesktopServices {
   documents: VersionedDocuments;
   bugReports: BugReports;
   presence: Presence;
+  push: PushMessages;
 }
 
 export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage' | 'clock'>): DesktopServices {
@@ -16,5 +18,6 @@ export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage
     documents: new VersionedDocuments(storage, clock, { maxBytes: config.desktop.documentMaxBytes, maxDepth: config.desktop.documentMaxDepth }),
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
     presence: new Presence(storage, clock, config.desktop.presenceTtlSeconds),
+    push: new PushMessages(storage, clock),
   };
 }

@@ -17,6 +17,7 @@ import { adminMessageRoutes } from './api/admin/messages.js';
 import { authRoutes } from './api/v1/auth.js';
 import { adminDesktopRoutes } from './api/admin/desktop.js';
 import { desktopRoutes } from './api/v1/desktop.js';
+import { desktopPushRoutes } from './api/v1/desktop-push.js';
 import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
@@ -43,6 +44,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     adminMessageRoutes,
     desktopDocumentRoutes,
     desktopRoutes,
+    desktopPushRoutes,
     adminDesktopRoutes,
   ]) {
     await module(app, services);
