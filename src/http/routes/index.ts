@@ -18,6 +18,7 @@ import { authRoutes } from './api/v1/auth.js';
 import { adminDesktopRoutes } from './api/admin/desktop.js';
 import { desktopRoutes } from './api/v1/desktop.js';
 import { desktopPushRoutes } from './api/v1/desktop-push.js';
+import { desktopShoutboxRoutes } from './api/v1/desktop-chat-shoutbox.js';
 import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
@@ -45,6 +46,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopDocumentRoutes,
     desktopRoutes,
     desktopPushRoutes,
+    desktopShoutboxRoutes,
     adminDesktopRoutes,
   ]) {
     await module(app, services);
