@@ -108,7 +108,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   const accounts = createAccountServices(deps, { mailer: options.mailer });
-  const desktop = createDesktopServices(deps);
+  const desktop = createDesktopServices(deps, { billing, gateway, accounts });
   await identity.start();
   await billing.start();
   await gateway.start();

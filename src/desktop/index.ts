@@ -1,5 +1,9 @@
 /** The desktop client domain: one factory building every desktop service from the shared deps. */
+import type { AccountServices } from '../accounts/index.js';
+import type { BillingServices } from '../billing/index.js';
+import type { GatewayServices } from '../gateway/index.js';
 import type { DomainDeps } from '../services.js';
+import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
@@ -12,15 +16,33 @@ export interface DesktopServices {
   presence: Presence;
   push: PushMessages;
   shoutbox: Shoutbox;
+  bootstrap: DesktopBootstrap;
 }
 
-export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage' | 'clock'>): DesktopServices {
+export interface DesktopDomainDeps {
+  billing: Pick<BillingServices, 'walletSummary'>;
+  gateway: Pick<GatewayServices, 'listModels'>;
+  accounts: Pick<AccountServices, 'inbox'>;
+}
+
+export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage' | 'clock' | 'customers'>, domains: DesktopDomainDeps): DesktopServices {
   const { config, storage, clock } = deps;
+  const push = new PushMessages(storage, clock);
   return {
     documents: new VersionedDocuments(storage, clock, { maxBytes: config.desktop.documentMaxBytes, maxDepth: config.desktop.documentMaxDepth }),
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
     presence: new Presence(storage, clock, config.desktop.presenceTtlSeconds),
-    push: new PushMessages(storage, clock),
+    push,
     shoutbox: new Shoutbox(storage, clock, config.desktop.shoutbox),
+    bootstrap: new DesktopBootstrap({
+      config,
+      storage,
+      clock,
+      customers: deps.customers,
+      wallets: domains.billing,
+      prices: () => domains.gateway.listModels(),
+      inbox: domains.accounts.inbox,
+      push,
+    }),
   };
 }

@@ -20,11 +20,28 @@ const PresenceBody = Type.Object(
   },
   { additionalProperties: false },
 );
+const BootstrapQuery = Type.Object({
+  days: Type.Integer({ minimum: 1, maximum: 180, default: 30 }),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+});
 const account = { auth: 'api', surface: 'account' } as const;
 
 export async function desktopRoutes(app: App, services: Services): Promise<void> {
-  const { bugReports, presence } = services.desktop;
+  const { bugReports, presence, bootstrap } = services.desktop;
   const bugReportBodyLimit = services.config.desktop.bugReportMaxBytes * 2 + 4096;
+
+  app.get(
+    '/api/v1/desktop/bootstrap',
+    {
+      config: account,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Verifies the token; account, wallet, usage of the last days, inbox and push messages, client releases',
+        querystring: BootstrapQuery,
+      },
+    },
+    async (request) => bootstrap.load(customerOf(request), request.query),
+  );
 
   app.post(
     '/api/v1/desktop/bug-report',
