@@ -22,6 +22,7 @@ interface Tenant {
   turnId: string;
   completionId: string;
   responseId: string;
+  pushMessageKey: string;
 }
 
 let upstream: ModelUpstream;
@@ -64,6 +65,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(completion.statusCode, completion.body).toBe(200);
   const response = storeResponse ? await context.app.inject({ method: 'POST', url: '/v1/responses', headers, payload: { model: 'gpt-test', input: 'hi', store: true } }) : null;
   if (response) expect(response.statusCode, response.body).toBe(200);
+  const push = await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: `push-${tag}`, customer_id: id, title: 'matrix', body: 'matrix' } });
+  expect(push.statusCode, push.body).toBe(201);
   return {
     id,
     headers,
@@ -75,6 +78,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     turnId: `turn-${tag}`,
     completionId: completion.json().id,
     responseId: response?.json().id ?? 'resp_none',
+    pushMessageKey: `push-${tag}`,
   };
 }
 
@@ -101,6 +105,8 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [owner.completionId];
     case 'response_id':
       return [owner.responseId];
+    case 'message_key':
+      return [owner.pushMessageKey];
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;
