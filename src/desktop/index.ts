@@ -5,6 +5,7 @@ import type { GatewayServices } from '../gateway/index.js';
 import type { DomainDeps } from '../services.js';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
+import { DesktopChat } from './chat.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
@@ -17,11 +18,12 @@ export interface DesktopServices {
   push: PushMessages;
   shoutbox: Shoutbox;
   bootstrap: DesktopBootstrap;
+  chat: DesktopChat;
 }
 
 export interface DesktopDomainDeps {
   billing: Pick<BillingServices, 'walletSummary'>;
-  gateway: Pick<GatewayServices, 'listModels'>;
+  gateway: Pick<GatewayServices, 'listModels' | 'describeModel'>;
   accounts: Pick<AccountServices, 'inbox'>;
 }
 
@@ -43,6 +45,12 @@ export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage
       prices: () => domains.gateway.listModels(),
       inbox: domains.accounts.inbox,
       push,
+    }),
+    chat: new DesktopChat({
+      storage,
+      clock,
+      defaultModel: config.agent.defaultModel,
+      knownModel: (id) => domains.gateway.describeModel(id) !== undefined,
     }),
   };
 }

@@ -23,6 +23,7 @@ interface Tenant {
   completionId: string;
   responseId: string;
   pushMessageKey: string;
+  conversationId: number;
 }
 
 let upstream: ModelUpstream;
@@ -67,6 +68,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   if (response) expect(response.statusCode, response.body).toBe(200);
   const push = await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: `push-${tag}`, customer_id: id, title: 'matrix', body: 'matrix' } });
   expect(push.statusCode, push.body).toBe(201);
+  const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
+  expect(conversation.statusCode, conversation.body).toBe(201);
   return {
     id,
     headers,
@@ -79,6 +82,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     completionId: completion.json().id,
     responseId: response?.json().id ?? 'resp_none',
     pushMessageKey: `push-${tag}`,
+    conversationId: conversation.json().id,
   };
 }
 
@@ -107,6 +111,8 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [owner.responseId];
     case 'message_key':
       return [owner.pushMessageKey];
+    case 'conversation_id':
+      return [String(owner.conversationId)];
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;

@@ -19,6 +19,7 @@ import { adminDesktopRoutes } from './api/admin/desktop.js';
 import { desktopRoutes } from './api/v1/desktop.js';
 import { desktopPushRoutes } from './api/v1/desktop-push.js';
 import { desktopShoutboxRoutes } from './api/v1/desktop-chat-shoutbox.js';
+import { desktopChatRoutes } from './api/v1/desktop-chat.js';
 import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
@@ -47,6 +48,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopRoutes,
     desktopPushRoutes,
     desktopShoutboxRoutes,
+    desktopChatRoutes,
     adminDesktopRoutes,
   ]) {
     await module(app, services);

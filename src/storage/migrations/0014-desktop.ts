@@ -3,7 +3,8 @@ import { notNull, withId } from './kit.js';
 
 /**
  * Desktop client: versioned per-customer documents (coding session, assistant sync), bug reports, presence
- * heartbeats, operator push messages with per-customer dismissals, and the shared shoutbox.
+ * heartbeats, operator push messages with per-customer dismissals, the shared shoutbox, and desktop chat
+ * conversations with their messages.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -71,10 +72,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .execute();
   await db.schema.createIndex('shoutbox_messages_customer').on('shoutbox_messages').columns(['customer_id', 'created_at']).execute();
+
+  await withId(db, db.schema.createTable('desktop_chat_conversations'))
+    .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
+    .addColumn('title', 'text', notNull)
+    .addColumn('model', 'text', notNull)
+    .addColumn('system_prompt', 'text')
+    .addColumn('created_at', 'bigint', notNull)
+    .addColumn('updated_at', 'bigint', notNull)
+    .execute();
+  await db.schema.createIndex('desktop_chat_conversations_customer').on('desktop_chat_conversations').columns(['customer_id', 'id']).execute();
+
+  await withId(db, db.schema.createTable('desktop_chat_messages'))
+    .addColumn('conversation_id', 'bigint', (column) => column.notNull().references('desktop_chat_conversations.id'))
+    .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
+    .addColumn('role', 'text', notNull)
+    .addColumn('content', 'text', notNull)
+    .addColumn('model', 'text')
+    .addColumn('request_id', 'text')
+    .addColumn('input_tokens', 'bigint')
+    .addColumn('output_tokens', 'bigint')
+    .addColumn('created_at', 'bigint', notNull)
+    .execute();
+  await db.schema.createIndex('desktop_chat_messages_conversation').on('desktop_chat_messages').columns(['conversation_id', 'id']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['shoutbox_messages', 'shoutbox_profiles', 'desktop_push_dismissals', 'desktop_push_messages', 'desktop_presence', 'desktop_bug_reports', 'desktop_documents']) {
+  for (const table of ['desktop_chat_messages', 'desktop_chat_conversations', 'shoutbox_messages', 'shoutbox_profiles', 'desktop_push_dismissals', 'desktop_push_messages', 'desktop_presence', 'desktop_bug_reports', 'desktop_documents']) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -63,6 +63,30 @@ export interface ShoutboxMessagesTable {
   created_at: number;
 }
 
+export interface DesktopChatConversationsTable {
+  id: Generated<number>;
+  customer_id: number;
+  title: string;
+  model: string;
+  system_prompt: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DesktopChatMessagesTable {
+  id: Generated<number>;
+  conversation_id: number;
+  customer_id: number;
+  /** `user` or `assistant`. */
+  role: string;
+  content: string;
+  model: string | null;
+  request_id: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  created_at: number;
+}
+
 export interface DesktopTables {
   desktop_documents: DesktopDocumentsTable;
   desktop_bug_reports: DesktopBugReportsTable;
@@ -71,4 +95,6 @@ export interface DesktopTables {
   desktop_push_dismissals: DesktopPushDismissalsTable;
   shoutbox_profiles: ShoutboxProfilesTable;
   shoutbox_messages: ShoutboxMessagesTable;
+  desktop_chat_conversations: DesktopChatConversationsTable;
+  desktop_chat_messages: DesktopChatMessagesTable;
 }
