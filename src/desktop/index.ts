@@ -23,7 +23,7 @@ export interface DesktopServices {
 
 export interface DesktopDomainDeps {
   billing: Pick<BillingServices, 'walletSummary'>;
-  gateway: Pick<GatewayServices, 'listModels' | 'describeModel'>;
+  gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute'>;
   accounts: Pick<AccountServices, 'inbox'>;
 }
 
@@ -51,6 +51,8 @@ export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage
       clock,
       defaultModel: config.agent.defaultModel,
       knownModel: (id) => domains.gateway.describeModel(id) !== undefined,
+      execute: (options) => domains.gateway.execute(options),
+      contextMessages: 100,
     }),
   };
 }

@@ -1,6 +1,9 @@
 /** Desktop chat: bootstrap, the caller's conversations and their stored messages (others' ids: 404). */
 import { Type } from '@sinclair/typebox';
+import { collectParts, PartCollector } from '../../../../gateway/protocols/shared/collect.js';
+import { encodeSseFrame } from '../../../../kernel/sse.js';
 import { customerOf } from '../../accounts.js';
+import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
 import type { App } from '../../../app.js';
 import type { Services } from '../../../../services.js';
 
@@ -15,6 +18,13 @@ const DesktopChatConversationCreateBody = Type.Object(
     system_prompt: Type.Optional(Type.String({ maxLength: 20_000 })),
   },
   { additionalProperties: false, title: 'DesktopChatConversationCreateBody' },
+);
+const SendBody = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: 100_000, description: 'The prompt; sent with the conversation\'s saved context.' }),
+    stream: Type.Optional(Type.Boolean({ description: 'true: the reply as server-sent events (delta, done, error).' })),
+  },
+  { additionalProperties: false },
 );
 const account = { auth: 'api', surface: 'account' } as const;
 
@@ -62,5 +72,52 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
     { config: account, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
     async (request) => chat.messages(customerOf(request).customerId, request.params.conversation_id, { limit: request.query.limit, afterId: request.query.after_id }),
+  );
+
+  app.post(
+    '/api/v1/desktop-chat/conversations/:conversation_id/messages',
+    {
+      config: account,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Sends a prompt with the saved context through the gateway (billed; 402 when short) → 201 {messages:[prompt, reply]}; stream: true → SSE delta/done/error',
+        params: ConversationParams,
+        body: SendBody,
+      },
+    },
+    async (request, reply) => {
+      const caller = customerOf(request);
+      const stream = request.body.stream === true;
+      const sent = await chat.send(caller.customerId, request.params.conversation_id, request.body.content, {
+        principal: caller,
+        requestId: request.id,
+        signal: clientAbortSignal(reply),
+        host: request.headers.host,
+        stream,
+      });
+      if (!stream) {
+        const collected = await collectParts(sent.parts);
+        if (collected.error) throw collected.error.toAppError();
+        return reply.code(201).send({ messages: await sent.complete(collected) });
+      }
+      const sse = new SseWriter(reply, request.id);
+      const collector = new PartCollector();
+      try {
+        for await (const part of sent.parts) {
+          collector.add(part);
+          if (part.type === 'text-delta') await sse.write(encodeSseFrame({ event: 'delta', data: { text: part.delta } }));
+        }
+        const collected = collector.result;
+        if (collected.error) {
+          const error = collected.error.toAppError();
+          await sse.write(encodeSseFrame({ event: 'error', data: { code: error.code, message: error.status >= 500 ? 'The model call failed' : error.message } }));
+        } else if (collected.finish !== undefined) {
+          await sse.write(encodeSseFrame({ event: 'done', data: { messages: await sent.complete(collected) } }));
+        }
+      } finally {
+        sse.end();
+      }
+      return reply;
+    },
   );
 }
