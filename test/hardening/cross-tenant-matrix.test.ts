@@ -127,6 +127,7 @@ const THREAD_FIELDS = ['thread_id', 'threadId'];
 /** Minimal bodies that pass validation, so the ownership check is what answers. */
 const BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/turns': { input: 'hello' },
+  'POST /api/v1/desktop-chat/conversations/{conversation_id}/messages': { content: 'hello' },
   'POST /api/v1/projects/{projectId}/turns': { input: 'hello' },
   'PUT /api/v1/projects/{projectId}/files/content': { path: 'notes.txt', content: 'x' },
   'PUT /api/admin/aliases/{alias}': { model: 'gpt-test' },
