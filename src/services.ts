@@ -17,6 +17,7 @@ import { createBillingServices, type BillingServices } from './billing/index.js'
 import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
 import { createPromotionServices, type PromotionServices } from './promotions/index.js';
 import type { Alerts } from './billing/payments/ports.js';
+import { createDesktopServices, type DesktopServices } from './desktop/index.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -47,6 +48,7 @@ export interface Services extends DomainDeps {
   accounts: AccountServices;
   payments: PaymentServices;
   promotions: PromotionServices;
+  desktop: DesktopServices;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
+  const desktop = createDesktopServices(deps, { billing, gateway, accounts });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -140,6 +143,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     accounts,
     payments,
     promotions,
+    desktop,
     async close() {
       await accounts.close();
       await agent.close();

@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
+import { DesktopSection } from './sections/desktop.js';
 import { GatewaySection } from './sections/gateway.js';
 import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections/payments.js';
 import { PlatformSection } from './sections/platform.js';
@@ -25,6 +26,7 @@ export const ConfigFileSchema = Type.Object(
     payments: PaymentsSection,
     promotions: PromotionsSection,
     adNetwork: AdNetworkSection,
+    desktop: DesktopSection,
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import type { AgentTables } from './tables/agent.js';
 import type { AgentProjectTables } from './tables/agent-projects.js';
 import type { BillingTables } from './tables/billing.js';
 import type { ChassisTables } from './tables/chassis.js';
+import type { DesktopTables } from './tables/desktop.js';
 import type { DirectTables } from './tables/direct.js';
 import type { GatewayTables } from './tables/gateway.js';
 import type { GatewayStoredTables } from './tables/gateway-stored.js';
@@ -11,4 +12,4 @@ import type { PaymentTables } from './tables/payments.js';
 import type { PromotionTables } from './tables/promotions.js';
 import type { AutoTopupTables } from './tables/auto-topup.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables {}

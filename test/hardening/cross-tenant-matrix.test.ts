@@ -26,6 +26,8 @@ interface Tenant {
   messageId: number;
   orderId: string;
   addressId: string;
+  pushMessageKey: string;
+  conversationId: number;
 }
 
 let upstream: ModelUpstream;
@@ -93,6 +95,10 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   };
   await db.insertInto('payments').values(order).execute();
   await db.insertInto('crypto_refund_addresses').values({ address_id: `adr-${tag}`, customer_id: id, network: 'eth', address: '0x0000000000000000000000000000000000000000', label: null, created_at: now }).execute();
+  const push = await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: `push-${tag}`, customer_id: id, title: 'matrix', body: 'matrix' } });
+  expect(push.statusCode, push.body).toBe(201);
+  const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
+  expect(conversation.statusCode, conversation.body).toBe(201);
   return {
     id,
     headers,
@@ -108,6 +114,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     turnId: `turn-${tag}`,
     completionId: completion.json().id,
     responseId: response?.json().id ?? 'resp_none',
+    pushMessageKey: `push-${tag}`,
+    conversationId: conversation.json().id,
   };
 }
 
@@ -145,6 +153,10 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
     case 'referral_code':
       // A public share link: a referral code is meant to be given away and names nothing private.
       return template.startsWith('/r/') ? [] : undefined;
+    case 'message_key':
+      return [owner.pushMessageKey];
+    case 'conversation_id':
+      return [String(owner.conversationId)];
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;
@@ -159,6 +171,7 @@ const THREAD_FIELDS = ['thread_id', 'threadId'];
 /** Minimal bodies that pass validation, so the ownership check is what answers. */
 const BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/turns': { input: 'hello' },
+  'POST /api/v1/desktop-chat/conversations/{conversation_id}/messages': { content: 'hello' },
   'POST /api/v1/projects/{projectId}/turns': { input: 'hello' },
   'PUT /api/v1/projects/{projectId}/files/content': { path: 'notes.txt', content: 'x' },
   'PUT /api/admin/aliases/{alias}': { model: 'gpt-test' },

@@ -15,6 +15,12 @@ import { healthRoutes } from './health.js';
 import { publicRoutes } from './public.js';
 import { adminMessageRoutes } from './api/admin/messages.js';
 import { authRoutes } from './api/v1/auth.js';
+import { adminDesktopRoutes } from './api/admin/desktop.js';
+import { desktopRoutes } from './api/v1/desktop.js';
+import { desktopPushRoutes } from './api/v1/desktop-push.js';
+import { desktopShoutboxRoutes } from './api/v1/desktop-chat-shoutbox.js';
+import { desktopChatRoutes } from './api/v1/desktop-chat.js';
+import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
 import { toolboxRoutes } from './api/v1/toolbox.js';
@@ -50,6 +56,12 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     cashWalletRoutes,
     walletTopUpRoutes,
     walletAutoTopupRoutes,
+    desktopDocumentRoutes,
+    desktopRoutes,
+    desktopPushRoutes,
+    desktopShoutboxRoutes,
+    desktopChatRoutes,
+    adminDesktopRoutes,
   ]) {
     await module(app, services);
   }

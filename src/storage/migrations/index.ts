@@ -13,6 +13,7 @@ import * as cacheWritePrices from './0013-cache-write-prices.js';
 import * as payments from './0011-payments.js';
 import * as promotions from './0012-promotions.js';
 import * as autoTopup from './0015-auto-topup.js';
+import * as desktop from './0014-desktop.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0012-promotions': promotions,
   '0013-cache-write-prices': cacheWritePrices,
   '0015-auto-topup': autoTopup,
+  '0014-desktop': desktop,
 };

@@ -1,0 +1,42 @@
+/**
+ * Versioned desktop documents: the coding-session history and the assistant-desktop sync. GET returns
+ * `{version, data, size_bytes, updated_at}` (version 0 and `{}` before the first write); PUT `{version, data}`
+ * replaces exactly that version (stale: 409 with `current_version`; too large: 413).
+ */
+import { Type } from '@sinclair/typebox';
+import { customerOf } from '../../accounts.js';
+import type { DocumentKind } from '../../../../desktop/documents.js';
+import type { App } from '../../../app.js';
+import type { Services } from '../../../../services.js';
+
+const PutBody = Type.Object(
+  {
+    version: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The version this write replaces (0 before the first write).' }),
+    data: Type.Object({}, { additionalProperties: true, description: 'The whole document (free-form JSON object).' }),
+  },
+  { additionalProperties: false },
+);
+const account = { auth: 'api', surface: 'account' } as const;
+
+export async function desktopDocumentRoutes(app: App, services: Services): Promise<void> {
+  const { documents } = services.desktop;
+  // Room for the document's own limit plus JSON escaping overhead; the exact limit is checked on the parsed data.
+  const bodyLimit = services.config.desktop.documentMaxBytes * 2 + 4096;
+  const routes: [string, DocumentKind, string][] = [
+    ['/api/v1/desktop/coding-session', 'coding-session', 'coding conversation history'],
+    ['/api/v1/assistant-desktop/sync', 'assistant-sync', 'synchronized assistant history'],
+  ];
+  for (const [url, kind, what] of routes) {
+    app.get(url, { config: account, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
+      documents.get(customerOf(request).customerId, kind),
+    );
+    app.put(
+      url,
+      { config: account, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
+      async (request) => {
+        const saved = await documents.put(customerOf(request).customerId, kind, request.body.version, request.body.data as Record<string, unknown>);
+        return { version: saved.version, size_bytes: saved.size_bytes, updated_at: saved.updated_at };
+      },
+    );
+  }
+}
