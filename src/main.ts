@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type AppConfig } from './config/load-config.js';
 import { buildApp, type App } from './http/app.js';
+import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 export interface RunningService {
@@ -44,11 +45,17 @@ export async function startService(config: AppConfig = loadConfig(), options: St
   // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
   const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
   services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics.listen !== undefined) {
+    metricsServer = await startMetricsServer(services.serviceMetrics, config.metrics.listen);
+    services.logger.info({ address: metricsServer.url }, 'metrics listening');
+  }
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
       await services.close();
+      await metricsServer?.close();
     })());
   return { app, services, url: address, stop };
 }

@@ -18,6 +18,8 @@ import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
+import { createMetrics, type GatewayMetrics, type ServiceMetrics } from './metrics/index.js';
+import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 
@@ -32,6 +34,8 @@ export interface DomainDeps {
   identity: Identity;
   /** Which key each running agent turn acts for (bound by the agent, read by the gateway's auth). */
   turnPrincipals: TurnPrincipals;
+  /** Narrow metric recorders (no prom-client types); absent where a domain is built without metrics. */
+  metrics?: { gateway: GatewayMetrics };
 }
 
 export interface Services extends DomainDeps {
@@ -42,6 +46,8 @@ export interface Services extends DomainDeps {
   agent: AgentServices;
   direct: DirectServices;
   accounts: AccountServices;
+  /** This instance's metrics registry (`/metrics`). */
+  serviceMetrics: ServiceMetrics;
   close(): Promise<void>;
 }
 
@@ -97,7 +103,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
   const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) => logger.error({ err: error }, 'reading the key-change counter failed'));
-  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals() };
+  const serviceMetrics = createMetrics();
+  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals(), metrics: { gateway: serviceMetrics } };
 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);
@@ -112,6 +119,15 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   await projectEvents.start();
   await agent.start();
   accounts.start();
+  registerServiceGauges(serviceMetrics, {
+    holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
+    callsInFlight: () => gateway.executeDeps.calls.size,
+    appServers: () => agent.supervisor.counts(),
+    appServerCrashes: () => agent.supervisor.crashes,
+    turnsRunning: () => deps.turnPrincipals.runningCount(),
+    sse: () => projectEvents.stats(),
+    databaseUp: () => storage.db.selectFrom('customers').select('id').limit(1).execute().then(() => true, () => false),
+  });
 
   return {
     ...deps,
@@ -122,6 +138,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     agent,
     direct,
     accounts,
+    serviceMetrics,
     async close() {
       await accounts.close();
       await agent.close();

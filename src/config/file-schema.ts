@@ -7,6 +7,7 @@ import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
 import { GatewaySection } from './sections/gateway.js';
+import { MetricsSection } from './sections/metrics.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 
@@ -14,6 +15,7 @@ export const ConfigFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     server: ServerSection,
+    metrics: MetricsSection,
     ...GatewaySection,
     ...BillingSection,
     ...PlatformSection,

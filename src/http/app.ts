@@ -168,15 +168,16 @@ export async function buildApp(services: Services): Promise<App> {
     done(issues.length > 0 ? validationError(issues) : undefined);
   });
 
-  if (services.logger.isLevelEnabled('info')) {
-    app.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request completed',
-      );
-      done();
-    });
-  }
+  // One hook for the request metric (route template, never the raw URL) and the completion log line.
+  const logRequests = services.logger.isLevelEnabled('info');
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    services.serviceMetrics.httpRequest(request.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    if (logRequests) {
+      request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    }
+    done();
+  });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
 
