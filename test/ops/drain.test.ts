@@ -79,13 +79,38 @@ describe('project event streams on drain', () => {
 });
 
 describe('SIGTERM', () => {
-  it('lets an open model stream finish, then exits 0', async () => {
+  it('ends event streams with a reconnect frame, lets an open model stream finish, then exits 0', async () => {
     const dataDir = tempDir('switchyard-drain-');
     const configPath = path.join(dataDir, 'config.json');
     const rateCards = { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 }, 'heavy-load': { inputMicrosPerMillion: 6_000_000, outputMicrosPerMillion: 32_000_000 } };
     fs.writeFileSync(configPath, JSON.stringify({ ...billingConfig(upstream.url), rateCards, regions: [], server: { drainTimeoutMs: 60_000 } }));
     const service = await startServiceProcess({ dataDir, configPath });
     try {
+      // A customer's direct event stream (SSE) is open too: it must end with a reconnect frame.
+      const registered = await fetch(`${service.url}/api/v1/customer/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `drain-${Date.now()}@example.com`, password: 'a long enough password' }),
+      });
+      expect(registered.status, await registered.clone().text()).toBe(201);
+      const customerId = ((await registered.json()) as { customer: { id: number } }).customer.id;
+      const events = await fetch(`${service.url}/api/rpc/events?customer_id=${customerId}`, { headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+      expect(events.status).toBe(200);
+      const eventsReader = events.body!.getReader();
+      let eventsText = '';
+      while (!eventsText.includes(': connected')) {
+        const { value, done } = await eventsReader.read();
+        if (done) break;
+        eventsText += new TextDecoder().decode(value);
+      }
+      const eventsEnded = (async () => {
+        for (;;) {
+          const { value, done } = await eventsReader.read();
+          if (done) return eventsText;
+          eventsText += new TextDecoder().decode(value);
+        }
+      })();
+
       const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
       upstream.enqueue({ kind: 'text', text: words.join(' '), chunks: words.length, chunkDelayMs: 400, usage: { inputTokens: 10, outputTokens: 6 } });
       const response = await fetch(`${service.url}/v1/chat/completions`, {
@@ -116,6 +141,7 @@ describe('SIGTERM', () => {
       const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join('');
       expect(content).toBe(words.join(' '));
       expect(text).toContain('data: [DONE]');
+      expect(await eventsEnded).toContain('event: reconnect\nretry: 1000\ndata: {"last_event_id":null,"reason":"draining"}\n\n');
       expect(await exitCode, service.output.join('')).toBe(0);
     } finally {
       await service.kill();
