@@ -19,6 +19,7 @@ import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { createMetrics, type GatewayMetrics, type ServiceMetrics } from './metrics/index.js';
+import { createRedisProbe } from './metrics/redis-probe.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
@@ -119,6 +120,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   await projectEvents.start();
   await agent.start();
   accounts.start();
+  const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
   registerServiceGauges(serviceMetrics, {
     holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
     callsInFlight: () => gateway.executeDeps.calls.size,
@@ -127,6 +129,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     turnsRunning: () => deps.turnPrincipals.runningCount(),
     sse: () => projectEvents.stats(),
     databaseUp: () => storage.db.selectFrom('customers').select('id').limit(1).execute().then(() => true, () => false),
+    pool: storage.poolStats ? () => storage.poolStats!() : undefined,
+    redisUp: redisProbe ? () => redisProbe.up() : undefined,
   });
 
   return {
@@ -146,6 +150,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
       await gateway.close();
       await billing.close();
       identity.close();
+      redisProbe?.close();
       await storage.close();
     },
   };

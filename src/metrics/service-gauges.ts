@@ -16,7 +16,9 @@ export interface ServiceGaugeSources {
   /** True when a trivial query answers. */
   databaseUp(): Promise<boolean>;
   /** PostgreSQL pool figures, when the storage is a pool. */
-  pool?(): { total: number; idle: number; waiting: number } | undefined;
+  pool?(): { total: number; idle: number; waiting: number };
+  /** True when Redis answers a PING (only when Redis is configured). */
+  redisUp?(): Promise<boolean>;
 }
 
 export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceGaugeSources): void {
@@ -36,8 +38,12 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceG
   metrics.gauge('database_up', '1 when the database answers a trivial query, else 0.', async () => ((await sources.databaseUp()) ? 1 : 0));
   if (sources.pool) {
     const pool = sources.pool;
-    metrics.gauge('db_pool_connections', 'PostgreSQL pool connections open (idle and in use).', () => pool()?.total ?? 0);
-    metrics.gauge('db_pool_idle_connections', 'PostgreSQL pool connections idle.', () => pool()?.idle ?? 0);
-    metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a PostgreSQL pool connection.', () => pool()?.waiting ?? 0);
+    metrics.gauge('db_pool_connections', 'PostgreSQL pool connections open (idle and in use).', () => pool().total);
+    metrics.gauge('db_pool_idle_connections', 'PostgreSQL pool connections idle.', () => pool().idle);
+    metrics.gauge('db_pool_waiting_requests', 'Queries waiting for a PostgreSQL pool connection.', () => pool().waiting);
+  }
+  if (sources.redisUp) {
+    const redisUp = sources.redisUp;
+    metrics.gauge('redis_up', '1 when Redis answers a PING from this node within 1 s, else 0.', async () => ((await redisUp()) ? 1 : 0));
   }
 }

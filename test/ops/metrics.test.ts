@@ -102,6 +102,27 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('infrastructure health', () => {
+  it('reports Redis when configured and the PostgreSQL pool when the database is PostgreSQL', async () => {
+    const withoutRedis = await scrape(context);
+    expect(seriesValue(withoutRedis, 'switchyard_redis_up')).toBeUndefined();
+    const withRedis = await billingContext({ upstreamUrl: upstream.url, env: { REDIS_URL: 'redis://127.0.0.1:6379' } });
+    try {
+      const text = (await withRedis.app.inject({ method: 'GET', url: '/metrics', headers: operatorHeaders })).body;
+      expect(seriesValue(text, 'switchyard_redis_up')).toBe(1);
+      if (withRedis.storage.dialect === 'postgres') {
+        expect(seriesValue(text, 'switchyard_db_pool_connections')).toBeGreaterThanOrEqual(1);
+        expect(seriesValue(text, 'switchyard_db_pool_waiting_requests')).toBeGreaterThanOrEqual(0);
+        expect(seriesValue(text, 'switchyard_db_pool_idle_connections')).toBeGreaterThanOrEqual(0);
+      } else {
+        expect(seriesValue(text, 'switchyard_db_pool_connections')).toBeUndefined();
+      }
+    } finally {
+      await withRedis.close();
+    }
+  });
+});
+
 describe('metrics.listen', () => {
   it('serves /metrics on its own address without a bearer, and not on the main port', async () => {
     const separate = await billingContext({ upstreamUrl: upstream.url, config: { metrics: { listen: '127.0.0.1:0' } } });
