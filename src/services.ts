@@ -124,6 +124,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   registerServiceGauges(serviceMetrics, {
     holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
     callsInFlight: () => gateway.executeDeps.calls.size,
+    ledgerQueueDepth: () => billing.ledgerQueueDepth(),
     appServers: () => agent.supervisor.counts(),
     appServerCrashes: () => agent.supervisor.crashes,
     turnsRunning: () => deps.turnPrincipals.runningCount(),

@@ -45,6 +45,8 @@ export interface AdjustInput {
 }
 
 export interface BillingServices {
+  /** Ledger writes queued or committing in this process (metrics). */
+  ledgerQueueDepth(): number;
   meter: Meter;
   wallet: Wallet;
   rateCards: RateCards;
@@ -118,6 +120,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   };
 
   return {
+    ledgerQueueDepth: () => writer.depth() + (sqliteWorker?.queueDepth ?? 0),
     meter,
     wallet,
     rateCards,

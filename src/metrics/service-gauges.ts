@@ -7,6 +7,8 @@ import type { ServiceMetrics } from './index.js';
 export interface ServiceGaugeSources {
   /** Holds (billed calls not yet settled) placed by this node. */
   holdsOpen(): Promise<number>;
+  /** Ledger writes queued or committing in this process. */
+  ledgerQueueDepth(): number;
   /** Model calls between their hold and their settlement in this process. */
   callsInFlight(): number;
   appServers(): { running: number; starting: number };
@@ -23,6 +25,7 @@ export interface ServiceGaugeSources {
 
 export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceGaugeSources): void {
   metrics.gauge('holds_open', 'Billed model calls of this node holding wallet credit (not yet settled).', () => sources.holdsOpen());
+  metrics.gauge('ledger_queue_depth', 'Ledger writes (holds, settlements, adjustments) queued or committing in this process.', () => sources.ledgerQueueDepth());
   metrics.gauge('model_calls_in_flight', 'Model calls between hold and settlement in this process.', () => sources.callsInFlight());
   metrics.gauge('appservers_running', 'Codex app-server processes running on this node.', () => sources.appServers().running);
   metrics.gauge('appservers_starting', 'Codex app-server processes starting (or restarting) on this node.', () => sources.appServers().starting);

@@ -74,6 +74,7 @@ describe('GET /metrics', () => {
     // Standard card: 4 USD per million input tokens, 24 per million output: 4,000 + 12,000 micro-USD.
     expect(seriesValue(after, 'switchyard_billed_micro_usd_total', { model: MODEL })).toBe(16_000);
     expect(seriesValue(after, 'switchyard_holds_open')).toBe(0);
+    expect(seriesValue(after, 'switchyard_ledger_queue_depth')).toBe(0);
     expect(seriesValue(after, 'switchyard_database_up')).toBe(1);
     for (const gauge of ['switchyard_appservers_running', 'switchyard_appservers_starting', 'switchyard_agent_turns_running', 'switchyard_sse_subscribers', 'switchyard_sse_overflow_disconnects_total']) {
       expect(seriesValue(after, gauge), gauge).toBe(0);
