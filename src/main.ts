@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type AppConfig } from './config/load-config.js';
 import { buildApp, type App } from './http/app.js';
+import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 export interface RunningService {
@@ -44,21 +45,44 @@ export async function startService(config: AppConfig = loadConfig(), options: St
   // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
   const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
   services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics.listen !== undefined) {
+    metricsServer = await startMetricsServer(services.serviceMetrics, config.metrics.listen);
+    services.logger.info({ address: metricsServer.url }, 'metrics listening');
+  }
   let stopping: Promise<void> | undefined;
+  // Graceful drain: readiness turns 503, project event streams get a final `reconnect` frame with their cursor,
+  // the listener stops accepting, in-flight requests and model streams get server.drainTimeoutMs to finish (then
+  // their connections are closed), and only then do the services close (calls settle, holds release).
   const stop = () =>
     (stopping ??= (async () => {
-      await app.close();
+      app.drain.begin();
+      services.projectEvents.endStreams('draining');
+      const force = setTimeout(() => {
+        services.logger.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain time over; closing the remaining connections');
+        app.server.closeAllConnections();
+      }, config.server.drainTimeoutMs);
+      force.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await services.close();
+      await metricsServer?.close();
     })());
   return { app, services, url: address, stop };
 }
+
+/** Time the services get to close after the drain (settling calls, releasing holds, stopping app-servers). */
+const CLOSE_AFTER_DRAIN_MS = 15_000;
 
 export function installSignalHandlers(running: RunningService): void {
   // SIGHUP too: the app-servers run in process groups of their own, so a closing terminal reaches only the service.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
-      running.services.logger.info({ signal }, 'shutting down');
-      const timer = setTimeout(() => process.exit(1), 10_000);
+      running.services.logger.info({ signal, drainTimeoutMs: running.services.config.server.drainTimeoutMs }, 'draining, then shutting down');
+      const timer = setTimeout(() => process.exit(1), running.services.config.server.drainTimeoutMs + CLOSE_AFTER_DRAIN_MS);
       timer.unref();
       running.stop().then(
         () => process.exit(0),

@@ -22,6 +22,9 @@ import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
 import { systemClock, type Clock } from './kernel/clock.js';
+import { createMetrics, type GatewayMetrics, type ServiceMetrics } from './metrics/index.js';
+import { createRedisProbe } from './metrics/redis-probe.js';
+import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 
@@ -36,6 +39,8 @@ export interface DomainDeps {
   identity: Identity;
   /** Which key each running agent turn acts for (bound by the agent, read by the gateway's auth). */
   turnPrincipals: TurnPrincipals;
+  /** Narrow metric recorders (no prom-client types); absent where a domain is built without metrics. */
+  metrics?: { gateway: GatewayMetrics };
 }
 
 export interface Services extends DomainDeps {
@@ -49,6 +54,8 @@ export interface Services extends DomainDeps {
   payments: PaymentServices;
   promotions: PromotionServices;
   desktop: DesktopServices;
+  /** This instance's metrics registry (`/metrics`). */
+  serviceMetrics: ServiceMetrics;
   close(): Promise<void>;
 }
 
@@ -106,7 +113,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
   const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) => logger.error({ err: error }, 'reading the key-change counter failed'));
-  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals() };
+  const serviceMetrics = createMetrics();
+  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals(), metrics: { gateway: serviceMetrics } };
 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);
@@ -131,6 +139,19 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   await projectEvents.start();
   await agent.start();
   accounts.start();
+  const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
+  registerServiceGauges(serviceMetrics, {
+    holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
+    callsInFlight: () => gateway.executeDeps.calls.size,
+    ledgerQueueDepth: () => billing.ledgerQueueDepth(),
+    appServers: () => agent.supervisor.counts(),
+    appServerCrashes: () => agent.supervisor.crashes,
+    turnsRunning: () => deps.turnPrincipals.runningCount(),
+    sse: () => projectEvents.stats(),
+    databaseUp: () => storage.db.selectFrom('customers').select('id').limit(1).execute().then(() => true, () => false),
+    pool: storage.poolStats ? () => storage.poolStats!() : undefined,
+    redisUp: redisProbe ? () => redisProbe.up() : undefined,
+  });
 
   return {
     ...deps,
@@ -144,6 +165,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     payments,
     promotions,
     desktop,
+    serviceMetrics,
     async close() {
       await accounts.close();
       await agent.close();
@@ -153,6 +175,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
       await payments.autoTopup.idle();
       await billing.close();
       identity.close();
+      redisProbe?.close();
       await storage.close();
     },
   };

@@ -39,6 +39,13 @@ export class TurnPrincipals {
   }
 
   /** Forgets a thread that is no longer loaded. */
+  /** Turns starting or running on this node (metrics). */
+  runningCount(): number {
+    let count = 0;
+    for (const { activity } of this.bindings.values()) if (activity.activeTurnId !== null || activity.starting) count += 1;
+    return count;
+  }
+
   unbind(threadId: string): void {
     this.bindings.delete(threadId);
   }

@@ -95,6 +95,8 @@ export class AppServerSupervisor {
   private readonly stopping = new Map<number, Promise<void>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
+  /** App-servers that exited unexpectedly since start (metrics). */
+  crashes = 0;
 
   constructor(
     private readonly options: SupervisorOptions,
@@ -130,6 +132,17 @@ export class AppServerSupervisor {
   peek(customerId: number): ManagedAppServer | null {
     const server = this.entries.get(customerId)?.server;
     return server?.client.running ? server : null;
+  }
+
+  /** App-servers running and starting on this node (metrics). */
+  counts(): { running: number; starting: number } {
+    let running = 0;
+    let starting = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.starting) starting += 1;
+      else if (entry.server?.client.running) running += 1;
+    }
+    return { running, starting };
   }
 
   status(): SupervisorStatus[] {
@@ -225,6 +238,7 @@ export class AppServerSupervisor {
     const entry = this.entries.get(customerId);
     if (!entry || entry.server !== server || entry.stopping || this.closed) return;
     const loaded = [...server.loadedThreads];
+    this.crashes += 1;
     this.options.logger.warn({ customerId, pid: server.pid, ...exit }, 'app-server exited unexpectedly; restarting');
     void this.hooks.onCrash(customerId, exit, loaded).catch((error: Error) => this.options.logger.error({ err: error }, 'crash handling failed'));
     this.scheduleRestart(customerId, entry, loaded);

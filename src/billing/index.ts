@@ -51,6 +51,8 @@ export interface AdjustInput {
 export type SettlementListener = (customerId: number) => void;
 
 export interface BillingServices {
+  /** Ledger writes queued or committing in this process (metrics). */
+  ledgerQueueDepth(): number;
   meter: Meter;
   /** Listeners told after each committed settlement that charged a wallet (auto top-up). */
   settlementListeners: SettlementListener[];
@@ -139,6 +141,7 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
   };
 
   return {
+    ledgerQueueDepth: () => writer.depth() + (sqliteWorker?.queueDepth ?? 0),
     meter,
     settlementListeners,
     wallet,

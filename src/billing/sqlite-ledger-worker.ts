@@ -155,6 +155,11 @@ export class SqliteLedgerWorker {
   /** Set once the worker has died: every pending and later call fails with it instead of waiting forever. */
   private failure: Error | null = null;
 
+  /** Operations sent to the worker (or about to be) and not answered yet (metrics). */
+  get queueDepth(): number {
+    return this.pending.size;
+  }
+
   constructor(file: string, maxBatch: number) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, maxBatch, callColumns: CALL_COLUMNS } });

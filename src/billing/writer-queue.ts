@@ -33,6 +33,8 @@ export interface WriterQueue {
   run<T>(operation: WriteOperation<T>): Promise<T>;
   /** Waits until every queued operation has committed. */
   drain(): Promise<void>;
+  /** Operations queued or committing (metrics). */
+  depth(): number;
 }
 
 /** One transaction per operation (PostgreSQL: row locks let separate transactions proceed in parallel). */
@@ -48,6 +50,7 @@ export function directWriter(db: Kysely<Database>): WriterQueue {
     async drain() {
       await Promise.allSettled([...inFlight]);
     },
+    depth: () => inFlight.size,
   };
 }
 
@@ -94,5 +97,6 @@ export function groupCommitWriter(db: Kysely<Database>, maxBatch: number): Write
     async drain() {
       while (running) await running;
     },
+    depth: () => queue.length,
   };
 }

@@ -9,6 +9,7 @@ import { BillingSection } from './sections/billing.js';
 import { DesktopSection } from './sections/desktop.js';
 import { GatewaySection } from './sections/gateway.js';
 import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections/payments.js';
+import { MetricsSection } from './sections/metrics.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 
@@ -16,6 +17,7 @@ export const ConfigFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     server: ServerSection,
+    metrics: MetricsSection,
     ...GatewaySection,
     ...BillingSection,
     ...PlatformSection,

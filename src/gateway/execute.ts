@@ -22,8 +22,9 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import type { Meter, MeteredCall, MeteredUsage } from '../billing/meter.js';
+import type { Meter, MeteredCall, MeteredUsage, SettleOutcome } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
+import type { GatewayMetrics, UpstreamCallProbe } from '../metrics/recorder.js';
 import type { CallsInFlight } from './calls-in-flight.js';
 import { checkCapabilities, checkToolResults, webSearchFor } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
@@ -50,6 +51,8 @@ export interface ExecuteDeps {
   defaultMaxOutputTokens: number;
   /** Every call between its hold and its settlement (shutdown waits for them). */
   calls: CallsInFlight;
+  /** Upstream call counts, latency, time to first part, tokens and micro-USD billed. */
+  metrics?: GatewayMetrics;
 }
 
 export interface ExecuteOptions {
@@ -115,6 +118,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     host: options.host,
   });
   const leave = deps.calls.enter();
+  const probe = deps.metrics?.upstreamCall(admitted.provider.id, admitted.model.id);
   let destination: Destination;
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
@@ -133,6 +137,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   } catch (error) {
     // Nothing was generated: the request was refused here, never sent, or answered with an error status.
     await settleQuietly(deps.logger, metered, NOTHING_CONSUMED, signal.aborted ? 'aborted' : 'failed', options.requestId);
+    probe?.end(signal.aborted ? 'aborted' : 'failed');
     leave();
     // The caller left before the upstream answered: nobody reads this, and it is not a server failure.
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
@@ -140,7 +145,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   }
   const tracker = new UsageTracker(request);
   const abandoned = { value: false };
-  const parts = meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave, abandoned });
+  const parts = meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave, abandoned, probe });
   return { destination, inputSize, native, parts: new SettledOnClose(parts, signal, abandoned) };
 }
 
@@ -205,13 +210,14 @@ class SettledOnClose implements AsyncGenerator<StreamPart, void, undefined> {
 async function* meteredParts(
   logger: Logger,
   upstream: AsyncIterable<StreamPart>,
-  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void; abandoned: { value: boolean } },
+  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void; abandoned: { value: boolean }; probe?: UpstreamCallProbe },
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
     for await (const part of upstream) {
       // Closed before its first part was read: the consumer took nothing (leaving the loop closes the upstream).
       if (context.abandoned.value) break;
+      context.probe?.firstPart();
       context.tracker.observe(part);
       if (part.type === 'finish') outcome = 'completed';
       if (part.type === 'error') outcome = 'failed';
@@ -225,7 +231,8 @@ async function* meteredParts(
   } finally {
     if ((context.signal.aborted || context.abandoned.value) && outcome !== 'completed') outcome = 'aborted';
     const usage = context.abandoned.value ? NOTHING_CONSUMED : await context.tracker.final();
-    await settleQuietly(logger, context.metered, usage, outcome, context.requestId);
+    const settled = await settleQuietly(logger, context.metered, usage, outcome, context.requestId);
+    context.probe?.end(outcome, settled && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: settled.costMicros });
     context.leave();
   }
 }
@@ -236,11 +243,12 @@ async function settleQuietly(
   usage: MeteredUsage,
   status: 'completed' | 'aborted' | 'failed',
   requestId: string,
-): Promise<void> {
+): Promise<SettleOutcome | undefined> {
   try {
-    await metered.settle(usage, status);
+    return await metered.settle(usage, status);
   } catch (error) {
     logger.error({ err: error, requestId }, 'settling a metered call failed');
+    return undefined;
   }
 }
 

@@ -45,6 +45,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
     logger: deps.logger,
     defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
     calls: new CallsInFlight(),
+    metrics: deps.metrics?.gateway,
   };
   const stored = createStoredObjects(deps);
   const priceOf: PriceOf = (id, destinationModelId) => {

@@ -25,6 +25,7 @@ import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
+import { DrainState } from './drain.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
@@ -36,6 +37,10 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Set by the JSON parser when the raw text contains a NUL or surrogate escape or a number that may exceed 2^53. */
     bodyMayHoldUnusableValues: boolean;
+  }
+  interface FastifyInstance {
+    /** Set when the node starts draining (readiness answers 503). */
+    drain: DrainState;
   }
 }
 
@@ -81,6 +86,7 @@ export async function buildApp(services: Services): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
+  app.decorate('drain', new DrainState());
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyMayHoldUnusableValues', false);
 
@@ -168,15 +174,16 @@ export async function buildApp(services: Services): Promise<App> {
     done(issues.length > 0 ? validationError(issues) : undefined);
   });
 
-  if (services.logger.isLevelEnabled('info')) {
-    app.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        { method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request completed',
-      );
-      done();
-    });
-  }
+  // One hook for the request metric (route template, never the raw URL) and the completion log line.
+  const logRequests = services.logger.isLevelEnabled('info');
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    services.serviceMetrics.httpRequest(request.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    if (logRequests) {
+      request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    }
+    done();
+  });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
 

@@ -37,6 +37,8 @@ export interface Storage {
    * at BEGIN IMMEDIATE already, so there it has nothing to do.
    */
   lockInTransaction(trx: Transaction<Database>, scope: number, key: number): Promise<void>;
+  /** PostgreSQL only: the connection pool's figures (metrics). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
       lockInTransaction: async (trx, scope, key) => {
         await sql`select pg_advisory_xact_lock(${scope}::integer, ${key % 2_147_483_647}::integer)`.execute(trx);
       },
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
   }

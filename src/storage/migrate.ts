@@ -25,3 +25,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   }
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
+
+/** Names of the known migrations not yet applied to this database (readiness). */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableSchema: await migrationTableSchema(db) });
+  return (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}

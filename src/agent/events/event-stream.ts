@@ -68,10 +68,11 @@ export class EventStream {
   }
 
   /** Ends the stream from the server side (shutdown). */
-  stop(): void {
+  /** Ends the stream; `draining` first sends a `reconnect` frame naming the client's resumable cursor. */
+  stop(reason?: 'draining'): void {
     this.closed = true;
     this.wakeUp();
-    this.endWithGrace();
+    this.endWithGrace(reason === undefined ? undefined : encodeSseFrame({ event: 'reconnect', retryMs: 1_000, data: { last_event_id: this.lastWrittenSeq, reason } }));
   }
 
   /** Resolves when the stream is over (client gone, overflow or stop). */

@@ -24,8 +24,11 @@ export interface ProjectEvents extends ProjectEventLog {
   stats(): ProjectEventStats;
   /** Live subscribers of one project on this node (keeps the project's app-server from idling out). */
   subscriberCount(projectId: string): number;
-  /** Ends every open stream (the HTTP server calls this before it stops accepting connections). */
-  endStreams(): void;
+  /**
+   * Ends every open stream (the HTTP server calls this before it stops accepting connections); `draining` (rolling
+   * restart) sends each client a final `reconnect` frame with its `last_event_id` first.
+   */
+  endStreams(reason?: 'draining'): void;
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -84,8 +87,8 @@ export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEven
       commits: log.commits,
       queueLengthMaxSeen: Math.max(counters.queueLengthMaxSeen, ...[...streams].map((stream) => stream.queueLengthMaxSeen)),
     }),
-    endStreams() {
-      for (const stream of streams) stream.stop();
+    endStreams(reason) {
+      for (const stream of streams) stream.stop(reason);
     },
     async start() {
       await relay?.start();

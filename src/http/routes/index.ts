@@ -12,6 +12,7 @@ import { catalogueRoutes } from './catalogue.js';
 import { directRoutes } from './direct.js';
 import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
+import { metricsRoutes } from './metrics.js';
 import { publicRoutes } from './public.js';
 import { adminMessageRoutes } from './api/admin/messages.js';
 import { authRoutes } from './api/v1/auth.js';
@@ -34,6 +35,7 @@ import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
     healthRoutes,
+    metricsRoutes,
     catalogueRoutes,
     publicRoutes,
     accountRoutes,
