@@ -21,7 +21,7 @@ import type { Storage } from '../../storage/database.js';
 import type { Wallet } from '../wallet.js';
 import { walletCode } from '../ledger.js';
 import { MICROS_PER_CENT, packOf, type CardPayments, type PaidHook } from './card.js';
-import type { PaymentLedger, PaymentRow } from './ledger-effects.js';
+import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import type { Alerts } from './ports.js';
 
 export interface AutoTopupDeps {
@@ -193,25 +193,22 @@ export class AutoTopup {
       if (already) return null;
       const payment = await trx
         .insertInto('payments')
-        .values({
-          public_id: publicId,
-          customer_id: customerId,
-          method: 'card',
-          wallet: 'token',
-          pack_id: pack.id,
-          amount_micros: pack.priceMicros,
-          credit_micros: pack.creditMicros ?? pack.priceMicros,
-          status: 'open',
-          processor_ref: null,
-          payment_intent: null,
-          details_json: JSON.stringify({ auto_topup: true, threshold_micros: threshold }),
-          refunded_micros: 0,
-          clawed_micros: 0,
-          debt_micros: 0,
-          credited_at: null,
-          created_at: nowMs,
-          updated_at: nowMs,
-        })
+        .values(
+          newPaymentRow(
+            {
+              public_id: publicId,
+              customer_id: customerId,
+              method: 'card',
+              wallet: 'token',
+              pack_id: pack.id,
+              amount_micros: pack.priceMicros,
+              credit_micros: pack.creditMicros ?? pack.priceMicros,
+              status: 'open',
+              details_json: JSON.stringify({ auto_topup: true, threshold_micros: threshold }),
+            },
+            nowMs,
+          ),
+        )
         .returningAll()
         .executeTakeFirstOrThrow();
       // The primary key makes a second pending charge of the customer fail (and this transaction roll back).

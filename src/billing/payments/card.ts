@@ -14,7 +14,7 @@ import type { AppConfig } from '../../config/load-config.js';
 import type { CreditPackConfig } from '../../config/sections/payments.js';
 import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
-import type { PaymentLedger, PaymentRow } from './ledger-effects.js';
+import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import type { Discounts } from './discounts.js';
 import { verifySignature, WebhookSignatureError } from './webhook-signature.js';
 
@@ -125,27 +125,26 @@ export class CardPayments {
       if (bonus) await this.deps.discounts.redeem(trx, input.customerId, bonus.discount.code, publicId);
       return trx
         .insertInto('payments')
-      .values({
-        public_id: publicId,
-        customer_id: input.customerId,
-        method: 'card',
-        wallet: input.wallet,
-        pack_id: pack.id,
-        amount_micros: pack.priceMicros,
-        credit_micros: packCredit + (bonus?.bonusMicros ?? 0),
-        status: 'open',
-        processor_ref: session.id,
-        payment_intent: typeof session.payment_intent === 'string' ? session.payment_intent : null,
-        details_json: bonus ? JSON.stringify({ discount_code: bonus.discount.code, bonus_micros: bonus.bonusMicros }) : null,
-        refunded_micros: 0,
-        clawed_micros: 0,
-        debt_micros: 0,
-        credited_at: null,
-        created_at: nowMs,
-        updated_at: nowMs,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+        .values(
+          newPaymentRow(
+            {
+              public_id: publicId,
+              customer_id: input.customerId,
+              method: 'card',
+              wallet: input.wallet,
+              pack_id: pack.id,
+              amount_micros: pack.priceMicros,
+              credit_micros: packCredit + (bonus?.bonusMicros ?? 0),
+              status: 'open',
+              processor_ref: session.id,
+              payment_intent: typeof session.payment_intent === 'string' ? session.payment_intent : null,
+              details_json: bonus ? JSON.stringify({ discount_code: bonus.discount.code, bonus_micros: bonus.bonusMicros }) : null,
+            },
+            nowMs,
+          ),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
     });
     return { payment, url: session.url, sessionId: session.id };
   }

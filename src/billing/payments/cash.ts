@@ -15,6 +15,7 @@ import { moneyJson } from '../../kernel/money.js';
 import type { Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { packOf } from './card.js';
+import { newPaymentRow } from './ledger-effects.js';
 import { paymentJsonOf } from './payment-json.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -36,25 +37,23 @@ export class CashPurchases {
     const nowMs = this.clock.nowMs();
     return trx
       .insertInto('payments')
-      .values({
-        public_id: `pay_${randomBase62(20)}`,
-        customer_id: input.customerId,
-        method: 'cash',
-        wallet: input.wallet,
-        pack_id: input.packId,
-        amount_micros: input.amountMicros,
-        credit_micros: input.creditMicros,
-        status: 'paid',
-        processor_ref: null,
-        payment_intent: null,
-        refunded_micros: 0,
-        clawed_micros: 0,
-        debt_micros: 0,
-        details_json: JSON.stringify(input.details),
-        credited_at: nowMs,
-        created_at: nowMs,
-        updated_at: nowMs,
-      })
+      .values(
+        newPaymentRow(
+          {
+            public_id: `pay_${randomBase62(20)}`,
+            customer_id: input.customerId,
+            method: 'cash',
+            wallet: input.wallet,
+            pack_id: input.packId,
+            amount_micros: input.amountMicros,
+            credit_micros: input.creditMicros,
+            status: 'paid',
+            details_json: JSON.stringify(input.details),
+            credited_at: nowMs,
+          },
+          nowMs,
+        ),
+      )
       .returningAll()
       .executeTakeFirstOrThrow();
   }

@@ -16,7 +16,7 @@ import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
 import type { PaymentStatus } from '../../storage/tables/payments.js';
 import { packOf, type PaidHook } from './card.js';
-import type { PaymentLedger, PaymentRow } from './ledger-effects.js';
+import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import { validAddress } from './addresses.js';
 
 export interface CryptoDeps {
@@ -150,25 +150,23 @@ export class CryptoPayments {
     const details: CryptoDetails = { pay_currency: coin.currency, network: coin.network, invoice_url: invoice.invoice_url, processor_status: 'waiting', processor_payment_id: null, pay_amount: null, actually_paid: null };
     return this.db
       .insertInto('payments')
-      .values({
-        public_id: publicId,
-        customer_id: input.customerId,
-        method: 'crypto',
-        wallet: input.wallet,
-        pack_id: pack.id,
-        amount_micros: pack.priceMicros,
-        credit_micros: pack.creditMicros ?? pack.priceMicros,
-        status: 'open',
-        processor_ref: String(invoice.id),
-        payment_intent: null,
-        refunded_micros: 0,
-        clawed_micros: 0,
-        debt_micros: 0,
-        details_json: JSON.stringify(details),
-        credited_at: null,
-        created_at: nowMs,
-        updated_at: nowMs,
-      })
+      .values(
+        newPaymentRow(
+          {
+            public_id: publicId,
+            customer_id: input.customerId,
+            method: 'crypto',
+            wallet: input.wallet,
+            pack_id: pack.id,
+            amount_micros: pack.priceMicros,
+            credit_micros: pack.creditMicros ?? pack.priceMicros,
+            status: 'open',
+            processor_ref: String(invoice.id),
+            details_json: JSON.stringify(details),
+          },
+          nowMs,
+        ),
+      )
       .returningAll()
       .executeTakeFirstOrThrow();
   }

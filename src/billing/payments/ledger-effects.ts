@@ -9,9 +9,29 @@ import type { Wallet } from '../wallet.js';
 import { accountId, walletCode, type SystemAccount } from '../ledger.js';
 import type { Database } from '../../storage/schema.js';
 import type { PaymentsTable, PaymentStatus } from '../../storage/tables/payments.js';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 
 export type PaymentRow = Selectable<PaymentsTable>;
+
+/** The columns a new payment names; nothing refunded, clawed back or owed yet. */
+export type NewPayment = Omit<Insertable<PaymentsTable>, 'refunded_micros' | 'clawed_micros' | 'debt_micros' | 'created_at' | 'updated_at' | 'processor_ref' | 'payment_intent' | 'details_json' | 'credited_at'> &
+  Partial<Pick<Insertable<PaymentsTable>, 'processor_ref' | 'payment_intent' | 'details_json' | 'credited_at'>>;
+
+/** A payment row to insert, at `nowMs`, with the bookkeeping columns every new payment starts with. */
+export function newPaymentRow(payment: NewPayment, nowMs: number): Insertable<PaymentsTable> {
+  return {
+    processor_ref: null,
+    payment_intent: null,
+    details_json: null,
+    credited_at: null,
+    ...payment,
+    refunded_micros: 0,
+    clawed_micros: 0,
+    debt_micros: 0,
+    created_at: nowMs,
+    updated_at: nowMs,
+  };
+}
 
 /** Credit still available on a wallet (balance − holds), read under the account's row lock. */
 async function lockedAvailable(trx: Transaction<Database>, customerId: number, wallet: 'token' | 'cash'): Promise<number> {
