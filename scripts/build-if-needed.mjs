@@ -33,3 +33,8 @@ if (built === 0 || sources > built) {
   run(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', path.join(root, 'tsconfig.json')]);
   fs.utimesSync(marker, new Date(), new Date());
 }
+
+// The web front end (dist/web): rebuilt when missing or older than web/.
+const { buildWeb, newestWebSource, WEB_OUT_DIR } = await import('./build-web.mjs');
+const webMarker = path.join(WEB_OUT_DIR, 'dashboard.html');
+if (!fs.existsSync(webMarker) || newestWebSource() > fs.statSync(webMarker).mtimeMs) await buildWeb();

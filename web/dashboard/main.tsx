@@ -1,0 +1,85 @@
+/**
+ * The customer dashboard: one page, views chosen by the URL hash (`#/keys`, `#/projects/<id>`, …). The page
+ * checks the dashboard session first (`GET /api/v1/me`); without one it sends the visitor to the sign-in page.
+ * Each view lives in `views/` and is listed once in `views/index.ts`.
+ */
+import '../shared/styles.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../shared/api';
+import { Notice } from '../shared/ui';
+import { VIEWS, type Me, type ViewProps } from './views/index';
+
+function currentRoute(): { name: string; params: string[] } {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  return { name: parts[0] ?? VIEWS[0]!.name, params: parts.slice(1) };
+}
+
+function App() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [route, setRoute] = useState(currentRoute);
+
+  const reload = async () => {
+    try {
+      setMe(await api.get<Me>('/api/v1/me'));
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 401) {
+        location.assign(`/login.html?returnTo=${encodeURIComponent(location.pathname + location.search + location.hash)}`);
+        return;
+      }
+      setError(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+
+  useEffect(() => {
+    void reload();
+    const onHash = () => setRoute(currentRoute());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  useEffect(() => {
+    const view = VIEWS.find((candidate) => candidate.name === route.name);
+    document.title = `${view?.title ?? 'Not found'} · Switchyard`;
+    document.getElementById('main')?.focus();
+  }, [route.name]);
+
+  if (error) return <main class="center-page"><Notice kind="error">{error}</Notice></main>;
+  if (!me) return <main class="center-page" aria-busy="true"><p>Loading…</p></main>;
+
+  const view = VIEWS.find((candidate) => candidate.name === route.name);
+  const props: ViewProps = { me, params: route.params, reloadMe: reload };
+  const logout = async () => {
+    await api.post('/api/v1/auth/logout').catch(() => undefined);
+    location.assign('/login.html');
+  };
+  return (
+    <div class="layout">
+      <a class="skip-link" href="#main">Skip to content</a>
+      <aside class="sidebar">
+        <span class="brand">Switchyard</span>
+        <nav aria-label="Dashboard">
+          <ul>
+            {VIEWS.filter((candidate) => !candidate.hidden).map((candidate) => (
+              <li key={candidate.name}>
+                <a href={`#/${candidate.name}`} aria-current={candidate.name === route.name ? 'page' : undefined}>
+                  {candidate.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <p class="muted">{me.customer.name ?? me.customer.email}</p>
+        <button type="button" class="secondary" onClick={logout}>
+          Sign out
+        </button>
+      </aside>
+      <main id="main" tabIndex={-1}>
+        {view ? <view.component {...props} /> : <Notice kind="error">No such page.</Notice>}
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

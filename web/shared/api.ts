@@ -1,0 +1,96 @@
+/**
+ * The pages' only way to the service: the documented `/api` routes, with the dashboard session cookie and the
+ * CSRF header on every state-changing request. Errors come back as `ApiError` carrying the `/api` `detail`.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+    readonly body: unknown,
+  ) {
+    super(describeDetail(detail) || `HTTP ${status}`);
+  }
+}
+
+/** `detail` is a string or a list of field errors (`{loc, msg}`); this reads both as one line. */
+export function describeDetail(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail))
+    return detail
+      .map((item) => (item && typeof item === 'object' && 'msg' in item ? String((item as { msg: unknown }).msg) : String(item)))
+      .join('; ');
+  if (detail && typeof detail === 'object' && 'message' in detail) return String((detail as { message: unknown }).message);
+  return '';
+}
+
+export function cookie(name: string): string | undefined {
+  for (const part of document.cookie.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sent as `Idempotency-Key` (paid routes). */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export async function request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  let body: BodyInit | undefined;
+  if (options.body !== undefined) {
+    if (typeof options.body === 'string') body = options.body;
+    else {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+  }
+  if (UNSAFE.has(method)) {
+    const csrf = cookie('sy_csrf');
+    if (csrf) headers['x-csrf-token'] = csrf;
+  }
+  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+  const response = await fetch(path, { method, headers, body, credentials: 'same-origin', signal: options.signal });
+  const text = await response.text();
+  let parsed: unknown = text;
+  if ((response.headers.get('content-type') ?? '').includes('json') && text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  if (!response.ok) {
+    const detail = parsed && typeof parsed === 'object' && 'detail' in parsed ? (parsed as { detail: unknown }).detail : parsed;
+    throw new ApiError(response.status, detail, parsed);
+  }
+  return parsed as T;
+}
+
+export const api = {
+  get: <T = unknown>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
+  post: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, { ...options, body: body ?? {} }),
+  put: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', path, { ...options, body }),
+  patch: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PATCH', path, { ...options, body }),
+  delete: <T = unknown>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+};
+
+/** A fresh idempotency key for one user action (kept while the action is retried). */
+export function newIdempotencyKey(): string {
+  return crypto.randomUUID();
+}
+
+/** Builds a query string from the defined values only. */
+export function query(params: Record<string, string | number | boolean | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

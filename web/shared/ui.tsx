@@ -1,0 +1,52 @@
+/** Small accessible building blocks shared by the pages. */
+import type { ComponentChildren } from 'preact';
+import { useId } from 'preact/hooks';
+
+export function Notice(props: { kind?: 'error' | 'ok' | 'info'; children: ComponentChildren }) {
+  const kind = props.kind ?? 'info';
+  return (
+    <div class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {props.children}
+    </div>
+  );
+}
+
+interface InputProps {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'url' | 'search' | 'tel';
+  name?: string;
+  autoComplete?: string;
+  required?: boolean;
+  placeholder?: string;
+  inputMode?: 'text' | 'numeric' | 'decimal' | 'email' | 'search' | 'url';
+  maxLength?: number;
+  disabled?: boolean;
+}
+
+/** A labelled input; the label is always programmatically tied to the control. */
+export function Field({ label, value, onValue, hint, ...rest }: InputProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} value={value} onInput={(event) => onValue((event.currentTarget as HTMLInputElement).value)} aria-describedby={hint ? `${id}-hint` : undefined} {...(rest as Record<string, unknown>)} />
+      {hint ? (
+        <div id={`${id}-hint`} class="muted">
+          {hint}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function Card(props: { title?: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      {props.title ? <h2>{props.title}</h2> : null}
+      {props.children}
+    </section>
+  );
+}
