@@ -6,7 +6,7 @@
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import { keySpendMicros, periodStartMs } from '../billing/policy.js';
+import { keySpendMicros, periodStartMs } from './key-spend.js';
 import { parsePolicy } from './principal.js';
 import type { SecretBox } from './secrets.js';
 

@@ -3,7 +3,13 @@
  * Built once by the composition root from the shared deps.
  */
 import { Redis } from 'ioredis';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
+import type { KeyRepository } from '../accounts/key-repository.js';
+import type { Identity } from '../accounts/identity.js';
 import { AlertService } from './alerts.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
@@ -15,6 +21,17 @@ import { SessionService } from './sessions.js';
 import { AccountSettings } from './settings.js';
 import { SsoLinks } from './sso.js';
 import { WebAuth } from './web-auth.js';
+
+/** What this domain takes from the composition root. */
+export interface AccountDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+  keys: KeyRepository;
+  identity: Identity;
+}
 
 export interface AccountServices {
   box: SecretBox;
@@ -37,7 +54,7 @@ export interface AccountServices {
 /** How often key expiry and spending alerts are scanned for every customer. */
 export const ALERT_SCAN_INTERVAL_MS = 5 * 60_000;
 
-export function createAccountServices(deps: DomainDeps, options: { mailer?: Mailer; onSignedUp?: OidcDeps['onSignedUp'] } = {}): AccountServices {
+export function createAccountServices(deps: AccountDeps, options: { mailer?: Mailer; onSignedUp?: OidcDeps['onSignedUp'] } = {}): AccountServices {
   const { config, storage, clock, logger } = deps;
   const box = new SecretBox(config.secret);
   const counters: FailureCounters = config.env.redisUrl

@@ -1,7 +1,14 @@
 /** Agent domain composition: app-server supervisor, managed projects, event log, approvals, files. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
+import type { KeyRepository } from '../accounts/key-repository.js';
+import type { Identity } from '../accounts/identity.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import { appServerArgs, appServerEnv } from '../appserver/launch.js';
@@ -18,6 +25,18 @@ import { RuntimeKeys } from './runtime-keys.js';
 import { AgentCatalog } from './agent-catalog.js';
 import { TurnPolicy } from './turn-policy.js';
 import { ThreadRepository } from './thread-repository.js';
+
+/** What this domain takes from the composition root. */
+export interface AgentDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+  keys: KeyRepository;
+  identity: Identity;
+  turnPrincipals: TurnPrincipals;
+}
 
 export interface AgentDependencies {
   billing: BillingServices;
@@ -50,7 +69,7 @@ export interface AgentServices {
 /** Customer id under which operators' catalogue calls (permissions, skills) run; it never calls a model. */
 export const CATALOGUE_CUSTOMER_ID = 0;
 
-export async function createAgentServices(deps: DomainDeps, domains: AgentDependencies): Promise<AgentServices> {
+export async function createAgentServices(deps: AgentDeps, domains: AgentDependencies): Promise<AgentServices> {
   const { config, storage, clock, logger } = deps;
   const agentConfig = config.agent;
   const binary = agentConfig.codexBinary ?? defaultCodexBinary();
@@ -181,7 +200,7 @@ export async function createAgentServices(deps: DomainDeps, domains: AgentDepend
  * Every model id and alias the gateway serves (configured and persisted aliases alike), plus the agent's default
  * model; read at each process start, so an alias added later is known to the next app-server.
  */
-function catalogEntries(config: DomainDeps['config'], gateway: GatewayServices): { slug: string; displayName: string }[] {
+function catalogEntries(config: AgentDeps['config'], gateway: GatewayServices): { slug: string; displayName: string }[] {
   return [
     { slug: config.agent.defaultModel, displayName: config.agent.defaultModel },
     ...gateway.listModels().map((model) => ({ slug: model.id, displayName: model.display_name || model.id })),

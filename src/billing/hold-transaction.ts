@@ -9,7 +9,7 @@ import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { BillingCallsTable } from '../storage/tables/billing.js';
-import { keySpendMicros } from './policy.js';
+import { keySpendMicros } from '../accounts/key-spend.js';
 
 /** Lock scope of spending-limit checks (any constant unique among the service's advisory locks). */
 const SPENDING_LIMIT_LOCK_SCOPE = 0x5350_4c4d;

@@ -1,7 +1,12 @@
 /** Billing domain composition: ledger, wallets, rate cards, key policies, limits and the meter. */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
+import type { KeyRepository } from '../accounts/key-repository.js';
 import { moneyJson } from '../kernel/money.js';
 import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
@@ -15,6 +20,16 @@ import { UnlimitedPlans } from './unlimited.js';
 import { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import { Wallet } from './wallet.js';
 import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
+
+/** What this domain takes from the composition root. */
+export interface BillingDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+  keys: KeyRepository;
+}
 
 export { freeMeter };
 
@@ -80,19 +95,19 @@ export interface BillingServices {
   close(): Promise<void>;
 }
 
-function writerFor(deps: DomainDeps): WriterQueue {
+function writerFor(deps: BillingDeps): WriterQueue {
   const { groupCommit } = deps.config.billing;
   const batching = groupCommit.enabled && (!deps.storage.capabilities.concurrentWriters || groupCommit.onPostgres);
   return batching ? groupCommitWriter(deps.storage.db, groupCommit.maxBatch) : directWriter(deps.storage.db);
 }
 
-function limiterFor(deps: DomainDeps): RateLimiter {
+function limiterFor(deps: BillingDeps): RateLimiter {
   const url = deps.config.env.redisUrl;
   if (!url) return new MemoryRateLimiter(deps.clock);
   return new RedisRateLimiter(new Redis(url, { maxRetriesPerRequest: 2 }), deps.clock, deps.config.billing.redisPrefix);
 }
 
-export async function createBillingServices(deps: DomainDeps): Promise<BillingServices> {
+export async function createBillingServices(deps: BillingDeps): Promise<BillingServices> {
   const { config, storage, clock, logger } = deps;
   const writer = writerFor(deps);
   const nodeId = randomUUID();

@@ -8,40 +8,11 @@ import type { AppConfig } from '../config/load-config.js';
 import { AppError } from '../kernel/errors.js';
 import { moneyJson } from '../kernel/money.js';
 import type { Database } from '../storage/schema.js';
+import { keySpendMicros, periodStartMs } from '../accounts/key-spend.js';
 
 export function modelAllowed(policy: KeyPolicy, requestedModel: string, modelId: string): boolean {
   if (policy.models === undefined) return true;
   return policy.models.includes(requestedModel) || policy.models.includes(modelId);
-}
-
-/** Start (epoch ms, UTC) of the spending period containing `nowMs`; 0 for a lifetime limit. */
-export function periodStartMs(period: KeyPolicy['spendingPeriod'], nowMs: number): number {
-  const now = new Date(nowMs);
-  switch (period) {
-    case 'day':
-      return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    case 'week': {
-      const mondayOffset = (now.getUTCDay() + 6) % 7;
-      return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - mondayOffset);
-    }
-    case 'month':
-      return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    default:
-      return 0;
-  }
-}
-
-/** What a key spent in its current period, counting open holds at their full amount. */
-export async function keySpendMicros(db: Kysely<Database>, keyId: number, sinceMs: number): Promise<number> {
-  const row = await db
-    .selectFrom('billing_calls')
-    .select((eb) => [
-      eb.fn.sum<number>(eb.case().when('status', '=', 'open').then(eb.ref('hold_micros')).else(eb.fn.coalesce('cost_micros', eb.lit(0))).end()).as('spent'),
-    ])
-    .where('key_id', '=', keyId)
-    .where('created_at', '>=', sinceMs)
-    .executeTakeFirst();
-  return Number(row?.spent ?? 0);
 }
 
 export async function checkSpendingLimit(db: Kysely<Database>, principal: CustomerPrincipal, nowMs: number): Promise<void> {

@@ -2,7 +2,10 @@
 import type { AccountServices } from '../accounts/index.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
 import { DesktopChat } from './chat.js';
@@ -10,6 +13,14 @@ import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
 import { Shoutbox } from './shoutbox.js';
+
+/** What this domain takes from the composition root. */
+export interface DesktopBaseDeps {
+  config: AppConfig;
+  storage: Storage;
+  clock: Clock;
+  customers: CustomerService;
+}
 
 export interface DesktopServices {
   documents: VersionedDocuments;
@@ -21,13 +32,13 @@ export interface DesktopServices {
   chat: DesktopChat;
 }
 
-export interface DesktopDomainDeps {
+export interface DesktopDesktopBaseDeps {
   billing: Pick<BillingServices, 'walletSummary'>;
   gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute'>;
   accounts: Pick<AccountServices, 'inbox'>;
 }
 
-export function createDesktopServices(deps: Pick<DomainDeps, 'config' | 'storage' | 'clock' | 'customers'>, domains: DesktopDomainDeps): DesktopServices {
+export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDesktopBaseDeps): DesktopServices {
   const { config, storage, clock } = deps;
   const push = new PushMessages(storage, clock);
   return {

@@ -8,13 +8,32 @@ import type { ProjectEvents } from '../agent/events/index.js';
 import { defaultCodexBinary } from '../agent/runtime-config.js';
 import { ThreadRepository } from '../agent/thread-repository.js';
 import type { GatewayServices } from '../gateway/index.js';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
+import type { KeyRepository } from '../accounts/key-repository.js';
+import type { Identity } from '../accounts/identity.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { DirectCatalog } from './direct-catalog.js';
 import { DirectService } from './direct-service.js';
 import { DirectThreads, directStreamId } from './direct-threads.js';
 import { RpcPassthrough } from './rpc-passthrough.js';
 import { DirectThreadOwners } from './thread-owners.js';
 import { WorkspaceRoots } from './workspace.js';
+
+/** What this domain takes from the composition root. */
+export interface DirectDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+  keys: KeyRepository;
+  identity: Identity;
+  turnPrincipals: TurnPrincipals;
+}
 
 export { directStreamId } from './direct-threads.js';
 
@@ -29,7 +48,7 @@ export interface DirectServices {
   stream(customerId: number): Promise<string>;
 }
 
-export function createDirectServices(deps: DomainDeps, domains: { agent: AgentServices; gateway: GatewayServices; projectEvents: ProjectEvents }): DirectServices {
+export function createDirectServices(deps: DirectDeps, domains: { agent: AgentServices; gateway: GatewayServices; projectEvents: ProjectEvents }): DirectServices {
   const { storage, clock, config } = deps;
   const logger = deps.logger.child({ domain: 'direct' });
   const { agent } = domains;

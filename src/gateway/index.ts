@@ -2,7 +2,15 @@
  * Gateway domain composition: catalogue and aliases, one provider adapter per provider, the metered `execute`
  * every protocol calls, and the stored-objects service the protocols save finished calls into.
  */
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
+import type { KeyRepository } from '../accounts/key-repository.js';
+import type { Identity } from '../accounts/identity.js';
+import type { TurnPrincipals } from '../accounts/turn-principals.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 import type { BillingServices } from '../billing/index.js';
 import { CallsInFlight } from './calls-in-flight.js';
 import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
@@ -14,6 +22,19 @@ import { describeModel, listModels, type ModelDescriptor, type PriceOf } from '.
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
+
+/** What this domain takes from the composition root. */
+export interface GatewayDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+  keys: KeyRepository;
+  identity: Identity;
+  turnPrincipals: TurnPrincipals;
+  metrics?: { gateway: GatewayMetrics };
+}
 
 /** How long shutdown waits for calls whose clients left to settle. */
 const CALLS_SETTLE_WAIT_MS = 5_000;
@@ -34,7 +55,7 @@ export interface GatewayServices {
   close(): Promise<void>;
 }
 
-export async function createGatewayServices(deps: DomainDeps, billing: BillingServices): Promise<GatewayServices> {
+export async function createGatewayServices(deps: GatewayDeps, billing: BillingServices): Promise<GatewayServices> {
   const { config } = deps;
   warnAboutMissingKeys(deps);
   const catalogue = new Catalogue({ providers: config.providers, models: config.models, aliases: config.aliases });
@@ -81,7 +102,7 @@ export async function createGatewayServices(deps: DomainDeps, billing: BillingSe
 }
 
 /** One warning line naming every provider whose API key resolved empty, with the variable to set. */
-function warnAboutMissingKeys(deps: DomainDeps): void {
+function warnAboutMissingKeys(deps: GatewayDeps): void {
   const { config } = deps;
   const missing = config.providers
     .filter((provider) => provider.apiKey === '')

@@ -10,9 +10,6 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
 } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -31,6 +28,7 @@ import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
 import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
+import type { App } from './types.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,13 +54,7 @@ export function requestIdFor(inbound: string | string[] | undefined): string {
   return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : `req_${randomBase62(20)}`;
 }
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type { App };
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;

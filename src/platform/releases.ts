@@ -5,7 +5,7 @@
  */
 import { AppError, notFound, validationError } from '../kernel/errors.js';
 import type { ReleaseConfig } from '../config/sections/platform.js';
-import { compareVersions, parseVersion, type SemanticVersion } from './semver.js';
+import { compareVersions, parseVersion, type SemanticVersion } from '../kernel/semver.js';
 
 export const RELEASE_PRODUCTS = { cli: 'cli', 'launcher-a': 'launcherA', 'launcher-b': 'launcherB' } as const;
 export type ReleaseProduct = keyof typeof RELEASE_PRODUCTS;

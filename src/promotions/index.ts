@@ -7,13 +7,26 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { AppError } from '../kernel/errors.js';
 import { moneyJson } from '../kernel/money.js';
-import type { DomainDeps } from '../services.js';
+import type { AppConfig } from '../config/load-config.js';
+import type { Storage } from '../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../kernel/clock.js';
+import type { CustomerService } from '../accounts/customer-service.js';
 import type { BillingServices } from '../billing/index.js';
 import type { PaymentServices } from '../billing/payments/index.js';
 import { AdNetwork } from './ad-network.js';
 import { grantOnce } from './grants.js';
 import { Raffles } from './raffle.js';
 import { attributeReferral, customerOfCode, ReferralEarnings, referralCodeOf } from './referral.js';
+
+/** What this domain takes from the composition root. */
+export interface PromotionDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+}
 
 export { attributeReferral };
 
@@ -42,7 +55,7 @@ export interface PromotionServices {
   raffleStatus(customerId: number): Promise<Record<string, unknown>>;
 }
 
-export function createPromotionServices(deps: DomainDeps, others: { billing: BillingServices; payments: PaymentServices }): PromotionServices {
+export function createPromotionServices(deps: PromotionDeps, others: { billing: BillingServices; payments: PaymentServices }): PromotionServices {
   const { config, storage, clock } = deps;
   const db = storage.db;
   const wallet = others.billing.wallet;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareVersions, parseVersion } from '../../src/platform/semver.js';
+import { compareVersions, parseVersion } from '../../src/kernel/semver.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
 /** A local region health target: /ok answers 200, /down answers 503, /slow never answers in time. */

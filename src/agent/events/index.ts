@@ -3,12 +3,23 @@
  * Redis relay for other nodes, and the SSE streams of connected clients.
  */
 import type { Writable } from 'node:stream';
-import type { DomainDeps } from '../../services.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { Storage } from '../../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
 import { EventHub } from './event-hub.js';
 import { SqlEventLog } from './event-log.js';
 import { EventStream } from './event-stream.js';
 import { RedisRelay } from './redis-relay.js';
 import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
+
+/** What this domain takes from the composition root. */
+export interface ProjectEventDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+}
 
 export type { ProjectEvent, ProjectEventStats } from './types.js';
 
@@ -33,7 +44,7 @@ export interface ProjectEvents extends ProjectEventLog {
   close(): Promise<void>;
 }
 
-export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEvents> {
+export async function createProjectEvents(deps: ProjectEventDeps): Promise<ProjectEvents> {
   const { config, logger } = deps;
   const hub = new EventHub();
   let relay: RedisRelay | null = null;

@@ -1,9 +1,20 @@
 /** Project store composition (see types.ts). */
-import type { DomainDeps } from '../../services.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { Storage } from '../../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
 import { SqlProjectStore } from './project-store.js';
 import type { Project, ProjectStore } from './types.js';
 
-export function createProjectStore(deps: DomainDeps): ProjectStore {
+/** What this domain takes from the composition root. */
+export interface ProjectStoreDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+}
+
+export function createProjectStore(deps: ProjectStoreDeps): ProjectStore {
   return new SqlProjectStore(deps.storage, deps.clock, deps.config.env.dataDir);
 }
 

@@ -1,5 +1,9 @@
 /** Payments composition: card and crypto checkout with their callbacks, cash-wallet purchases, the payment ledger effects and the purchase listing. */
-import type { DomainDeps } from '../../services.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { Storage } from '../../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
+import type { CustomerService } from '../../accounts/customer-service.js';
 import type { BillingServices } from '../index.js';
 import { paymentJsonOf } from './payment-json.js';
 import { CashPurchases } from './cash.js';
@@ -9,6 +13,15 @@ import { Discounts } from './discounts.js';
 import { PaymentLedger } from './ledger-effects.js';
 import type { Alerts, Mailer } from './ports.js';
 import { AutoTopup } from './auto-topup.js';
+
+/** What this domain takes from the composition root. */
+export interface PaymentsBaseDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+  customers: CustomerService;
+}
 
 export const paymentJson = paymentJsonOf;
 
@@ -50,7 +63,7 @@ export interface PaymentServices {
 }
 
 
-export function createPaymentServices(deps: DomainDeps, payment: PaymentDeps): PaymentServices {
+export function createPaymentServices(deps: PaymentsBaseDeps, payment: PaymentDeps): PaymentServices {
   const ledger = new PaymentLedger(payment.billing.wallet, () => deps.clock.nowMs());
   const onPaid: PaidHook[] = [];
   const onRefund: RefundHook[] = [];

@@ -1,6 +1,6 @@
 /** Public platform metadata: regions and release metadata of the CLI and the launchers. */
 import { Type, type Static } from '@sinclair/typebox';
-import { SEMVER_PATTERN } from '../../platform/semver.js';
+import { SEMVER_PATTERN } from '../../kernel/semver.js';
 
 export const RegionEntry = Type.Object(
   {

@@ -1,5 +1,7 @@
 /** Composition of the responses lifecycle (background runs, cancel, compaction, input tokens, replay). */
-import type { DomainDeps } from '../../services.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
 import type { ExecuteDeps } from '../execute.js';
 import { decodeResponsesRequest } from '../protocols/openai-responses/decode.js';
 import { ResponsesEncoder } from '../protocols/openai-responses/encode.js';
@@ -7,10 +9,17 @@ import { runResponseInBackground } from '../protocols/openai-responses/run.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { ResponsesLifecycle } from './lifecycle.js';
 
+/** What this domain takes from the composition root. */
+export interface ResponsesDeps {
+  config: AppConfig;
+  logger: Logger;
+  clock: Clock;
+}
+
 export { ResponsesLifecycle } from './lifecycle.js';
 
 export function createResponsesLifecycle(
-  deps: Pick<DomainDeps, 'clock' | 'logger' | 'config'>,
+  deps: ResponsesDeps,
   parts: { executeDeps: ExecuteDeps; stored: StoredObjectsService },
 ): ResponsesLifecycle {
   return new ResponsesLifecycle({

@@ -1,12 +1,23 @@
 /** Stored chat completions and responses: the service the gateway's protocols save into and the lifecycle routes read. */
-import type { DomainDeps } from '../../services.js';
+import type { AppConfig } from '../../config/load-config.js';
+import type { Storage } from '../../storage/database.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../kernel/clock.js';
 import { StoredObjectsService } from './stored-objects.js';
 import { StoredObjectRepository } from './stored-repository.js';
 import { ResponseRepository } from './response-repository.js';
 
+/** What this domain takes from the composition root. */
+export interface StoredObjectsDeps {
+  config: AppConfig;
+  storage: Storage;
+  logger: Logger;
+  clock: Clock;
+}
+
 export { StoredObjectsService, ownerScope } from './stored-objects.js';
 
-export function createStoredObjects(deps: Pick<DomainDeps, 'storage' | 'clock' | 'logger' | 'config'>): StoredObjectsService {
+export function createStoredObjects(deps: StoredObjectsDeps): StoredObjectsService {
   return new StoredObjectsService({
     objects: new StoredObjectRepository(deps.storage.db),
     responses: new ResponseRepository(deps.storage.db),

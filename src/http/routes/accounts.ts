@@ -10,7 +10,7 @@ import { UserApiKeyCreateBody, UserApiKeyUpdateBody } from '../../accounts/key-p
 import type { CustomerPrincipal } from '../../accounts/principal.js';
 import { isSessionPrincipal } from '../../accounts/sessions.js';
 import { AppError, validationError } from '../../kernel/errors.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });

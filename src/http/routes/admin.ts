@@ -7,7 +7,7 @@ import { createdCustomerView, customerView } from '../../accounts/account-profil
 import { applyPolicyInput, keyView } from '../../accounts/key-policy.js';
 import { parsePolicy } from '../../accounts/principal.js';
 import { notFound, validationError } from '../../kernel/errors.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;

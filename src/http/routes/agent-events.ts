@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../kernel/errors.js';
 import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 
 function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
   // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.

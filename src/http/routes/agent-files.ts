@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { FileService } from '../../agent/files/file-service.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 
 const config = { auth: 'api', surface: 'projects' } as const;
 const params = Type.Object({ projectId: Type.String() });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { projectView } from '../../agent/projects/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 
 const ProjectJson = Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), created_at: Type.Integer() });
 

@@ -11,7 +11,7 @@ import { projectView } from '../../agent/projects/index.js';
 import { agentCall } from '../../agent/project-runtime.js';
 import type { TurnRequest } from '../../agent/turn-input.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import { permissionFields, permissionSelectionOf } from './permission-fields.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;

@@ -8,7 +8,7 @@ import { healthReport } from '../../billing/health.js';
 import { keyUsage, payments, tokenUsage } from '../../billing/reports.js';
 import { AppError, notFound } from '../../kernel/errors.js';
 import { moneyJson } from '../../kernel/money.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;

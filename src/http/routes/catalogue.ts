@@ -8,7 +8,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyRequest } from 'fastify';
 import { bearerFrom } from '../../accounts/identity.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 type OpenApiDocument = { paths?: Record<string, Record<string, OperationObject>>; [key: string]: unknown };

@@ -9,7 +9,7 @@ import { customerFor } from '../../direct/access.js';
 import { validationError } from '../../kernel/errors.js';
 import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 
 const rpcRoute = { auth: 'api', surface: 'rpc' } as const;
 const CustomerQuery = Type.Object({

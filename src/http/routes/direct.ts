@@ -13,7 +13,7 @@ import type { ThreadStartRequest, TurnStartRequest } from '../../direct/direct-s
 import { customerFor, recordedThreadCustomer } from '../../direct/access.js';
 import { notFound, validationError } from '../../kernel/errors.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import { directRpcRoutes, streamDirectEvents } from './direct-rpc.js';
 import { permissionFields, permissionSelectionOf } from './permission-fields.js';
 

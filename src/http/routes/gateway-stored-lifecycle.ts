@@ -8,7 +8,7 @@ import { runCompletions } from '../../gateway/protocols/openai-completions-run.j
 import { closingEvents, numbered, openingEvents, TERMINAL_STATUSES } from '../../gateway/responses/replay.js';
 import { encodeSseFrame, type SseFrame } from '../../kernel/sse.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import { clientAbortSignal, principalOf, SseWriter } from './gateway/call-context.js';
 
 type JsonObject = Record<string, unknown>;

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { metadataFilterFromQuery } from '../../gateway/stored/metadata.js';
 import type { Services } from '../../services.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import { principalOf } from './gateway/call-context.js';
 
 const config = { auth: 'api', surface: 'gateway' } as const;

@@ -1,5 +1,5 @@
 /** The model-API gateway surface (`/v1/*`) and its operator routes; each part lives in routes/gateway/. */
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 import { chatRoutes } from './gateway/chat.js';
 import { embeddingsRoutes } from './gateway/embeddings.js';

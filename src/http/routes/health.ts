@@ -8,7 +8,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../kernel/errors.js';
 import { pendingMigrations } from '../../storage/migrate.js';
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 /** Seconds a draining node tells a prober to wait: long enough for the node to be gone by then. */

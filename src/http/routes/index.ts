@@ -1,5 +1,5 @@
 /** Registers every route module. Each surface owns one module (or a folder) under `routes/`. */
-import type { App } from '../app.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 import { accountRoutes } from './accounts.js';
 import { adminRoutes } from './admin.js';

@@ -4,8 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import { createPlatformServices } from '../../platform/index.js';
 import { RELEASE_PRODUCTS, type ReleaseProduct } from '../../platform/releases.js';
-import { SEMVER_PATTERN } from '../../platform/semver.js';
-import type { App } from '../app.js';
+import { SEMVER_PATTERN } from '../../kernel/semver.js';
+import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 
 const VersionText = Type.String({

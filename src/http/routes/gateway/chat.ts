@@ -7,7 +7,7 @@ import { PartCollector, collectParts } from '../../../gateway/protocols/shared/c
 import type { GatewayCall } from '../../../gateway/execute.js';
 import { newId } from '../../../kernel/ids.js';
 import type { Services } from '../../../services.js';
-import type { App } from '../../app.js';
+import type { App } from '../../types.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
 
 const ChatBody = Type.Object(

@@ -1,7 +1,7 @@
 /** `POST /v1/embeddings`: OpenAI-shaped embeddings from a model declared with `capabilities.embeddings`. */
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../../services.js';
-import type { App } from '../../app.js';
+import type { App } from '../../types.js';
 import { bodyOf, clientAbortSignal, principalOf } from './call-context.js';
 
 const EmbeddingsBody = Type.Object(

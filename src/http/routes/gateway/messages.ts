@@ -16,7 +16,7 @@ import { countInputTokens, roughInputTokens } from '../../../gateway/tokens.js';
 import { modelAllowed } from '../../../billing/policy.js';
 import { AppError, notFound } from '../../../kernel/errors.js';
 import type { Services } from '../../../services.js';
-import type { App } from '../../app.js';
+import type { App } from '../../types.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
 import type { CallSignal } from '../../../gateway/spec/index.js';
 

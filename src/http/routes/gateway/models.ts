@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../kernel/errors.js';
 import type { Services } from '../../../services.js';
-import type { App } from '../../app.js';
+import type { App } from '../../types.js';
 
 export async function modelRoutes(app: App, services: Services): Promise<void> {
   app.get('/v1/models', {

@@ -11,7 +11,7 @@ import { ResponsesEncoder, sseEvent } from '../../../gateway/protocols/openai-re
 import { NativeResponsesRelay } from '../../../gateway/protocols/openai-responses/native.js';
 import { responseFromCall } from '../../../gateway/protocols/openai-responses/run.js';
 import type { Services } from '../../../services.js';
-import type { App } from '../../app.js';
+import type { App } from '../../types.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
 import { streamStoredResponse } from '../gateway-stored-lifecycle.js';
 

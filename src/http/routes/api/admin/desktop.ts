@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { PUSH_LEVELS } from '../../../../desktop/push.js';
 import { MESSAGE_KEY_PATTERN } from '../v1/desktop-push.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

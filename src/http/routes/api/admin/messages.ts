@@ -1,7 +1,7 @@
 /** Operators post inbox messages to one customer or to all (a broadcast is stored once). */
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const AdminMessageBody = Type.Object(

@@ -8,7 +8,7 @@ import { safeReturnTo } from '../../../../accounts/sso.js';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { OidcError } from '../../../../accounts/oidc.js';
 import { AppError, validationError } from '../../../../kernel/errors.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { clearSessionCookies, sessionView, setSessionCookies } from './session-cookies.js';
 

@@ -1,7 +1,7 @@
 /** Purchases paid from the cash wallet: a token-wallet package, an Unlimited Coding plan (Idempotency-Key required). */
 import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
 

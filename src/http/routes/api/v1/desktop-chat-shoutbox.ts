@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../accounts.js';
 import { SHOUTBOX_USERNAME_PATTERN } from '../../../../desktop/shoutbox.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

@@ -4,7 +4,7 @@ import { collectParts, PartCollector } from '../../../../gateway/protocols/share
 import { encodeSseFrame } from '../../../../kernel/sse.js';
 import { customerOf } from '../../accounts.js';
 import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

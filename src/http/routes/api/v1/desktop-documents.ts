@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../accounts.js';
 import type { DocumentKind } from '../../../../desktop/documents.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const PutBody = Type.Object(

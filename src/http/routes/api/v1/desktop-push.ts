@@ -1,7 +1,7 @@
 /** Assistant-desktop service messages: the caller's live push messages and per-customer dismissal. */
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../accounts.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 export const MESSAGE_KEY_PATTERN = '^[A-Za-z0-9._-]{1,64}$';

@@ -1,7 +1,7 @@
 /** Desktop app housekeeping: bug reports (stored, listed for operators) and the presence heartbeat. */
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../accounts.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const BugReportBody = Type.Object(

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { customerOf } from '../../accounts.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit authenticator-app code.' });

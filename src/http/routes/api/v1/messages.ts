@@ -1,7 +1,7 @@
 /** The customer inbox: messages to this customer and broadcasts, newest first, with the unread count. */
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../accounts.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const ListQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../kernel/errors.js';
 import type { ConversionInput } from '../../../../promotions/ad-network.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
 

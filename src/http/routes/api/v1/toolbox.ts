@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { KNOWN_EFFORTS } from '../../../../agent/turn-input.js';
 import { customerOf } from '../../accounts.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const ToolboxSettingsBody = Type.Object(

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.js';
 import { moneyJson } from '../../../../kernel/money.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
 

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { CustomerPrincipal } from '../../../../accounts/principal.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
 import { notFound } from '../../../../kernel/errors.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;

@@ -8,7 +8,7 @@ import type { PaymentRow } from '../../../../billing/payments/ledger-effects.js'
 import { paymentJson } from '../../../../billing/payments/index.js';
 import { receiptPdf } from '../../../../billing/payments/receipt.js';
 import { notFound } from '../../../../kernel/errors.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
 

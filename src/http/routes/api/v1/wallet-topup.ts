@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { moneyJson } from '../../../../kernel/money.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
-import type { App } from '../../../app.js';
+import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 import { customerOf } from './wallet-card.js';
 
