@@ -23,8 +23,7 @@ import {
   type CompletionsRequest,
 } from './openai-completions.js';
 import type { CallSignal } from '../spec/index.js';
-
-type JsonObject = Record<string, unknown>;
+import { type JsonObject } from '../../kernel/json.js';
 
 /** A frame of the legacy stream: a JSON chunk, or the closing `[DONE]` marker. */
 export type CompletionFrame = JsonObject | '[DONE]';

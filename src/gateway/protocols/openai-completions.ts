@@ -8,6 +8,7 @@ import { AppError, validationError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { FinishReason, NormalizedRequest, Usage } from '../spec/index.js';
 import { countTextTokens } from '../tokens.js';
+import { type JsonObject } from '../../kernel/json.js';
 
 export const COMPLETION_PROMPTS_MAX = 16;
 
@@ -18,8 +19,6 @@ export interface CompletionsRequest {
   echo: boolean;
   includeUsage: boolean;
 }
-
-type JsonObject = Record<string, unknown>;
 
 function fail(field: string, message: string): never {
   throw validationError([{ loc: ['body', field], msg: message, type: 'value_error' }]);

@@ -14,8 +14,7 @@ import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import type { StoredResponse } from '../stored/response-repository.js';
-
-type JsonObject = Record<string, unknown>;
+import { type JsonObject } from '../../kernel/json.js';
 
 export const PENDING_STATUSES = ['queued', 'in_progress'];
 /** How often a running background response proves it is alive and checks whether it was cancelled elsewhere. */

@@ -11,8 +11,7 @@ import { responsesUsage } from '../protocols/openai-responses/encode.js';
 import { collectText } from './collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
 import type { CallSignal } from '../spec/index.js';
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export const COMPACTION_INSTRUCTIONS =
   'You compact conversations. Summarize the conversation transcript you are given so that an assistant can continue ' +
@@ -29,8 +28,6 @@ export interface CompactionRequest {
   signal: CallSignal;
   nowMs: number;
 }
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;

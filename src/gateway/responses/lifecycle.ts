@@ -17,8 +17,7 @@ import { CompactionSeal } from './compaction-seal.js';
 import { compactConversation, expandCompactionItems } from './compaction.js';
 import { TERMINAL_STATUSES } from './replay.js';
 import type { CallSignal } from '../spec/index.js';
-
-type JsonObject = Record<string, unknown>;
+import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export interface ResponsesLifecycleOptions {
   executeDeps: ExecuteDeps;
@@ -33,8 +32,6 @@ export interface ResponsesLifecycleOptions {
   /** The Response object of a just-created background request (id, echo of the request, no output yet). */
   queuedResponse: (body: JsonObject, nowMs: number) => JsonObject;
 }
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class ResponsesLifecycle {
   readonly background: BackgroundResponses;

@@ -4,9 +4,7 @@
  * done; then the terminal event). Numbering is deterministic, so `starting_after=<sequence_number>` resumes a
  * replay exactly where the client left it.
  */
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export const TERMINAL_STATUSES = ['completed', 'failed', 'incomplete', 'cancelled'];
 

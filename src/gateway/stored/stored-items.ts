@@ -5,10 +5,7 @@
  */
 import { newId } from '../../kernel/ids.js';
 import type { StoredItem } from './stored-repository.js';
-
-type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export function chatStoreMessages(completionId: string, messages: unknown): StoredItem[] {
   if (!Array.isArray(messages)) return [];

@@ -20,8 +20,7 @@ import {
   type StoredItem,
 } from './stored-repository.js';
 import type { ResponseRepository, StoredResponse } from './response-repository.js';
-
-type JsonObject = Record<string, unknown>;
+import { type JsonObject } from '../../kernel/json.js';
 
 /** Background responses created with `store: false` stay pollable this long (OpenAI keeps them ~10 minutes). */
 export const UNSTORED_BACKGROUND_RETENTION_MS = 10 * 60 * 1000;

@@ -10,8 +10,7 @@ import { encodeSseFrame, type SseFrame } from '../../kernel/sse.js';
 import type { Services } from '../../services.js';
 import type { App } from '../types.js';
 import { clientAbortSignal, principalOf, SseWriter } from './gateway/call-context.js';
-
-type JsonObject = Record<string, unknown>;
+import { type JsonObject } from '../../kernel/json.js';
 
 const config = { auth: 'api', surface: 'gateway' } as const;
 const ResponseParams = Type.Object({ response_id: Type.String({ minLength: 1, maxLength: 200 }) });

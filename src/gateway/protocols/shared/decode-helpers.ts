@@ -1,15 +1,13 @@
 /** Small readers shared by the inbound decoders; each throws a 422 naming the field it could not read. */
 import { validationError } from '../../../kernel/errors.js';
+import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
 import type { ReasoningEffort, ResponseFormat } from '../../spec/index.js';
 
-export type Json = Record<string, unknown>;
+export type Json = JsonObject;
+export const isObject = isJsonObject;
 
 export function invalid(loc: (string | number)[], msg: string): never {
   throw validationError([{ loc: ['body', ...loc], msg, type: 'value_error' }]);
-}
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function optionalNumber(body: Json, field: string): number | undefined {
