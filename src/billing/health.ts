@@ -1,6 +1,7 @@
 /**
  * Non-billable readiness checks: the key is valid, the wallet can pay (or a plan covers), and the destination
- * provider answers a cheap GET of its model list within a short timeout. No model is called for money.
+ * provider answers (the probe is handed in: the gateway's providers know how to reach each kind). No model is
+ * called for money.
  */
 import type { AppConfig } from '../config/load-config.js';
 import type { ApiKeyRow } from '../accounts/key-repository.js';
@@ -13,33 +14,13 @@ export interface WalletState {
   plan: string | null;
 }
 
-export interface ProbeResult {
+/** What the destination check reports (the gateway's provider probe answers it). */
+export interface DestinationProbe {
+  provider: string | null;
   reachable: boolean;
   status: number | null;
   latency_ms: number;
   error?: string;
-}
-
-export async function probeProvider(config: AppConfig, modelId: string, timeoutMs: number): Promise<ProbeResult & { provider: string | null }> {
-  const model = config.models.find((entry) => entry.id === modelId);
-  const provider = model ? config.providers.find((entry) => entry.id === model.provider) : undefined;
-  if (!provider) return { provider: null, reachable: false, status: null, latency_ms: 0, error: 'no provider configured' };
-  const base = provider.baseUrl.replace(/\/+$/, '');
-  const url = provider.kind === 'anthropic' && !base.endsWith('/v1') ? `${base}/v1/models` : `${base}/models`;
-  const headers: Record<string, string> = {};
-  if (provider.apiKey) {
-    if (provider.kind === 'anthropic') Object.assign(headers, { 'x-api-key': provider.apiKey, 'anthropic-version': '2023-06-01' });
-    else headers.authorization = `Bearer ${provider.apiKey}`;
-  }
-  const startedMs = Date.now();
-  try {
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
-    await response.body?.cancel().catch(() => undefined);
-    return { provider: provider.id, reachable: response.status < 500, status: response.status, latency_ms: Date.now() - startedMs };
-  } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : 'connection failed';
-    return { provider: provider.id, reachable: false, status: null, latency_ms: Date.now() - startedMs, error: reason };
-  }
 }
 
 export function defaultModelFor(config: AppConfig, models: string[] | undefined): string | null {
@@ -50,7 +31,7 @@ export function defaultModelFor(config: AppConfig, models: string[] | undefined)
 
 export async function healthReport(
   config: AppConfig,
-  input: { key: ApiKeyRow; nowMs: number; wallet: WalletState; model?: string; timeoutMs: number },
+  input: { key: ApiKeyRow; nowMs: number; wallet: WalletState; model?: string; probe: (modelId: string) => Promise<DestinationProbe> },
 ) {
   const policy = parsePolicy(input.key.policy_json);
   const requested = input.model ?? defaultModelFor(config, policy.models);
@@ -59,7 +40,7 @@ export async function healthReport(
   const keyOk = input.key.revoked_at === null && (input.key.expires_at === null || input.key.expires_at > input.nowMs);
   const allowed = requested !== null && known && modelAllowed(policy, requested, modelId!);
   const walletOk = input.wallet.availableMicros > 0 || input.wallet.plan !== null;
-  const destination = known ? await probeProvider(config, modelId!, input.timeoutMs) : null;
+  const destination = known ? await input.probe(modelId!) : null;
   return {
     ok: keyOk && allowed && walletOk && destination?.reachable === true,
     billable: false,

@@ -5,6 +5,7 @@ import { bearerFrom } from '../../accounts/identity.js';
 import type { CustomerPrincipal } from '../../accounts/principal.js';
 import { checkIdempotencyKey } from '../../billing/idempotency.js';
 import { healthReport } from '../../billing/health.js';
+import { probeProvider } from '../../gateway/providers/probe.js';
 import { keyUsage, payments, tokenUsage } from '../../billing/reports.js';
 import { AppError, notFound } from '../../kernel/errors.js';
 import { moneyJson } from '../../kernel/money.js';
@@ -122,7 +123,8 @@ function keyUsageRoutes(app: App, services: Services): void {
     const key = await keys.findForCustomer(storage.db, principal.customerId, keyId);
     if (!key) throw notFound('API key');
     const summary = await billing.walletSummary(principal.customerId);
-    return healthReport(config, { key, nowMs: clock.nowMs(), wallet: summary, model, timeoutMs: config.billing.healthProbeTimeoutMs });
+    const timeoutMs = config.billing.healthProbeTimeoutMs;
+    return healthReport(config, { key, nowMs: clock.nowMs(), wallet: summary, model, probe: (modelId) => probeProvider(config, modelId, timeoutMs) });
   };
 
   app.get(
