@@ -1,14 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// The crash test runs only through `npm run test:crash` (which sets SWITCHYARD_CRASH_TEST=1).
+const crashOnly = process.env.SWITCHYARD_CRASH_TEST === '1';
+const excluded = crashOnly ? ['node_modules/**'] : ['test/billing/crash.test.ts', 'node_modules/**'];
+
+function testFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+/**
+ * Unit tests: files that import only from `src/` and packages, and start nothing (no test helper, fake, child
+ * process or listening server). They run in milliseconds, so `npm run test:unit` checks a mapping edit at once.
+ * Everything else is an integration test. The split is computed, so a new file lands in the right project.
+ */
+function isUnit(file: string): boolean {
+  const text = fs.readFileSync(file, 'utf8');
+  const relative = [...text.matchAll(/\bfrom\s+['"](\.[^'"]+)['"]/g)].map((match) => match[1]!);
+  if (relative.some((specifier) => !path.resolve(path.dirname(file), specifier).startsWith(path.resolve('src') + path.sep))) return false;
+  return !/child_process|\.listen\(|createServer|createTestContext|openTestStorage|launch/.test(text);
+}
+
+const all = testFiles('test').map((file) => file.split(path.sep).join('/'));
+const unit = all.filter(isUnit);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The crash test runs only through `npm run test:crash` (which sets SWITCHYARD_CRASH_TEST=1).
-    exclude: process.env.SWITCHYARD_CRASH_TEST === '1' ? ['node_modules/**'] : ['test/billing/crash.test.ts', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit, exclude: excluded } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...excluded, ...unit] } },
+    ],
   },
 });
