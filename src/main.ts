@@ -40,15 +40,25 @@ export interface StartOptions {
 
 export async function startService(config: AppConfig = loadConfig(), options: StartOptions = {}): Promise<RunningService> {
   const services = await createServices(config, options.services);
-  await ensureOperatorToken(services);
-  const app = await buildApp(services);
-  // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
-  const address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
-  services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let address: string;
   let metricsServer: MetricsServer | undefined;
-  if (config.metrics.listen !== undefined) {
-    metricsServer = await startMetricsServer(services.serviceMetrics, config.metrics.listen);
-    services.logger.info({ address: metricsServer.url }, 'metrics listening');
+  try {
+    await ensureOperatorToken(services);
+    app = await buildApp(services);
+    // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
+    address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
+    services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+    if (config.metrics.listen !== undefined) {
+      metricsServer = await startMetricsServer(services.serviceMetrics, config.metrics.listen);
+      services.logger.info({ address: metricsServer.url }, 'metrics listening');
+    }
+  } catch (error) {
+    // A port in use or a bad metrics address: what already started (app-server supervisor, timers, pools) closes
+    // before the error reaches the caller, so the process can exit instead of hanging on open handles.
+    await app?.close().catch(() => undefined);
+    await services.close().catch((closeError: unknown) => services.logger.error({ err: closeError }, 'closing after a failed start failed'));
+    throw error;
   }
   let stopping: Promise<void> | undefined;
   // Graceful drain: readiness turns 503, project event streams get a final `reconnect` frame with their cursor,

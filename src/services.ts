@@ -133,12 +133,30 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
   const desktop = createDesktopServices(deps, { billing, gateway, accounts });
-  await identity.start();
-  await billing.start();
-  await gateway.start();
-  await projectEvents.start();
-  await agent.start();
-  accounts.start();
+  // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
+  // start leaves no timer, pool, Redis connection or app-server behind.
+  const closeAll = async () => {
+    await accounts.close();
+    await agent.close();
+    await projectEvents.close();
+    await gateway.close();
+    // Auto top-up charges already started finish (credit or alert) before the ledger closes.
+    await payments.autoTopup.idle();
+    await billing.close();
+    identity.close();
+  };
+  try {
+    await identity.start();
+    await billing.start();
+    await gateway.start();
+    await projectEvents.start();
+    await agent.start();
+    accounts.start();
+  } catch (error) {
+    await closeAll().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing after a failed start failed'));
+    if (!options.storage) await storage.close();
+    throw error;
+  }
   const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
   registerServiceGauges(serviceMetrics, {
     holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
@@ -167,14 +185,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     desktop,
     serviceMetrics,
     async close() {
-      await accounts.close();
-      await agent.close();
-      await projectEvents.close();
-      await gateway.close();
-      // Auto top-up charges already started finish (credit or alert) before the ledger closes.
-      await payments.autoTopup.idle();
-      await billing.close();
-      identity.close();
+      await closeAll();
       redisProbe?.close();
       await storage.close();
     },
