@@ -132,7 +132,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
-  const desktop = createDesktopServices(deps, { billing, gateway, accounts });
+  const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
   await identity.start();
   await billing.start();
   await gateway.start();
