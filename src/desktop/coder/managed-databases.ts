@@ -58,6 +58,19 @@ function literal(value: string): string {
   return `'${value}'`;
 }
 
+/** PostgreSQL refuses CREATE DATABASE (55006) while another session uses the template; that passes quickly. */
+async function createDatabase(client: pg.Client, statement: string, attempts = 8): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await client.query(statement);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
 export class PostgresDatabases implements ManagedDatabaseEngine {
   readonly engine = 'postgres' as const;
   private readonly host: string;
@@ -90,7 +103,7 @@ export class PostgresDatabases implements ManagedDatabaseEngine {
       try {
         await client.query(`create role ${id} login nosuperuser nocreatedb nocreaterole noinherit noreplication connection limit 32 password ${literal(scramVerifier(password))}`);
         // CREATE DATABASE cannot run in a transaction block: each statement stands alone, undone below on failure.
-        await client.query(`create database ${id} owner ${id}`);
+        await createDatabase(client, `create database ${id} owner ${id}`);
         await client.query(`revoke all on database ${id} from public`);
         await client.query(`grant connect, temporary on database ${id} to ${id}`);
       } catch (error) {
