@@ -187,3 +187,27 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap', headers: bearer(bob.systemToken) })).json().coder.projects).toHaveLength(1);
   });
 });
+
+describe('desktop coder projects: a database server that cannot be reached', () => {
+  let context: TestContext;
+
+  beforeAll(async () => {
+    // Port 9 (discard) refuses connections: the workspace is made, then the database fails.
+    context = await billingContext({ config: { desktop: { coder: { databaseAdminUrl: 'postgres://postgres@127.0.0.1:9/none' } } } });
+  });
+  afterAll(async () => context.close());
+
+  it('answers 503 with Retry-After and leaves nothing behind: no row, no agent project, no workspace, the slot free', async () => {
+    const customer = await newCustomer(context);
+    const response = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(customer.systemToken), payload: { name: 'doomed' } });
+    expect(response.statusCode, response.body).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.body).not.toContain('127.0.0.1');
+    expect(await context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customer.customerId).execute()).toEqual([]);
+    expect(await context.services.projects.list(customer.customerId)).toEqual([]);
+    const workspaces = path.join(context.dataDir, 'workspaces', String(customer.customerId));
+    expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toEqual([]);
+    const listed = await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(customer.systemToken) });
+    expect(listed.json().slots).toMatchObject({ used: 0, available: 2 });
+  });
+});

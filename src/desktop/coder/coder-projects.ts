@@ -61,6 +61,12 @@ function checkName(raw: string): string {
   return raw;
 }
 
+/** The database server failing is the client's 503 (retry later), its details only in the log. */
+function databaseUnavailable(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError('UPSTREAM_UNAVAILABLE', 'The managed database server is unavailable; try again later', { retryAfterSeconds: 5, cause: error });
+}
+
 export class CoderProjects {
   private readonly idempotency: IdempotencyStore;
 
@@ -148,7 +154,9 @@ export class CoderProjects {
     try {
       project = await projects.create(customerId, `coder: ${name}`);
       await update({ project_id: project.id });
-      database = await engines.forNew.create({ customerId, workspaceDir: project.workspaceDir });
+      database = await engines.forNew.create({ customerId, workspaceDir: project.workspaceDir }).catch((error: unknown) => {
+        throw databaseUnavailable(error);
+      });
       await update({
         status: 'active',
         db_engine: database.engine,
@@ -202,7 +210,9 @@ export class CoderProjects {
     if (row.db_engine === null) return;
     const engine = this.deps.engines.byName[row.db_engine as DatabaseEngineName];
     if (!engine) throw new AppError('NOT_READY', `The ${row.db_engine} engine of this project's database is not configured`);
-    await engine.drop({ name: row.db_name, user: row.db_user, path: row.db_path });
+    await engine.drop({ name: row.db_name, user: row.db_user, path: row.db_path }).catch((error: unknown) => {
+      throw databaseUnavailable(error);
+    });
   }
 
   private async removeProject(projectId: string): Promise<void> {
