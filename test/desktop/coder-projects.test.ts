@@ -33,6 +33,10 @@ describe('desktop coder projects (SQLite database files)', () => {
   const remove = (who: TestCustomer, name: string) => context.app.inject({ method: 'DELETE', url: `/api/v1/desktop/coder/projects/${encodeURIComponent(name)}`, headers: bearer(who.systemToken) });
   const purchase = (who: TestCustomer, key?: string) =>
     context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects/purchase-slot', headers: { ...bearer(who.systemToken), ...(key === undefined ? {} : { 'idempotency-key': key }) } });
+  const databaseFileOf = async (projectId: string) => {
+    const project = await context.storage.db.selectFrom('projects').select('workspace_dir').where('id', '=', projectId).executeTakeFirstOrThrow();
+    return path.join(project.workspace_dir, 'database.sqlite');
+  };
   const rowsOf = (customerId: number) => context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).execute();
 
   it('creates a project with a workspace (a managed agent project) and a SQLite database file in it; the same name resumes', async () => {
@@ -50,10 +54,9 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect(project.json().name).toBe('coder: My-App');
     const workspace = (await context.services.projects.requireOwned({ kind: 'customer', customerId: alice.customerId } as never, projectId)).workspaceDir;
 
-    // The database file lives in that workspace and is a usable SQLite database.
-    const file = body.project.database.path as string;
-    expect(path.dirname(file)).toBe(workspace);
-    expect(body.project.database.url).toBe(`file:${file}`);
+    // The database file lives in that workspace (shown workspace-relative) and is a usable SQLite database.
+    expect(body.project.database).toEqual({ engine: 'sqlite', path: 'database.sqlite', url: 'file:database.sqlite' });
+    const file = path.join(workspace, body.project.database.path);
     const database = new SQLite(file);
     database.exec('create table notes (text text)');
     database.prepare('insert into notes values (?)').run('hello');
@@ -67,7 +70,8 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect(again.json()).toMatchObject({ created: false, project: { name: 'My-App', project_id: projectId } });
     const listed = (await list(alice)).json();
     expect(listed.data).toHaveLength(1);
-    expect(listed.data[0]).toMatchObject({ name: 'My-App', project_id: projectId, database: { engine: 'sqlite', path: file } });
+    expect(listed.data[0]).toMatchObject({ name: 'My-App', project_id: projectId, database: { engine: 'sqlite', path: 'database.sqlite' } });
+    expect(JSON.stringify(listed)).not.toContain(context.dataDir);
     expect(listed.slots).toMatchObject({ used: 1, total: 2, available: 1 });
   });
 
@@ -95,7 +99,7 @@ describe('desktop coder projects (SQLite database files)', () => {
     const bobs = await create(bob, 'My-App');
     expect(bobs.statusCode, bobs.body).toBe(201);
     expect(bobs.json().project.project_id).not.toBe(mine.project_id);
-    expect(fs.existsSync(mine.database.path)).toBe(true);
+    expect(fs.existsSync(await databaseFileOf(mine.project_id))).toBe(true);
     expect((await list(alice)).json().data).toHaveLength(1);
   });
 
@@ -158,10 +162,12 @@ describe('desktop coder projects (SQLite database files)', () => {
   it('DELETE removes the database file, the workspace and the agent project, and frees the slot', async () => {
     const before = (await list(alice)).json();
     const project = before.data.find((entry: { name: string }) => entry.name === 'My-App');
-    const workspace = path.dirname(project.database.path);
+    const file = await databaseFileOf(project.project_id);
+    const workspace = path.dirname(file);
+    expect(fs.existsSync(file)).toBe(true);
     const response = await remove(alice, 'my-app');
     expect(response.statusCode, response.body).toBe(204);
-    expect(fs.existsSync(project.database.path)).toBe(false);
+    expect(fs.existsSync(file)).toBe(false);
     expect(fs.existsSync(workspace)).toBe(false);
     expect(await context.storage.db.selectFrom('projects').select('id').where('id', '=', project.project_id).executeTakeFirst()).toBeUndefined();
     expect((await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.project_id}`, headers: bearer(alice.systemToken) })).statusCode).toBe(404);

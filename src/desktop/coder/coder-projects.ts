@@ -5,6 +5,7 @@
  * parts (workspace, database) run after that transaction, never inside one; the claimed row says what exists so
  * far, so an interrupted create or delete can be finished by a later DELETE.
  */
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Selectable, Transaction } from 'kysely';
 import type { SecretBox } from '../../accounts/secrets.js';
@@ -90,7 +91,11 @@ export class CoderProjects {
 
   private databaseView(row: Row) {
     if (row.status !== 'active' || row.db_engine === null) return null;
-    if (row.db_engine === 'sqlite') return { engine: 'sqlite', path: row.db_path, url: `file:${row.db_path}` };
+    if (row.db_engine === 'sqlite') {
+      // Workspace-relative, like every path the service shows: the server's own folders stay private.
+      const file = path.basename(row.db_path ?? '');
+      return { engine: 'sqlite', path: file, url: `file:${file}` };
+    }
     const password = row.db_password_sealed === null ? null : this.deps.secrets.decrypt(SECRET_PURPOSE, row.db_password_sealed);
     const host = row.db_host ?? 'localhost';
     const port = Number(row.db_port ?? 5432);
