@@ -156,5 +156,22 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
     expect((await remove(bob, 'beta')).statusCode).toBe(204);
     expect(await exists('database', beta.database.database)).toBe(false);
     expect(await exists('role', beta.database.user)).toBe(false);
-  });
+  }, 90_000);
+
+  it('concurrent creates make exactly the free slots worth of databases, each usable by its own role only', async () => {
+    const carol = await newCustomer(context);
+    const responses = await Promise.all(['one', 'two', 'three', 'four', 'five'].map((name) => context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(carol.systemToken), payload: { name } })));
+    expect(responses.map((response) => response.statusCode).sort(), responses.map((response) => response.body).join('\n')).toEqual([201, 201, 201, 409, 409]);
+    const made = responses.filter((response) => response.statusCode === 201).map((response) => response.json().project);
+    const databases = await admin(async (client) => (await client.query<{ datname: string }>('select datname from pg_database where datname like $1 order by 1', [`${prefix}_${carol.customerId}_%`])).rows.map((row) => row.datname));
+    expect(databases).toEqual(made.map((project) => project.database.database).sort());
+    for (const project of made) {
+      const client = await connect(project.database.url);
+      await client.query('create table t (x int)');
+      await client.end();
+    }
+    await expect(connect(asRole(made[0].database, made[1].database))).rejects.toThrow(/permission denied for database/);
+    for (const project of made) expect((await remove(carol, project.name)).statusCode).toBe(204);
+    expect(await admin(async (client) => (await client.query('select 1 from pg_roles where rolname like $1', [`${prefix}_${carol.customerId}_%`])).rowCount)).toBe(0);
+  }, 60_000);
 });
