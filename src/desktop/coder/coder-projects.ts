@@ -96,12 +96,23 @@ export class CoderProjects {
       const file = path.basename(row.db_path ?? '');
       return { engine: 'sqlite', path: file, url: `file:${file}` };
     }
-    const password = row.db_password_sealed === null ? null : this.deps.secrets.decrypt(SECRET_PURPOSE, row.db_password_sealed);
+    const password = this.unseal(row.db_password_sealed);
     const host = row.db_host ?? 'localhost';
     const port = Number(row.db_port ?? 5432);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `postgresql://${encodeURIComponent(row.db_user ?? '')}:${encodeURIComponent(password ?? '')}@${urlHost}:${port}/${row.db_name}`;
     return { engine: 'postgres', host, port, database: row.db_name, user: row.db_user, password, url };
+  }
+
+  /** The clear password; null when none is stored or it was sealed under another service secret. */
+  private unseal(sealed: string | null): string | null {
+    if (sealed === null) return null;
+    try {
+      return this.deps.secrets.decrypt(SECRET_PURPOSE, sealed);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'a coder database password could not be unsealed (was the service secret changed?)');
+      return null;
+    }
   }
 
   private view(row: Row) {
