@@ -132,7 +132,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
-  const desktop = createDesktopServices(deps, { billing, gateway, accounts });
+  const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
   // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
   // start leaves no timer, pool, Redis connection or app-server behind.
   const closeAll = async () => {

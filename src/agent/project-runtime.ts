@@ -147,6 +147,12 @@ export class ProjectRuntime {
     return this.deps.approvals.pendingCount(customerId) > 0;
   }
 
+  /** Whether a turn runs or starts in the project (deleting the project now would strand it). */
+  isProjectBusy(customerId: number, projectId: string): boolean {
+    const states = this.turns.ofCustomer(customerId).filter((state) => state.projectId === projectId);
+    return states.some((state) => state.activeTurnId !== null || state.starting);
+  }
+
   projectsOf(customerId: number): string[] {
     return this.turns.ofCustomer(customerId).map((state) => state.projectId);
   }

@@ -1,7 +1,7 @@
 /**
  * Everything the desktop app needs at start in one answer: the account behind the token (so the call also
  * verifies it), the wallet, usage of the last `days` days (billing's token transactions and daily spend),
- * inbox and push messages, and the client release metadata from config `releases`.
+ * inbox and push messages, coder projects with their slots, and the client release metadata from config `releases`.
  */
 import { describeAccount, type PriceList } from '../accounts/account-profile.js';
 import type { CustomerService } from '../accounts/customer-service.js';
@@ -16,6 +16,7 @@ import { RELEASE_PRODUCTS, ReleaseCatalogue, type ReleaseProduct } from '../plat
 import type { ApiKeyKind } from '../storage/tables/chassis.js';
 import type { Storage } from '../storage/database.js';
 import type { PushMessages } from './push.js';
+import type { CoderProjects } from './coder/coder-projects.js';
 
 export interface DesktopBootstrapDeps {
   config: AppConfig;
@@ -26,6 +27,7 @@ export interface DesktopBootstrapDeps {
   prices: PriceList;
   inbox: Pick<Inbox, 'list'>;
   push: Pick<PushMessages, 'list'>;
+  coder: Pick<CoderProjects, 'list'>;
 }
 
 export class DesktopBootstrap {
@@ -51,12 +53,13 @@ export class DesktopBootstrap {
   async load(caller: { customerId: number; keyId: number; keyKind: ApiKeyKind }, options: { days: number; limit: number }) {
     const { deps } = this;
     const now = deps.clock.nowMs();
-    const [account, wallet, usage, inbox, push] = await Promise.all([
+    const [account, wallet, usage, inbox, push, coder] = await Promise.all([
       describeAccount({ customers: deps.customers, wallets: deps.wallets, config: deps.config, prices: deps.prices }, caller),
       deps.wallets.walletSummary(caller.customerId),
       tokenUsage(deps.storage.db, caller.customerId, now, options),
       deps.inbox.list(caller.customerId, options.limit),
       deps.push.list(caller.customerId, options.limit),
+      deps.coder.list(caller.customerId),
     ]);
     const totals = usage.daily_spend.reduce(
       (sum, day) => ({ requests: sum.requests + day.requests, input_tokens: sum.input_tokens + day.input_tokens, output_tokens: sum.output_tokens + day.output_tokens, spend_micros: sum.spend_micros + day.spend.micros }),
@@ -83,6 +86,7 @@ export class DesktopBootstrap {
       },
       inbox: { messages: inbox.data, unread_count: inbox.unread_count },
       push: { messages: push.data },
+      coder: { projects: coder.data, slots: coder.slots },
       releases: this.releaseMetadata(),
       server_time: new Date(now).toISOString(),
     };

@@ -1,14 +1,20 @@
 /** The desktop client domain: one factory building every desktop service from the shared deps. */
 import type { AccountServices } from '../accounts/index.js';
+import { SecretBox } from '../accounts/secrets.js';
+import type { AgentServices } from '../agent/index.js';
+import type { ProjectStore } from '../agent/projects/types.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import type { AppConfig } from '../config/load-config.js';
 import type { Storage } from '../storage/database.js';
 import type { Clock } from '../kernel/clock.js';
 import type { CustomerService } from '../accounts/customer-service.js';
+import type { Logger } from 'pino';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
 import { DesktopChat } from './chat.js';
+import { CoderProjects } from './coder/coder-projects.js';
+import { PostgresDatabases, SqliteDatabases } from './coder/managed-databases.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
@@ -20,6 +26,7 @@ export interface DesktopBaseDeps {
   storage: Storage;
   clock: Clock;
   customers: CustomerService;
+  logger: Logger;
 }
 
 export interface DesktopServices {
@@ -30,17 +37,45 @@ export interface DesktopServices {
   shoutbox: Shoutbox;
   bootstrap: DesktopBootstrap;
   chat: DesktopChat;
+  coder: CoderProjects;
 }
 
-export interface DesktopDesktopBaseDeps {
-  billing: Pick<BillingServices, 'walletSummary'>;
+export interface DesktopDomainDeps {
+  billing: Pick<BillingServices, 'walletSummary' | 'wallet'>;
   gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute'>;
   accounts: Pick<AccountServices, 'inbox'>;
+  projects: Pick<ProjectStore, 'create' | 'remove'>;
+  agent: { runtime: Pick<AgentServices['runtime'], 'isProjectBusy'> };
 }
 
-export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDesktopBaseDeps): DesktopServices {
+/**
+ * Coder databases follow the service: PostgreSQL when `desktop.coder.databaseAdminUrl` is set or the service
+ * itself runs on PostgreSQL (through DATABASE_URL), otherwise a SQLite file in each project's workspace.
+ */
+function createCoderProjects(deps: Pick<DesktopBaseDeps, 'config' | 'storage' | 'clock' | 'logger'>, domains: DesktopDomainDeps): CoderProjects {
+  const { config, storage } = deps;
+  const settings = config.desktop.coder;
+  const adminUrl = settings.databaseAdminUrl ?? (storage.dialect === 'postgres' ? config.env.databaseUrl : undefined);
+  const sqlite = new SqliteDatabases();
+  const postgres = adminUrl ? new PostgresDatabases(adminUrl, settings.databaseNamePrefix) : undefined;
+  return new CoderProjects({
+    storage,
+    clock: deps.clock,
+    logger: deps.logger.child({ domain: 'desktop-coder' }),
+    limits: settings,
+    idempotencyRetentionMs: config.billing.idempotencyRetentionMs,
+    projects: domains.projects,
+    engines: { forNew: postgres ?? sqlite, byName: { sqlite, postgres } },
+    secrets: new SecretBox(config.secret),
+    wallet: domains.billing.wallet,
+    projectBusy: (customerId, projectId) => domains.agent.runtime.isProjectBusy(customerId, projectId),
+  });
+}
+
+export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDomainDeps): DesktopServices {
   const { config, storage, clock } = deps;
   const push = new PushMessages(storage, clock);
+  const coder = createCoderProjects(deps, domains);
   return {
     documents: new VersionedDocuments(storage, clock, { maxBytes: config.desktop.documentMaxBytes, maxDepth: config.desktop.documentMaxDepth }),
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
@@ -56,6 +91,7 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDes
       prices: () => domains.gateway.listModels(),
       inbox: domains.accounts.inbox,
       push,
+      coder,
     }),
     chat: new DesktopChat({
       storage,
@@ -65,5 +101,6 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDes
       execute: (options) => domains.gateway.execute(options),
       contextMessages: 100,
     }),
+    coder,
   };
 }

@@ -28,6 +28,7 @@ interface Tenant {
   addressId: string;
   pushMessageKey: string;
   conversationId: number;
+  coderProjectName: string;
 }
 
 let upstream: ModelUpstream;
@@ -99,6 +100,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(push.statusCode, push.body).toBe(201);
   const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
   expect(conversation.statusCode, conversation.body).toBe(201);
+  const coder = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers, payload: { name: `${name}-coder` } });
+  expect(coder.statusCode, coder.body).toBe(201);
   return {
     id,
     headers,
@@ -116,6 +119,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     responseId: response?.json().id ?? 'resp_none',
     pushMessageKey: `push-${tag}`,
     conversationId: conversation.json().id,
+    coderProjectName: `${name}-coder`,
   };
 }
 
@@ -157,6 +161,8 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [owner.pushMessageKey];
     case 'conversation_id':
       return [String(owner.conversationId)];
+    case 'project_name':
+      return [owner.coderProjectName];
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;

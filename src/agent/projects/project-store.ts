@@ -86,4 +86,19 @@ export class SqlProjectStore implements ProjectStore {
     if (principal.kind === 'customer' && row.customer_id !== principal.customerId) throw notFound('Project');
     return toProject(row);
   }
+
+  async remove(project: Project): Promise<void> {
+    await this.storage.db.transaction().execute(async (trx) => {
+      for (const table of ['agent_turn_requests', 'agent_approvals', 'agent_project_threads', 'project_events'] as const) {
+        await trx.deleteFrom(table).where('project_id', '=', project.id).execute();
+      }
+      await trx.deleteFrom('projects').where('id', '=', project.id).execute();
+    });
+    // Only a folder under this store's root is ever removed, whatever the row said.
+    const root = await fs.realpath(this.workspacesRoot).catch(() => this.workspacesRoot);
+    const relative = path.relative(root, project.workspaceDir);
+    if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+      await fs.rm(project.workspaceDir, { recursive: true, force: true });
+    }
+  }
 }

@@ -16,4 +16,6 @@ export interface ProjectStore {
   list(customerId: number | null, options?: { limit?: number; after?: string }): Promise<Project[]>;
   /** The project if the principal owns it (operators may read any); otherwise 404 NOT_FOUND. */
   requireOwned(principal: Principal, projectId: string): Promise<Project>;
+  /** Deletes the project, its thread links, approvals, turn keys and event log, then its workspace directory. */
+  remove(project: Project): Promise<void>;
 }

@@ -1,4 +1,4 @@
-/** Desktop client: versioned documents, bug reports, presence and the shoutbox. */
+/** Desktop client: versioned documents, bug reports, presence, the shoutbox and coder projects. */
 import { Type, type Static } from '@sinclair/typebox';
 
 export const DesktopSection = Type.Object(
@@ -11,6 +11,21 @@ export const DesktopSection = Type.Object(
       {
         maxMessageChars: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
         messagesPerMinute: Type.Integer({ minimum: 1, maximum: 1000, default: 6, description: 'Messages one customer may post per minute (429 beyond).' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    coder: Type.Object(
+      {
+        freeSlots: Type.Integer({ minimum: 0, maximum: 1000, default: 2, description: 'Coder projects every customer may hold without buying slots.' }),
+        slotPriceMicros: Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, default: 5_000_000, description: 'Price of one extra coder project slot in µUSD, paid from the token wallet.' }),
+        maxSlots: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Most slots (free plus bought) one customer may hold; buying beyond → 409.' }),
+        databaseAdminUrl: Type.Optional(
+          Type.String({
+            pattern: '^postgres(ql)?://',
+            description: 'PostgreSQL URL of a role allowed to CREATE ROLE and CREATE DATABASE; managed databases are created there. Absent: the service database when it is PostgreSQL, else a SQLite file per project.',
+          }),
+        ),
+        databaseNamePrefix: Type.String({ pattern: '^[a-z][a-z0-9_]{0,23}$', default: 'switchyard_coder', description: 'Prefix of managed database and role names (PostgreSQL).' }),
       },
       { default: {}, additionalProperties: false },
     ),

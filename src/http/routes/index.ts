@@ -22,6 +22,7 @@ import { desktopPushRoutes } from './api/v1/desktop-push.js';
 import { desktopShoutboxRoutes } from './api/v1/desktop-chat-shoutbox.js';
 import { desktopChatRoutes } from './api/v1/desktop-chat.js';
 import { desktopDocumentRoutes } from './api/v1/desktop-documents.js';
+import { desktopCoderRoutes } from './api/v1/desktop-coder.js';
 import { meRoutes } from './api/v1/me.js';
 import { messageRoutes } from './api/v1/messages.js';
 import { toolboxRoutes } from './api/v1/toolbox.js';
@@ -66,6 +67,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopChatRoutes,
     adminDesktopRoutes,
     webRoutes,
+    desktopCoderRoutes,
   ]) {
     await module(app, services);
   }
