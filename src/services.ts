@@ -139,6 +139,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   await projectEvents.start();
   await agent.start();
   accounts.start();
+  await desktop.start();
   const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
   registerServiceGauges(serviceMetrics, {
     holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
@@ -170,6 +171,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
       await accounts.close();
       await agent.close();
       await projectEvents.close();
+      await desktop.close();
       await gateway.close();
       // Auto top-up charges already started finish (credit or alert) before the ledger closes.
       await payments.autoTopup.idle();
