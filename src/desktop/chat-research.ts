@@ -189,7 +189,8 @@ export class ChatResearch {
       });
       const plan = parsePlan(planText, this.deps.maxSections);
       if (!plan) throw new AppError('UPSTREAM_FAILED', 'The model answered no usable plan (JSON with title and sections)');
-      await this.transition(job.researchId, ['running'], { title: storableText(plan.title), calls });
+      // Failed meanwhile (a restart elsewhere) or the conversation deleted: stop spending on it.
+      if (!(await this.transition(job.researchId, ['running'], { title: storableText(plan.title), calls }))) return;
       const sections: ResearchSection[] = [];
       for (const heading of plan.sections) {
         calls += 1;
@@ -199,7 +200,6 @@ export class ChatResearch {
         });
         sections.push({ heading: storableText(heading), text: storableText(text.trim()) });
         for (const url of citedUrls(text)) if (!sources.includes(url) && sources.length < MAX_SOURCES) sources.push(url);
-        // The conversation was deleted meanwhile: stop spending on it.
         if (!(await this.transition(job.researchId, ['running'], { sections_json: JSON.stringify(sections), sources_json: JSON.stringify(sources), calls }))) return;
       }
       await this.complete(job, plan.title, sections, sources, calls);

@@ -15,7 +15,7 @@ import type { StreamPart } from '../gateway/spec/stream-parts.js';
 import { AppError, isAppError, notFound, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import type { ChatResearch, researchJson } from './chat-research.js';
+import { researchJson, type ChatResearch } from './chat-research.js';
 import type { FreeQuota } from './chat-quota.js';
 import { iso, storableText } from './text.js';
 
@@ -215,8 +215,7 @@ export class DesktopChat {
       requestId: options.requestId,
       host: options.host,
     });
-    const research = (await this.deps.research.forMessages(customerId, [Number(stored.reply.id)])).get(Number(stored.reply.id));
-    return { messages: [this.messageJson(stored.prompt), this.messageJson(stored.reply, research)] };
+    return { messages: [this.messageJson(stored.prompt), this.messageJson(stored.reply, researchJson(stored.research))] };
   }
 
   /** The caller's completed research of a reply message (404 otherwise). */
