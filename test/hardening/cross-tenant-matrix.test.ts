@@ -28,6 +28,7 @@ interface Tenant {
   addressId: string;
   pushMessageKey: string;
   conversationId: number;
+  researchMessageId: number;
 }
 
 let upstream: ModelUpstream;
@@ -99,6 +100,16 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(push.statusCode, push.body).toBe(201);
   const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
   expect(conversation.statusCode, conversation.body).toBe(201);
+  // A completed research analysis with its reply message, as the desktop chat stores one.
+  const reply = await db
+    .insertInto('desktop_chat_messages')
+    .values({ conversation_id: conversation.json().id, customer_id: id, role: 'assistant', content: 'report', model: 'gpt-test', request_id: null, input_tokens: null, output_tokens: null, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('desktop_chat_research')
+    .values({ message_id: Number(reply.id), conversation_id: conversation.json().id, customer_id: id, status: 'completed', prompt: 'matrix', title: 'matrix', sections_json: '[]', sources_json: '[]', error: null, calls: 1, created_at: now, updated_at: now, completed_at: now })
+    .execute();
   return {
     id,
     headers,
@@ -116,6 +127,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     responseId: response?.json().id ?? 'resp_none',
     pushMessageKey: `push-${tag}`,
     conversationId: conversation.json().id,
+    researchMessageId: Number(reply.id),
   };
 }
 
@@ -145,7 +157,8 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
     case 'event_id':
       return [String(owner.alertId)];
     case 'message_id':
-      return [String(owner.messageId)];
+      // Desktop chat messages (a research reply) and inbox messages share the parameter name.
+      return template.startsWith('/api/v1/desktop-chat/') ? [String(owner.researchMessageId), String(owner.messageId)] : [String(owner.messageId)];
     case 'order_id':
       return [owner.orderId];
     case 'address_id':
