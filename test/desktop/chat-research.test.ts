@@ -204,6 +204,20 @@ describe('desktop chat research mode', () => {
     expect((await pdfOf(alice, reply.id)).statusCode).toBe(404);
   });
 
+  it('shutdown aborts a running analysis: failed, its call settled (no hold left open)', async () => {
+    plan = { kind: 'text', text: '{"title": "Cut", "sections": ["A"]}', usage: USAGE };
+    holdGate();
+    const calls = upstream.requests.length;
+    const started = await research(alice, aliceChat, 'Cut short');
+    await upstream.waitForRequests(calls + 1);
+    await context.services.desktop.chatResearch.close();
+    const reply = (await messagesOf(alice, aliceChat)).find((message) => message.id === started.json().messages[1].id)!;
+    expect(reply.research).toMatchObject({ status: 'failed', error: 'Interrupted by a service shutdown' });
+    const open = await context.storage.db.selectFrom('billing_calls').select('id').where('status', '=', 'open').execute();
+    expect(open).toEqual([]);
+    expect((await context.services.billing.walletSummary(alice.customerId)).holdsMicros).toBe(0);
+  });
+
   it('deleting the conversation removes its research; the PDF is gone', async () => {
     plan = { kind: 'text', text: '{"title": "Doomed", "sections": ["Only"]}', usage: USAGE };
     section = () => ({ kind: 'text', text: 'only text', usage: USAGE });
