@@ -111,6 +111,16 @@ describe('desktop chat free daily quota', () => {
     expect(await stored(carol, conversation)).toEqual([]);
     const rows = await context.storage.db.selectFrom('desktop_chat_free_usage').select('status').where('customer_id', '=', carol.customerId).execute();
     expect(rows).toEqual([]);
+
+    // A streamed message that completes keeps its free message and says so in its done event.
+    const ok = await fetch(`${url}/api/v1/desktop-chat/conversations/${conversation}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(carol.systemToken) },
+      body: JSON.stringify({ content: 'streams fine', stream: true }),
+    });
+    const done = (await ok.text()).split('\n\n').find((block) => block.includes('event: done'))!;
+    expect(JSON.parse(/data: (.*)/.exec(done)![1]!)).toMatchObject({ free: true });
+    expect((await quota(carol)).left).toBe(FREE - 1);
   });
 
   it('a model outside the free list is billed: 402 insufficient_credit with an empty wallet, quota untouched', async () => {
