@@ -139,6 +139,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     await accounts.close();
     await agent.close();
     await projectEvents.close();
+    await desktop.close();
     await gateway.close();
     // Auto top-up charges already started finish (credit or alert) before the ledger closes.
     await payments.autoTopup.idle();
@@ -152,6 +153,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     await projectEvents.start();
     await agent.start();
     accounts.start();
+    await desktop.start();
   } catch (error) {
     await closeAll().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing after a failed start failed'));
     if (!options.storage) await storage.close();

@@ -1,18 +1,23 @@
 /**
  * Desktop chat conversations: per customer, each with a title, a model (id or alias of the gateway catalogue)
  * and an optional system prompt; messages are stored in order. Another customer's conversation (or an unknown
- * id) is a 404, never a confirmation that it exists.
+ * id) is a 404, never a confirmation that it exists. A message uses the customer's free daily quota when its
+ * model is a free one and messages are left today, else it is billed to the wallet. A research message stores the
+ * prompt and an empty reply at once and fills the reply when its background analysis completes.
  */
 import type { Principal } from '../accounts/principal.js';
+import type { Meter } from '../billing/meter.js';
 import type { ExecuteOptions, GatewayCall } from '../gateway/execute.js';
 import type { Collected } from '../gateway/protocols/shared/collect.js';
 import type { CallSignal } from '../gateway/spec/call-signal.js';
 import type { Message } from '../gateway/spec/request.js';
 import type { StreamPart } from '../gateway/spec/stream-parts.js';
-import { notFound, validationError } from '../kernel/errors.js';
+import { AppError, isAppError, notFound, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import { iso } from './text.js';
+import { researchJson, type ChatResearch } from './chat-research.js';
+import type { FreeQuota } from './chat-quota.js';
+import { iso, storableText } from './text.js';
 
 export interface ConversationInput {
   title?: string;
@@ -26,10 +31,14 @@ export interface ChatDeps {
   defaultModel: string;
   /** Whether the gateway knows this model id or alias. */
   knownModel(id: string): boolean;
-  /** The gateway's metered call (billed like any call; 402 when the wallet cannot cover it). */
-  execute(options: ExecuteOptions): Promise<GatewayCall>;
+  /** The gateway's metered call (billed like any call; 402 when the wallet cannot cover it), or with `meter` instead. */
+  execute(options: ExecuteOptions, meter?: Meter): Promise<GatewayCall>;
   /** How many earlier messages go with a prompt as its context. */
   contextMessages: number;
+  quota: FreeQuota;
+  research: ChatResearch;
+  /** What the wallet can pay now, and whether an Unlimited plan is active (research pre-check). */
+  wallet(customerId: number): Promise<{ availableMicros: number; plan: string | null }>;
 }
 
 export interface SendOptions {
@@ -92,6 +101,7 @@ export class DesktopChat {
     await this.deps.storage.db.transaction().execute(async (trx) => {
       const owned = await trx.selectFrom('desktop_chat_conversations').select('id').where('id', '=', conversationId).where('customer_id', '=', customerId).executeTakeFirst();
       if (!owned) throw notFound('Conversation');
+      await trx.deleteFrom('desktop_chat_research').where('conversation_id', '=', conversationId).execute();
       await trx.deleteFrom('desktop_chat_messages').where('conversation_id', '=', conversationId).execute();
       await trx.deleteFrom('desktop_chat_conversations').where('id', '=', conversationId).execute();
     });
@@ -109,52 +119,56 @@ export class DesktopChat {
       .limit(options.limit);
     if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
     const rows = await query.execute();
+    const research = await this.deps.research.forMessages(customerId, rows.filter((row) => row.role === 'assistant').map((row) => Number(row.id)));
     return {
       conversation,
-      data: rows.map((row) => this.messageJson(row)),
+      data: rows.map((row) => this.messageJson(row, research.get(Number(row.id)))),
     };
   }
 
   /**
    * Sends a prompt with the conversation's saved context through the gateway. Nothing is stored until the call
-   * completes: `complete` stores the prompt and the reply together; a refused or failed call stores nothing.
+   * completes: `complete` stores the prompt and the reply together; a refused or failed call stores nothing (and
+   * gives a free message it took back).
    */
-  async send(customerId: number, conversationId: number, content: string, options: SendOptions): Promise<{ parts: AsyncIterable<StreamPart>; complete(collected: Collected): Promise<ReturnType<DesktopChat['messageJson']>[]> }> {
+  async send(customerId: number, conversationId: number, content: string, options: SendOptions): Promise<{ parts: AsyncIterable<StreamPart>; free: boolean; complete(collected: Collected): Promise<ReturnType<DesktopChat['messageJson']>[]> }> {
     const conversation = await this.get(customerId, conversationId);
-    const history = await this.deps.storage.db
-      .selectFrom('desktop_chat_messages')
-      .select(['role', 'content'])
-      .where('conversation_id', '=', conversationId)
-      .where('customer_id', '=', customerId)
-      .orderBy('id', 'desc')
-      .limit(this.deps.contextMessages)
-      .execute();
-    const messages: Message[] = history
-      .reverse()
-      .map((row): Message => (row.role === 'assistant' ? { role: 'assistant', content: [{ type: 'text', text: row.content }], toolCalls: [] } : { role: 'user', content: [{ type: 'text', text: row.content }] }));
+    const messages = await this.context(customerId, conversationId);
     messages.push({ role: 'user', content: [{ type: 'text', text: content }] });
-    const call = await this.deps.execute({
-      principal: options.principal,
-      request: { model: conversation.model, system: conversation.system_prompt ?? undefined, messages, tools: [], stream: options.stream },
-      operation: 'chat',
-      requestId: options.requestId,
-      signal: options.signal,
-      host: options.host,
-    });
+    const { quota } = this.deps;
+    const slot = quota.coversModel(conversation.model) ? await quota.reserve(customerId, options.requestId) : null;
+    let call: GatewayCall;
+    try {
+      call = await this.deps.execute(
+        {
+          principal: options.principal,
+          request: { model: conversation.model, system: conversation.system_prompt ?? undefined, messages, tools: [], stream: options.stream },
+          operation: 'chat',
+          requestId: options.requestId,
+          signal: options.signal,
+          host: options.host,
+        },
+        slot ? quota.meterFor(slot) : undefined,
+      );
+    } catch (error) {
+      if (slot) await quota.release(slot);
+      throw slot ? error : await this.walletRefusal(customerId, conversation.model, error);
+    }
     return {
       parts: call.parts,
+      free: slot !== null,
       complete: async (collected) => {
         const now = this.deps.clock.nowMs();
         return this.deps.storage.db.transaction().execute(async (trx) => {
           const base = { conversation_id: conversationId, customer_id: customerId, request_id: options.requestId, created_at: now };
           const prompt = await trx
             .insertInto('desktop_chat_messages')
-            .values({ ...base, role: 'user', content, model: null, input_tokens: null, output_tokens: null })
+            .values({ ...base, role: 'user', content: storableText(content), model: null, input_tokens: null, output_tokens: null })
             .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
             .executeTakeFirstOrThrow();
           const reply = await trx
             .insertInto('desktop_chat_messages')
-            .values({ ...base, role: 'assistant', content: collected.text, model: conversation.model, input_tokens: collected.usage?.inputTokens ?? null, output_tokens: collected.usage?.outputTokens ?? null })
+            .values({ ...base, role: 'assistant', content: storableText(collected.text), model: conversation.model, input_tokens: collected.usage?.inputTokens ?? null, output_tokens: collected.usage?.outputTokens ?? null })
             .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
             .executeTakeFirstOrThrow();
           await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
@@ -164,7 +178,79 @@ export class DesktopChat {
     };
   }
 
-  messageJson(row: { id: number | string; role: string; content: string; model: string | null; input_tokens: number | string | null; output_tokens: number | string | null; created_at: number | string }) {
+  /**
+   * Starts a research analysis of the prompt: stores the prompt, an empty reply and the `pending` analysis in one
+   * transaction, then runs it in the background (every step a billed model call; the free quota does not cover
+   * research). 402 at once when the wallet has nothing available and no Unlimited plan.
+   */
+  async research(customerId: number, conversationId: number, content: string, options: Omit<SendOptions, 'stream' | 'signal'>) {
+    const conversation = await this.get(customerId, conversationId);
+    const wallet = await this.deps.wallet(customerId);
+    if (wallet.availableMicros <= 0 && wallet.plan === null) {
+      throw new AppError('INSUFFICIENT_CREDIT', 'Research is billed to the wallet (one model call per step), and the wallet has no available credit', {
+        details: { code: 'insufficient_credit', free_quota: await this.deps.quota.status(customerId) },
+      });
+    }
+    const now = this.deps.clock.nowMs();
+    const stored = await this.deps.storage.db.transaction().execute(async (trx) => {
+      const base = { conversation_id: conversationId, customer_id: customerId, request_id: options.requestId, input_tokens: null, output_tokens: null, created_at: now };
+      const columns = ['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'] as const;
+      const prompt = await trx.insertInto('desktop_chat_messages').values({ ...base, role: 'user', content: storableText(content), model: null }).returning(columns).executeTakeFirstOrThrow();
+      const reply = await trx.insertInto('desktop_chat_messages').values({ ...base, role: 'assistant', content: '', model: conversation.model }).returning(columns).executeTakeFirstOrThrow();
+      const research = await trx
+        .insertInto('desktop_chat_research')
+        .values({ message_id: Number(reply.id), conversation_id: conversationId, customer_id: customerId, status: 'pending', prompt: storableText(content), title: null, sections_json: '[]', sources_json: '[]', error: null, calls: 0, created_at: now, updated_at: now, completed_at: null })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
+      return { prompt, reply, research };
+    });
+    this.deps.research.launch({
+      researchId: Number(stored.research.id),
+      messageId: Number(stored.reply.id),
+      customerId,
+      model: conversation.model,
+      prompt: content,
+      principal: options.principal,
+      requestId: options.requestId,
+      host: options.host,
+    });
+    return { messages: [this.messageJson(stored.prompt), this.messageJson(stored.reply, researchJson(stored.research))] };
+  }
+
+  /** The caller's completed research of a reply message (404 otherwise). */
+  completedResearch(customerId: number, messageId: number) {
+    return this.deps.research.completed(customerId, messageId);
+  }
+
+  /** The saved context of a prompt: the latest messages, oldest first (replies of unfinished research skipped). */
+  private async context(customerId: number, conversationId: number): Promise<Message[]> {
+    const history = await this.deps.storage.db
+      .selectFrom('desktop_chat_messages')
+      .select(['role', 'content'])
+      .where('conversation_id', '=', conversationId)
+      .where('customer_id', '=', customerId)
+      .where('content', '!=', '')
+      .orderBy('id', 'desc')
+      .limit(this.deps.contextMessages)
+      .execute();
+    return history
+      .reverse()
+      .map((row): Message => (row.role === 'assistant' ? { role: 'assistant', content: [{ type: 'text', text: row.content }], toolCalls: [] } : { role: 'user', content: [{ type: 'text', text: row.content }] }));
+  }
+
+  /** A wallet refusal of a message that got no free message, saying why the free quota did not cover it. */
+  private async walletRefusal(customerId: number, model: string, error: unknown): Promise<unknown> {
+    if (!isAppError(error) || error.code !== 'INSUFFICIENT_CREDIT') return error;
+    const freeQuota = await this.deps.quota.status(customerId);
+    const exhausted = this.deps.quota.coversModel(model);
+    const message = exhausted
+      ? 'The free messages of today are used up and the wallet cannot cover this message'
+      : `Messages to ${model} are not covered by the free daily quota and the wallet cannot cover this one`;
+    return new AppError('INSUFFICIENT_CREDIT', message, { details: { ...error.details, code: exhausted ? 'free_quota_exhausted' : 'insufficient_credit', free_quota: freeQuota } });
+  }
+
+  messageJson(row: { id: number | string; role: string; content: string; model: string | null; input_tokens: number | string | null; output_tokens: number | string | null; created_at: number | string }, research?: ReturnType<typeof researchJson>) {
     return {
       id: Number(row.id),
       role: row.role,
@@ -173,6 +259,7 @@ export class DesktopChat {
       input_tokens: row.input_tokens === null ? null : Number(row.input_tokens),
       output_tokens: row.output_tokens === null ? null : Number(row.output_tokens),
       created_at: iso(row.created_at),
+      research: research ?? null,
     };
   }
 }

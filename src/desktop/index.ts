@@ -12,9 +12,12 @@ import type { CustomerService } from '../accounts/customer-service.js';
 import type { Logger } from 'pino';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
+import { execute } from '../gateway/execute.js';
 import { DesktopChat } from './chat.js';
 import { CoderProjects } from './coder/coder-projects.js';
 import { PostgresDatabases, SqliteDatabases } from './coder/managed-databases.js';
+import { FreeQuota } from './chat-quota.js';
+import { ChatResearch } from './chat-research.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
@@ -38,11 +41,17 @@ export interface DesktopServices {
   bootstrap: DesktopBootstrap;
   chat: DesktopChat;
   coder: CoderProjects;
+  chatQuota: FreeQuota;
+  chatResearch: ChatResearch;
+  /** Fails research analyses a stopped process left running. */
+  start(): Promise<void>;
+  /** Aborts running research analyses and waits until each recorded its end. */
+  close(): Promise<void>;
 }
 
 export interface DesktopDomainDeps {
   billing: Pick<BillingServices, 'walletSummary' | 'wallet'>;
-  gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute'>;
+  gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute' | 'executeDeps'>;
   accounts: Pick<AccountServices, 'inbox'>;
   projects: Pick<ProjectStore, 'create' | 'remove'>;
   agent: { runtime: Pick<AgentServices['runtime'], 'isProjectBusy'> };
@@ -76,6 +85,16 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
   const { config, storage, clock } = deps;
   const push = new PushMessages(storage, clock);
   const coder = createCoderProjects(deps, domains);
+  const chatConfig = config.desktop.chat;
+  const chatQuota = new FreeQuota(storage, clock, config, { dailyMessages: chatConfig.freeDailyMessages, models: chatConfig.freeModels });
+  const chatResearch = new ChatResearch({
+    storage,
+    clock,
+    logger: deps.logger,
+    execute: (options) => domains.gateway.execute(options),
+    maxSections: chatConfig.researchMaxSections,
+    maxOutputTokens: chatConfig.researchMaxOutputTokens,
+  });
   return {
     documents: new VersionedDocuments(storage, clock, { maxBytes: config.desktop.documentMaxBytes, maxDepth: config.desktop.documentMaxDepth }),
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
@@ -98,9 +117,17 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
       clock,
       defaultModel: config.agent.defaultModel,
       knownModel: (id) => domains.gateway.describeModel(id) !== undefined,
-      execute: (options) => domains.gateway.execute(options),
-      contextMessages: 100,
+      // A free message runs the same execute path with the quota's meter in place of the wallet's.
+      execute: (options, meter) => (meter ? execute({ ...domains.gateway.executeDeps, meter }, options) : domains.gateway.execute(options)),
+      contextMessages: chatConfig.contextMessages,
+      quota: chatQuota,
+      research: chatResearch,
+      wallet: (customerId) => domains.billing.walletSummary(customerId),
     }),
     coder,
+    chatQuota,
+    chatResearch,
+    start: async () => void (await chatResearch.recover()),
+    close: () => chatResearch.close(),
   };
 }

@@ -15,7 +15,8 @@ describe('desktop chat messages through the gateway', () => {
   beforeAll(async () => {
     upstream = await startModelUpstream();
     upstream.setDefault(() => ({ kind: 'text', text: 'Ship it today.', usage: { inputTokens: 1000, outputTokens: 500 } }));
-    context = await billingContext({ upstreamUrl: upstream.url });
+    // Every message here is billed: no free daily messages.
+    context = await billingContext({ upstreamUrl: upstream.url, config: { desktop: { chat: { freeDailyMessages: 0 } } } });
     url = await context.listen();
     alice = await newCustomer(context);
     bob = await newCustomer(context);

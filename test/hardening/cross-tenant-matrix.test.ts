@@ -29,6 +29,7 @@ interface Tenant {
   pushMessageKey: string;
   conversationId: number;
   coderProjectName: string;
+  researchMessageId: number;
 }
 
 let upstream: ModelUpstream;
@@ -102,6 +103,16 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(conversation.statusCode, conversation.body).toBe(201);
   const coder = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers, payload: { name: `${name}-coder` } });
   expect(coder.statusCode, coder.body).toBe(201);
+  // A completed research analysis with its reply message, as the desktop chat stores one.
+  const reply = await db
+    .insertInto('desktop_chat_messages')
+    .values({ conversation_id: conversation.json().id, customer_id: id, role: 'assistant', content: 'report', model: 'gpt-test', request_id: null, input_tokens: null, output_tokens: null, created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('desktop_chat_research')
+    .values({ message_id: Number(reply.id), conversation_id: conversation.json().id, customer_id: id, status: 'completed', prompt: 'matrix', title: 'matrix', sections_json: '[]', sources_json: '[]', error: null, calls: 1, created_at: now, updated_at: now, completed_at: now })
+    .execute();
   return {
     id,
     headers,
@@ -120,6 +131,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     pushMessageKey: `push-${tag}`,
     conversationId: conversation.json().id,
     coderProjectName: `${name}-coder`,
+    researchMessageId: Number(reply.id),
   };
 }
 
@@ -149,7 +161,8 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
     case 'event_id':
       return [String(owner.alertId)];
     case 'message_id':
-      return [String(owner.messageId)];
+      // Desktop chat messages (a research reply) and inbox messages share the parameter name.
+      return template.startsWith('/api/v1/desktop-chat/') ? [String(owner.researchMessageId), String(owner.messageId)] : [String(owner.messageId)];
     case 'order_id':
       return [owner.orderId];
     case 'address_id':

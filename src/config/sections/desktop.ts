@@ -1,4 +1,4 @@
-/** Desktop client: versioned documents, bug reports, presence, the shoutbox and coder projects. */
+/** Desktop client: versioned documents, bug reports, presence, the shoutbox, coder projects and desktop chat (free quota, research). */
 import { Type, type Static } from '@sinclair/typebox';
 
 export const DesktopSection = Type.Object(
@@ -26,6 +26,16 @@ export const DesktopSection = Type.Object(
           }),
         ),
         databaseNamePrefix: Type.String({ pattern: '^[a-z][a-z0-9_]{0,23}$', default: 'switchyard_coder', description: 'Prefix of managed database and role names (PostgreSQL).' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    chat: Type.Object(
+      {
+        freeDailyMessages: Type.Integer({ minimum: 0, maximum: 100_000, default: 20, description: 'Free desktop chat messages per customer and UTC day on the free models (0: none); beyond them the wallet pays.' }),
+        freeModels: Type.Array(Type.String({ minLength: 1 }), { default: ['power-ai'], description: 'Model ids or aliases (as a conversation names them) whose messages may use the free daily quota.' }),
+        contextMessages: Type.Integer({ minimum: 0, maximum: 1000, default: 100, description: 'Earlier messages sent with a prompt as its context.' }),
+        researchMaxSections: Type.Integer({ minimum: 1, maximum: 6, default: 6, description: 'Most sections a research analysis writes (one billed model call each, after the plan call).' }),
+        researchMaxOutputTokens: Type.Integer({ minimum: 256, maximum: 64_000, default: 4096, description: 'Output cap of each research model call (bounds its hold and cost).' }),
       },
       { default: {}, additionalProperties: false },
     ),

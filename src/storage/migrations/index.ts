@@ -15,6 +15,7 @@ import * as promotions from './0012-promotions.js';
 import * as autoTopup from './0015-auto-topup.js';
 import * as desktop from './0014-desktop.js';
 import * as desktopCoder from './0016-desktop-coder.js';
+import * as desktopChatResearch from './0017-desktop-chat-research.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0015-auto-topup': autoTopup,
   '0014-desktop': desktop,
   '0016-desktop-coder': desktopCoder,
+  '0017-desktop-chat-research': desktopChatResearch,
 };

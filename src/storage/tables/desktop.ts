@@ -87,6 +87,41 @@ export interface DesktopChatMessagesTable {
   created_at: number;
 }
 
+/** One free daily message (migration 0017): `reserved` while its call runs, `used` once it ended. */
+export interface DesktopChatFreeUsageTable {
+  id: Generated<number>;
+  customer_id: number;
+  /** Start of the UTC day the message counts against (epoch ms). */
+  day_start: number;
+  request_id: string;
+  status: string;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  created_at: number;
+}
+
+/** A research analysis stored with its reply message (migration 0017). */
+export interface DesktopChatResearchTable {
+  id: Generated<number>;
+  message_id: number;
+  conversation_id: number;
+  customer_id: number;
+  /** `pending`, `running`, `completed` or `failed`. */
+  status: string;
+  prompt: string;
+  title: string | null;
+  /** `[{heading, text}]` */
+  sections_json: string;
+  /** `[url]` in order of first citation. */
+  sources_json: string;
+  error: string | null;
+  /** Model calls made so far (plan and sections). */
+  calls: number;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
 export interface DesktopTables {
   desktop_documents: DesktopDocumentsTable;
   desktop_bug_reports: DesktopBugReportsTable;
@@ -97,4 +132,6 @@ export interface DesktopTables {
   shoutbox_messages: ShoutboxMessagesTable;
   desktop_chat_conversations: DesktopChatConversationsTable;
   desktop_chat_messages: DesktopChatMessagesTable;
+  desktop_chat_free_usage: DesktopChatFreeUsageTable;
+  desktop_chat_research: DesktopChatResearchTable;
 }

@@ -1,7 +1,9 @@
-/** Desktop chat: bootstrap, the caller's conversations and their stored messages (others' ids: 404). */
+/** Desktop chat: bootstrap, the caller's conversations, their messages (free daily quota, research) and research PDFs (others' ids: 404). */
 import { Type } from '@sinclair/typebox';
 import { collectParts, PartCollector } from '../../../../gateway/protocols/shared/collect.js';
 import { encodeSseFrame } from '../../../../kernel/sse.js';
+import { researchPdf } from '../../../../desktop/research-pdf.js';
+import { validationError } from '../../../../kernel/errors.js';
 import { customerOf } from '../../accounts.js';
 import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
 import type { App } from '../../../types.js';
@@ -9,6 +11,7 @@ import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const ConversationParams = Type.Object({ conversation_id: Id });
+const MessageParams = Type.Object({ message_id: Id });
 const ListQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) });
 const MessagesQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 200 }), after_id: Type.Optional(Id) });
 const DesktopChatConversationCreateBody = Type.Object(
@@ -22,9 +25,14 @@ const DesktopChatConversationCreateBody = Type.Object(
 const SendBody = Type.Object(
   {
     content: Type.String({ minLength: 1, maxLength: 100_000, description: 'The prompt; sent with the conversation\'s saved context.' }),
-    stream: Type.Optional(Type.Boolean({ description: 'true: the reply as server-sent events (delta, done, error).' })),
+    stream: Type.Optional(Type.Boolean({ description: 'true: the reply as server-sent events (delta, done, error). Not with mode research.' })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('chat'), Type.Literal('research')], {
+        description: 'research: a multi-step analysis (plan, then up to 6 sections, each a billed model call) run in the background; answers 202 with the prompt and the pending reply.',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'DesktopChatMessageBody' },
 );
 const account = { auth: 'api', surface: 'account' } as const;
 
@@ -33,13 +41,15 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
 
   app.get(
     '/api/v1/desktop-chat/bootstrap',
-    { config: account, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model}', querystring: ListQuery } },
+    { config: account, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
     async (request) => {
-      const conversations = await chat.list(customerOf(request).customerId, request.query.limit);
+      const customerId = customerOf(request).customerId;
+      const conversations = await chat.list(customerId, request.query.limit);
       return {
         conversations: conversations.data,
-        models: services.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing })),
+        models: services.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: services.desktop.chatQuota.coversModel(model.id) })),
         default_model: services.config.agent.defaultModel,
+        free_quota: await services.desktop.chatQuota.status(customerId),
       };
     },
   );
@@ -80,7 +90,8 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
       config: account,
       schema: {
         tags: ['desktop'],
-        summary: 'Sends a prompt with the saved context through the gateway (billed; 402 when short) → 201 {messages:[prompt, reply]}; stream: true → SSE delta/done/error',
+        summary:
+          'Sends a prompt with the saved context through the gateway: the free daily quota first (free models), then the wallet; 402 when both are out → 201 {messages:[prompt, reply], free, free_quota}; stream: true → SSE delta/done/error; mode research → 202 {messages:[prompt, reply with research.status pending]}',
         params: ConversationParams,
         body: SendBody,
       },
@@ -88,6 +99,11 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
     async (request, reply) => {
       const caller = customerOf(request);
       const stream = request.body.stream === true;
+      if (request.body.mode === 'research') {
+        if (stream) throw validationError([{ loc: ['body', 'stream'], msg: 'a research message is not streamed; poll its messages', type: 'value_error' }]);
+        const started = await chat.research(caller.customerId, request.params.conversation_id, request.body.content, { principal: caller, requestId: request.id, host: request.headers.host });
+        return reply.code(202).send(started);
+      }
       const sent = await chat.send(caller.customerId, request.params.conversation_id, request.body.content, {
         principal: caller,
         requestId: request.id,
@@ -98,7 +114,8 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
       if (!stream) {
         const collected = await collectParts(sent.parts);
         if (collected.error) throw collected.error.toAppError();
-        return reply.code(201).send({ messages: await sent.complete(collected) });
+        const messages = await sent.complete(collected);
+        return reply.code(201).send({ messages, free: sent.free, free_quota: await services.desktop.chatQuota.status(caller.customerId) });
       }
       const sse = new SseWriter(reply, request.id);
       const collector = new PartCollector();
@@ -112,12 +129,25 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
           const error = collected.error.toAppError();
           await sse.write(encodeSseFrame({ event: 'error', data: { code: error.code, message: error.status >= 500 ? 'The model call failed' : error.message } }));
         } else if (collected.finish !== undefined) {
-          await sse.write(encodeSseFrame({ event: 'done', data: { messages: await sent.complete(collected) } }));
+          await sse.write(encodeSseFrame({ event: 'done', data: { messages: await sent.complete(collected), free: sent.free } }));
         }
       } finally {
         sse.end();
       }
       return reply;
+    },
+  );
+
+  app.get(
+    '/api/v1/desktop-chat/messages/:message_id/research.pdf',
+    {
+      config: account,
+      schema: { tags: ['desktop'], summary: 'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours', params: MessageParams },
+    },
+    async (request, reply) => {
+      const research = await chat.completedResearch(customerOf(request).customerId, request.params.message_id);
+      const pdf = await researchPdf(research);
+      return reply.type('application/pdf').header('content-disposition', `inline; filename="research-${request.params.message_id}.pdf"`).send(pdf);
     },
   );
 }
