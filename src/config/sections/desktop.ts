@@ -1,5 +1,6 @@
 /** Desktop client: versioned documents, bug reports, presence and the shoutbox. */
 import { Type, type Static } from '@sinclair/typebox';
+import { ObjectWorkspaceSection } from './object-workspace.js';
 
 export const DesktopSection = Type.Object(
   {
@@ -14,6 +15,7 @@ export const DesktopSection = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    objectWorkspace: ObjectWorkspaceSection,
   },
   { default: {}, additionalProperties: false },
 );
