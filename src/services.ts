@@ -18,6 +18,7 @@ import { createPaymentServices, type PaymentServices } from './billing/payments/
 import { createPromotionServices, type PromotionServices } from './promotions/index.js';
 import type { Alerts } from './billing/payments/ports.js';
 import { createDesktopServices, type DesktopServices } from './desktop/index.js';
+import { ObjectWorkspaces } from './desktop/object-workspace/workspace.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -54,6 +55,7 @@ export interface Services extends DomainDeps {
   payments: PaymentServices;
   promotions: PromotionServices;
   desktop: DesktopServices;
+  objectWorkspace: ObjectWorkspaces;
   /** This instance's metrics registry (`/metrics`). */
   serviceMetrics: ServiceMetrics;
   close(): Promise<void>;
@@ -133,6 +135,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
   const desktop = createDesktopServices(deps, { billing, gateway, accounts });
+  const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -165,6 +168,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     payments,
     promotions,
     desktop,
+    objectWorkspace,
     serviceMetrics,
     async close() {
       await accounts.close();

@@ -139,13 +139,19 @@ function pinnedAgent(address: string, policy: SafeFetchPolicy, connectedTo: stri
   });
 }
 
+/** Drops a body not read (its abort error is expected, not an uncaught one). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body) {
     total += (chunk as Buffer).length;
     if (total > maxBytes) {
-      body.destroy();
+      discard(body);
       throw new SafeFetchError('too_large', `the download exceeds ${maxBytes} bytes`);
     }
     chunks.push(chunk as Buffer);
@@ -184,7 +190,7 @@ export async function safeDownload(rawUrl: string, policy: SafeFetchPolicy, reso
       }
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && location) {
-        response.body.destroy();
+        discard(response.body);
         if (hop >= policy.maxRedirects) throw new SafeFetchError('refused', `more than ${policy.maxRedirects} redirects`);
         try {
           url = new URL(String(location), url);
@@ -194,12 +200,12 @@ export async function safeDownload(rawUrl: string, policy: SafeFetchPolicy, reso
         continue;
       }
       if (response.statusCode < 200 || response.statusCode >= 300) {
-        response.body.destroy();
+        discard(response.body);
         throw new SafeFetchError('upstream', `the source answered ${response.statusCode}`);
       }
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > policy.maxBytes) {
-        response.body.destroy();
+        discard(response.body);
         throw new SafeFetchError('too_large', `the download exceeds ${policy.maxBytes} bytes`);
       }
       let body: Buffer;

@@ -31,6 +31,7 @@ import { walletCryptoRoutes } from './api/v1/wallet-crypto.js';
 import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
+import { assistantDesktopWorkspaceRoutes } from './api/v1/assistant-desktop-workspace.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -64,6 +65,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopShoutboxRoutes,
     desktopChatRoutes,
     adminDesktopRoutes,
+    assistantDesktopWorkspaceRoutes,
   ]) {
     await module(app, services);
   }
