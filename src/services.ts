@@ -19,6 +19,7 @@ import { createPromotionServices, type PromotionServices } from './promotions/in
 import type { Alerts } from './billing/payments/ports.js';
 import { createDesktopServices, type DesktopServices } from './desktop/index.js';
 import { ObjectWorkspaces } from './desktop/object-workspace/workspace.js';
+import { createChatbotServices, type ChatbotServices } from './chatbot/index.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -56,6 +57,7 @@ export interface Services extends DomainDeps {
   promotions: PromotionServices;
   desktop: DesktopServices;
   objectWorkspace: ObjectWorkspaces;
+  chatbot: ChatbotServices;
   /** This instance's metrics registry (`/metrics`). */
   serviceMetrics: ServiceMetrics;
   close(): Promise<void>;
@@ -136,6 +138,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   promotions = createPromotionServices(deps, { billing, payments });
   const desktop = createDesktopServices(deps, { billing, gateway, accounts });
   const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
+  const chatbot = createChatbotServices(deps, { billing, accounts });
   await identity.start();
   await billing.start();
   await gateway.start();
@@ -169,6 +172,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     promotions,
     desktop,
     objectWorkspace,
+    chatbot,
     serviceMetrics,
     async close() {
       await accounts.close();

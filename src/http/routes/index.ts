@@ -32,6 +32,7 @@ import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 import { assistantDesktopWorkspaceRoutes } from './api/v1/assistant-desktop-workspace.js';
+import { chatbotRoutes } from './api/v1/chatbot.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -66,6 +67,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopChatRoutes,
     adminDesktopRoutes,
     assistantDesktopWorkspaceRoutes,
+    chatbotRoutes,
   ]) {
     await module(app, services);
   }
