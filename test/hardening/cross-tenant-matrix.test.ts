@@ -28,6 +28,7 @@ interface Tenant {
   addressId: string;
   pushMessageKey: string;
   conversationId: number;
+  objectProjectId: string;
 }
 
 let upstream: ModelUpstream;
@@ -99,6 +100,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   expect(push.statusCode, push.body).toBe(201);
   const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
   expect(conversation.statusCode, conversation.body).toBe(201);
+  const objectProject = await context.app.inject({ method: 'POST', url: '/api/v1/assistant-desktop/object-workspace/projects', headers, payload: { name: 'matrix' } });
+  expect(objectProject.statusCode, objectProject.body).toBe(201);
   return {
     id,
     headers,
@@ -116,6 +119,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     responseId: response?.json().id ?? 'resp_none',
     pushMessageKey: `push-${tag}`,
     conversationId: conversation.json().id,
+    objectProjectId: objectProject.json().project_id,
   };
 }
 
@@ -157,6 +161,11 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [owner.pushMessageKey];
     case 'conversation_id':
       return [String(owner.conversationId)];
+    case 'project_id':
+      return template.startsWith('/api/v1/assistant-desktop/object-workspace/') ? [owner.objectProjectId] : undefined;
+    case 'repository_name':
+      // A folder name in the caller's own workspace: naming B's repository stores A's own copy, it reads nothing of B's.
+      return template.startsWith('/api/v1/assistant-desktop/object-workspace/repositories/') ? [] : undefined;
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;
