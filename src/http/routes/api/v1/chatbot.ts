@@ -1,6 +1,6 @@
 /**
  * The chat bot's public routes: the webhook (Telegram Bot API-style updates, authenticated by the secret-token
- * header before anything is read) and the identity-provider round trip that links a chat to an account.
+ * header before anything is done) and the identity-provider round trip that links a chat to an account.
  */
 import { Type } from '@sinclair/typebox';
 import { ChatLinkError, CHAT_ID_PATTERN } from '../../../../chatbot/link.js';
@@ -39,8 +39,8 @@ export async function chatbotRoutes(app: App, services: Services): Promise<void>
     {
       config: publicBot,
       bodyLimit: 256 * 1024,
-      // The secret is checked before the body is validated: an unsigned call learns nothing, not even a 422.
-      onRequest: async (request) => {
+      // The secret is checked after schema validation (malformed bodies are 422 like everywhere) and before anything is done.
+      preHandler: async (request) => {
         if (!bot.verifySecret(request.headers['x-telegram-bot-api-secret-token'] as string | undefined)) throw new AppError('UNAUTHENTICATED', 'Webhook secret missing or wrong');
       },
       schema: {
