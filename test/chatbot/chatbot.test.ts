@@ -173,3 +173,29 @@ describe('chat bot without a bot token or provider', () => {
     }
   });
 });
+
+describe('chat-link signatures', () => {
+  it('a link expires and is bound to its chat id', async () => {
+    const { ChatLinking } = await import('../../src/chatbot/link.js');
+    const { FakeClock } = await import('../../src/kernel/clock.js');
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const linking = new ChatLinking({
+      storage: undefined as never,
+      box: undefined as never,
+      clock,
+      logger: undefined as never,
+      idp: { issuer: 'http://127.0.0.1:1', clientId: 'x' },
+      serverSecret: 'test-secret-0123456789-0123456789-0123456789',
+      redirectUrl: 'http://127.0.0.1:1/cb',
+      publicBaseUrl: 'http://127.0.0.1:1',
+      linkTtlMs: 60_000,
+    });
+    const link = new URL(linking.linkFor('42'));
+    const expires = Number(link.searchParams.get('expires'));
+    const sig = link.searchParams.get('sig')!;
+    await expect(linking.start('43', expires, sig)).rejects.toMatchObject({ code: 'link_invalid' });
+    await expect(linking.start('42', expires + 1, sig)).rejects.toMatchObject({ code: 'link_invalid' });
+    clock.advance(61_000);
+    await expect(linking.start('42', expires, sig)).rejects.toMatchObject({ code: 'link_expired' });
+  });
+});

@@ -52,6 +52,12 @@ export async function startRepoHost(certificate: TestCertificate): Promise<RepoH
       response.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
       return response.end();
     }
+    // Headers sent, body never finished: the download deadline must end it.
+    if (url.pathname === '/slow') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      response.write('PK');
+      return;
+    }
     if (url.pathname === '/loop') {
       response.writeHead(302, { location: '/loop' });
       return response.end();
@@ -71,9 +77,18 @@ export async function startRepoHost(certificate: TestCertificate): Promise<RepoH
     response.end(body);
   });
   server.on('secureConnection', () => host.connections++);
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   host.port = (server.address() as AddressInfo).port;
-  host.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  host.close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
   return host;
 }
 

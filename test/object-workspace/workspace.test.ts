@@ -199,4 +199,33 @@ describe('assistant-desktop object workspace', () => {
     expect((await store(alice, 'x', '/x', '&commit=%3Bevil')).statusCode).toBe(422);
     expect((await store(alice, 'missing', '/no-such-archive')).statusCode).toBe(502);
   });
+
+  it('concurrent fetches of one folder run one after the other and leave one complete copy', async () => {
+    repo.files.set('/race/a.zip', zip({ 'A.md': enc('a') }));
+    repo.files.set('/race/b.zip', zip({ 'B.md': enc('b') }));
+    const [a, b] = await Promise.all([store(bob, 'race', '/race/a.zip'), store(bob, 'race', '/race/b.zip')]);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect([a.json().replaced, b.json().replaced].sort()).toEqual([false, true]);
+    // The one that ran second replaced the first one's copy as a whole.
+    expect(fs.readdirSync(path.join(root(bob), 'repositories', 'race'))).toEqual([a.json().replaced ? 'A.md' : 'B.md']);
+    expect(leftovers(bob)).toEqual([]);
+  });
+
+  it('a download that stalls ends at the deadline with 504 and nothing stored', async () => {
+    const certificate = makeCertificate();
+    const slowHost = await startRepoHost(certificate);
+    const quick = await createTestContext({ config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], extraCaFile: certificate.certFile, timeoutMs: 1000 } } } as never });
+    try {
+      quick.services.objectWorkspace.resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+      const carol = await signUp(quick, 'carol');
+      const started = Date.now();
+      const response = await quick.app.inject({ method: 'POST', url: `/api/v1/assistant-desktop/object-workspace/repositories/slow?sourceUrl=${encodeURIComponent(`https://repo.test:${slowHost.port}/slow`)}`, headers: bearer(carol.systemToken) });
+      expect(response.statusCode, response.body).toBe(504);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(fs.existsSync(path.join(quick.dataDir, 'object-workspaces', `c${carol.customerId}`, 'repositories', 'slow'))).toBe(false);
+    } finally {
+      await quick.close();
+      await slowHost.close();
+    }
+  });
 });

@@ -151,14 +151,15 @@ export class ObjectWorkspaces {
   async storeRepository(customerId: number, name: string, sourceUrl: string, commit: string) {
     if (/^\.+$/.test(name)) throw unprocessable('repository_name must not be only dots');
     if (sourceUrl.trim() === '') throw unprocessable('sourceUrl is required');
+    // Fetches of one repository folder run one after another (each replaces the folder as a whole).
     const key = `${customerId}/${name}`;
-    while (this.busy.has(key)) await this.busy.get(key)!.catch(() => undefined);
-    const work = this.fetchAndStore(customerId, name, sourceUrl.trim(), commit);
+    const previous = this.busy.get(key) ?? Promise.resolve();
+    const work = previous.catch(() => undefined).then(() => this.fetchAndStore(customerId, name, sourceUrl.trim(), commit));
     this.busy.set(key, work);
     try {
       return await work;
     } finally {
-      this.busy.delete(key);
+      if (this.busy.get(key) === work) this.busy.delete(key);
     }
   }
 
