@@ -77,7 +77,7 @@ export async function startRepoHost(certificate: TestCertificate): Promise<RepoH
     response.end(body);
   });
   server.on('secureConnection', () => host.connections++);
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<import('node:stream').Duplex>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
