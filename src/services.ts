@@ -18,6 +18,8 @@ import { createPaymentServices, type PaymentServices } from './billing/payments/
 import { createPromotionServices, type PromotionServices } from './promotions/index.js';
 import type { Alerts } from './billing/payments/ports.js';
 import { createDesktopServices, type DesktopServices } from './desktop/index.js';
+import { ObjectWorkspaces } from './desktop/object-workspace/workspace.js';
+import { createChatbotServices, type ChatbotServices } from './chatbot/index.js';
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
@@ -54,6 +56,8 @@ export interface Services extends DomainDeps {
   payments: PaymentServices;
   promotions: PromotionServices;
   desktop: DesktopServices;
+  objectWorkspace: ObjectWorkspaces;
+  chatbot: ChatbotServices;
   /** This instance's metrics registry (`/metrics`). */
   serviceMetrics: ServiceMetrics;
   close(): Promise<void>;
@@ -133,6 +137,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
   promotions = createPromotionServices(deps, { billing, payments });
   const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
+  const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
+  const chatbot = createChatbotServices(deps, { billing, accounts });
   // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
   // start leaves no timer, pool, Redis connection or app-server behind.
   const closeAll = async () => {
@@ -185,6 +191,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     payments,
     promotions,
     desktop,
+    objectWorkspace,
+    chatbot,
     serviceMetrics,
     async close() {
       await closeAll();

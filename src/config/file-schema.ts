@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AccountsSection, IdpSection, MailSection } from './sections/accounts.js';
 import { AgentSection } from './sections/agent.js';
 import { BillingSection } from './sections/billing.js';
+import { ChatbotSection } from './sections/chatbot.js';
 import { DesktopSection } from './sections/desktop.js';
 import { GatewaySection } from './sections/gateway.js';
 import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections/payments.js';
@@ -29,6 +30,7 @@ export const ConfigFileSchema = Type.Object(
     promotions: PromotionsSection,
     adNetwork: AdNetworkSection,
     desktop: DesktopSection,
+    chatbot: ChatbotSection,
   },
   { additionalProperties: false },
 );

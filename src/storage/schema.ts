@@ -12,5 +12,6 @@ import type { PaymentTables } from './tables/payments.js';
 import type { PromotionTables } from './tables/promotions.js';
 import type { AutoTopupTables } from './tables/auto-topup.js';
 import type { DesktopCoderTables } from './tables/desktop-coder.js';
+import type { ObjectWorkspaceChatbotTables } from './tables/object-workspace-chatbot.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, DesktopCoderTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, DesktopCoderTables, ObjectWorkspaceChatbotTables {}

@@ -30,6 +30,7 @@ interface Tenant {
   conversationId: number;
   coderProjectName: string;
   researchMessageId: number;
+  objectProjectId: string;
 }
 
 let upstream: ModelUpstream;
@@ -113,6 +114,8 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     .insertInto('desktop_chat_research')
     .values({ message_id: Number(reply.id), conversation_id: conversation.json().id, customer_id: id, status: 'completed', prompt: 'matrix', title: 'matrix', sections_json: '[]', sources_json: '[]', error: null, calls: 1, created_at: now, updated_at: now, completed_at: now })
     .execute();
+  const objectProject = await context.app.inject({ method: 'POST', url: '/api/v1/assistant-desktop/object-workspace/projects', headers, payload: { name: 'matrix' } });
+  expect(objectProject.statusCode, objectProject.body).toBe(201);
   return {
     id,
     headers,
@@ -132,6 +135,7 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     conversationId: conversation.json().id,
     coderProjectName: `${name}-coder`,
     researchMessageId: Number(reply.id),
+    objectProjectId: objectProject.json().project_id,
   };
 }
 
@@ -176,6 +180,11 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [String(owner.conversationId)];
     case 'project_name':
       return [owner.coderProjectName];
+    case 'project_id':
+      return template.startsWith('/api/v1/assistant-desktop/object-workspace/') ? [owner.objectProjectId] : undefined;
+    case 'repository_name':
+      // A folder name in the caller's own workspace: naming B's repository stores A's own copy, it reads nothing of B's.
+      return template.startsWith('/api/v1/assistant-desktop/object-workspace/repositories/') ? [] : undefined;
     case 'alias':
       // Operator-only routes: any value; a customer must get the 404 of an unknown route.
       return template.startsWith('/api/admin/') ? ['power-ai'] : undefined;

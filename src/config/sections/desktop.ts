@@ -1,5 +1,6 @@
 /** Desktop client: versioned documents, bug reports, presence, the shoutbox, coder projects and desktop chat (free quota, research). */
 import { Type, type Static } from '@sinclair/typebox';
+import { ObjectWorkspaceSection } from './object-workspace.js';
 
 export const DesktopSection = Type.Object(
   {
@@ -39,6 +40,7 @@ export const DesktopSection = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    objectWorkspace: ObjectWorkspaceSection,
   },
   { default: {}, additionalProperties: false },
 );

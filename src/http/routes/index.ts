@@ -33,6 +33,8 @@ import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 import { webRoutes } from './web.js';
+import { assistantDesktopWorkspaceRoutes } from './api/v1/assistant-desktop-workspace.js';
+import { chatbotRoutes } from './api/v1/chatbot.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -68,6 +70,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     adminDesktopRoutes,
     webRoutes,
     desktopCoderRoutes,
+    assistantDesktopWorkspaceRoutes,
+    chatbotRoutes,
   ]) {
     await module(app, services);
   }

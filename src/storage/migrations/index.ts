@@ -16,6 +16,7 @@ import * as autoTopup from './0015-auto-topup.js';
 import * as desktop from './0014-desktop.js';
 import * as desktopCoder from './0016-desktop-coder.js';
 import * as desktopChatResearch from './0017-desktop-chat-research.js';
+import * as objectWorkspaceChatbot from './0018-object-workspace-chatbot.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-desktop': desktop,
   '0016-desktop-coder': desktopCoder,
   '0017-desktop-chat-research': desktopChatResearch,
+  '0018-object-workspace-chatbot': objectWorkspaceChatbot,
 };

@@ -1,0 +1,169 @@
+/**
+ * Linking a bot chat to a customer through the identity provider of the accounts (`config.idp`, authorization
+ * code + PKCE S256 with `openid-client`, as the accounts' own sign-in does).
+ *
+ * The bot hands a chat a signed, expiring link (`chat_id`, `expires`, `sig` = HMAC of both under a key derived
+ * from the server secret), so only a chat the bot talked to can be linked, and only by whoever holds that link.
+ * `start` stores a state record bound to the chat id (keyed hash of the random state; sealed nonce and PKCE
+ * verifier); `complete` uses it up once (a replayed or expired state is refused before any exchange), checks
+ * the provider's answer and links the chat to the active customer with that verified email. No account is
+ * created here: linking needs an existing account.
+ */
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import * as client from 'openid-client';
+import type { Logger } from 'pino';
+import { normalizeEmail } from '../accounts/customer-service.js';
+import type { SecretBox } from '../accounts/secrets.js';
+import type { IdpConfig } from '../config/sections/accounts.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Storage } from '../storage/database.js';
+
+export const CHAT_LINK_STATE_TTL_MS = 10 * 60_000;
+export const CHAT_ID_PATTERN = '^-?[0-9]{1,20}$';
+
+export class ChatLinkError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChatLinkingDeps {
+  storage: Storage;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  idp: IdpConfig;
+  serverSecret: string;
+  redirectUrl: string;
+  publicBaseUrl: string;
+  linkTtlMs: number;
+}
+
+export class ChatLinking {
+  private discovered: Promise<client.Configuration> | null = null;
+  private readonly linkKey: Buffer;
+
+  constructor(private readonly deps: ChatLinkingDeps) {
+    this.linkKey = Buffer.from(hkdfSync('sha256', deps.serverSecret, 'switchyard-chatbot', 'chat-link', 32));
+  }
+
+  get enabled(): boolean {
+    return this.deps.idp.issuer !== undefined && this.deps.idp.clientId !== undefined;
+  }
+
+  private signature(chatId: string, expires: number): string {
+    return createHmac('sha256', this.linkKey).update(`${chatId}.${expires}`).digest('base64url');
+  }
+
+  /** The link a chat opens to connect an account (valid for the configured time). */
+  linkFor(chatId: string): string {
+    const expires = Math.floor((this.deps.clock.nowMs() + this.deps.linkTtlMs) / 1000);
+    const query = new URLSearchParams({ chat_id: chatId, expires: String(expires), sig: this.signature(chatId, expires) });
+    return `${this.deps.publicBaseUrl}/api/v1/chatbot/idp/start?${query}`;
+  }
+
+  private checkLink(chatId: string, expires: number, sig: string): void {
+    const expected = Buffer.from(this.signature(chatId, expires));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ChatLinkError('link_invalid', 'the link is not valid for this chat');
+    if (expires * 1000 <= this.deps.clock.nowMs()) throw new ChatLinkError('link_expired', 'the link has expired; ask the bot for a new one');
+  }
+
+  private configuration(): Promise<client.Configuration> {
+    const { issuer, clientId, clientSecret } = this.deps.idp;
+    this.discovered ??= client
+      .discovery(
+        new URL(issuer!),
+        clientId!,
+        { redirect_uris: [this.deps.redirectUrl], response_types: ['code'] },
+        clientSecret === undefined ? client.None() : client.ClientSecretBasic(clientSecret),
+        // A plain-http issuer is only for local providers (tests, development).
+        issuer!.startsWith('http://') ? { execute: [client.allowInsecureRequests] } : undefined,
+      )
+      .catch((error: unknown) => {
+        this.discovered = null;
+        throw error;
+      });
+    return this.discovered;
+  }
+
+  /** Checks the signed link and returns the provider's authorization URL, the state bound to `chatId`. */
+  async start(chatId: string, expires: number, sig: string): Promise<URL> {
+    this.checkLink(chatId, expires, sig);
+    const configuration = await this.configuration();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const verifier = client.randomPKCECodeVerifier();
+    const now = this.deps.clock.nowMs();
+    const { box } = this.deps;
+    await this.deps.storage.db
+      .insertInto('chatbot_link_states')
+      .values({
+        state_hash: box.hash('oidc-state', `chatbot:${state}`),
+        chat_id: chatId,
+        nonce_enc: box.encrypt('oidc', nonce),
+        code_verifier_enc: box.encrypt('oidc', verifier),
+        expires_at: now + CHAT_LINK_STATE_TTL_MS,
+        created_at: now,
+      })
+      .execute();
+    return client.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.deps.redirectUrl,
+      scope: 'openid email',
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+  }
+
+  /** Completes a callback (raw query string): links the state's chat to the signed-in customer. */
+  async complete(query: URLSearchParams): Promise<{ chatId: string; customerId: number; email: string }> {
+    const state = query.get('state');
+    if (!state) throw new ChatLinkError('state_invalid', 'missing state');
+    const now = this.deps.clock.nowMs();
+    const { box, storage } = this.deps;
+    const record = await storage.db
+      .updateTable('chatbot_link_states')
+      .set({ used_at: now })
+      .where('state_hash', '=', box.hash('oidc-state', `chatbot:${state}`))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning(['chat_id', 'nonce_enc', 'code_verifier_enc'])
+      .executeTakeFirst();
+    if (!record) throw new ChatLinkError('state_invalid', 'unknown, expired or used state');
+    if (query.get('error') !== null) throw new ChatLinkError('idp_denied', 'the provider refused the sign-in');
+    if (!query.get('code')) throw new ChatLinkError('code_missing', 'missing code');
+
+    const configuration = await this.configuration();
+    const callbackUrl = new URL(this.deps.redirectUrl);
+    callbackUrl.search = query.toString();
+    let claims: client.IDToken | undefined;
+    try {
+      const tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
+        pkceCodeVerifier: box.decrypt('oidc', record.code_verifier_enc),
+        expectedNonce: box.decrypt('oidc', record.nonce_enc),
+        expectedState: state,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims();
+    } catch (error) {
+      this.deps.logger.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'chat-link callback refused');
+      throw new ChatLinkError('callback_invalid', 'the provider answer did not verify');
+    }
+    const email = typeof claims?.email === 'string' ? normalizeEmail(claims.email) : undefined;
+    if (!email || claims?.email_verified !== true) throw new ChatLinkError('email_unverified', 'the provider gave no verified email');
+    const customer = await storage.db.selectFrom('customers').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
+    if (!customer || customer.status !== 'active') throw new ChatLinkError('no_account', 'no active account has that email');
+    const customerId = Number(customer.id);
+    await storage.db
+      .insertInto('chatbot_links')
+      .values({ chat_id: record.chat_id, customer_id: customerId, linked_at: now })
+      .onConflict((conflict) => conflict.column('chat_id').doUpdateSet({ customer_id: customerId, linked_at: now }))
+      .execute();
+    return { chatId: record.chat_id, customerId, email };
+  }
+}

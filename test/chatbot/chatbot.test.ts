@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
+import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
+import { billingContext, CHAT_BODY, credit } from '../billing/helpers.js';
+import { formatUsd } from '../../src/kernel/money.js';
+import { startBotApi, startProvider, throughProvider, type BotApiDouble } from './support.js';
+
+const SECRET = 'chatbot-webhook-secret-0123456789';
+const redirectUri = 'http://127.0.0.1:1/api/v1/chatbot/idp/callback';
+
+describe('chat bot: webhook commands and account linking', () => {
+  let context: TestContext;
+  let upstream: ModelUpstream;
+  let idp: Awaited<ReturnType<typeof startProvider>>;
+  let botApi: BotApiDouble;
+  let alice: { id: number; key: string };
+  let updateId = 1000;
+
+  beforeAll(async () => {
+    upstream = await startModelUpstream();
+    upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: 1000, outputTokens: 500 } }));
+    idp = await startProvider(redirectUri);
+    botApi = await startBotApi();
+    context = await billingContext({
+      upstreamUrl: upstream.url,
+      config: {
+        idp: { issuer: idp.issuer, clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789' },
+        chatbot: { webhookSecret: SECRET, botToken: 'bot-token-123', apiBaseUrl: botApi.url, idpRedirectUrl: redirectUri },
+      },
+    });
+    const created = await context.services.customers.create({ email: 'alice.chat@example.test' });
+    alice = { id: created.customer.id, key: created.systemToken.key };
+    await credit(context, alice.id, 5_000_000);
+    idp.accounts.set('u-alice', { email: 'alice.chat@example.test', email_verified: true, name: 'Alice' });
+    idp.accounts.set('u-nobody', { email: 'nobody@example.test', email_verified: true, name: 'Nobody' });
+    idp.accounts.set('u-unverified', { email: 'alice.chat@example.test', email_verified: false, name: 'Alice?' });
+  });
+  afterAll(async () => {
+    await context.close();
+    await upstream.close();
+    await idp.close();
+    await botApi.close();
+  });
+
+  const webhook = (chatId: number, text: string, headers: Record<string, string> = { 'x-telegram-bot-api-secret-token': SECRET }, id = ++updateId) =>
+    context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers, payload: { update_id: id, message: { message_id: id, chat: { id: chatId, type: 'private' }, text } } });
+  const lastReply = (chatId: number) => botApi.calls.filter((call) => call.body.chat_id === String(chatId)).at(-1)?.body.text ?? '';
+  const say = async (chatId: number, text: string) => {
+    const response = await webhook(chatId, text);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ ok: true, delivered: true });
+    return lastReply(chatId);
+  };
+  const linkFrom = (reply: string) => new URL(/(https?:\/\/\S+\/api\/v1\/chatbot\/idp\/start\?\S+)/.exec(reply)![1]!);
+  const startPath = (link: URL) => `${link.pathname}${link.search}`;
+
+  it('refuses unsigned or wrongly signed updates with 401 and does nothing', async () => {
+    const before = botApi.calls.length;
+    for (const headers of [{}, { 'x-telegram-bot-api-secret-token': 'wrong' }, { 'x-telegram-bot-api-secret-token': `${SECRET}x` }, { 'x-telegram-bot-api-secret-token': SECRET.toUpperCase() }]) {
+      const response = await webhook(77, '/balance', headers as Record<string, string>);
+      expect(response.statusCode, JSON.stringify(headers)).toBe(401);
+    }
+    // A malformed body is a 422 like everywhere, and nothing is done either.
+    const junk = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', payload: { nope: true } });
+    expect(junk.statusCode).toBe(422);
+    expect(botApi.calls.length).toBe(before);
+    expect(await context.storage.db.selectFrom('chatbot_updates').selectAll().execute()).toEqual([]);
+    const invalid = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': SECRET }, payload: { nope: true } });
+    expect(invalid.statusCode).toBe(422);
+  });
+
+  it('an unlinked chat gets help and a signed link, never account data', async () => {
+    const help = await say(501, '/start');
+    expect(help).toContain('/balance');
+    expect(linkFrom(help).searchParams.get('chat_id')).toBe('501');
+    const balance = await say(501, '/balance@SwitchyardBot');
+    expect(balance).toMatch(/not linked/);
+    expect(balance).not.toMatch(/\$/);
+    for (const command of ['/usage', '/alerts']) expect(await say(501, command)).toMatch(/not linked/);
+    expect(await say(501, 'hello')).toMatch(/Unknown command/);
+    expect(botApi.calls.every((call) => call.token === 'bot-token-123' && call.method === 'sendMessage')).toBe(true);
+  });
+
+  it('links a chat through the identity provider; the state is bound to the chat and single use', async () => {
+    const link = linkFrom(await say(501, '/link'));
+    // A signature is for its own chat only, and the parameters are checked.
+    const forged = new URL(link);
+    forged.searchParams.set('chat_id', '502');
+    const refused = await context.app.inject({ method: 'GET', url: startPath(forged) });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toBe('link_invalid');
+    expect((await context.app.inject({ method: 'GET', url: '/api/v1/chatbot/idp/start?chat_id=501' })).statusCode).toBe(422);
+
+    idp.signInAs('u-alice');
+    const start = await context.app.inject({ method: 'GET', url: startPath(link) });
+    expect(start.statusCode, start.body).toBe(302);
+    const authorization = new URL(String(start.headers.location));
+    expect(authorization.origin).toBe(idp.issuer);
+    expect(authorization.searchParams.get('code_challenge_method')).toBe('S256');
+    const back = await throughProvider(authorization.href, redirectUri);
+    const done = await context.app.inject({ method: 'GET', url: `/api/v1/chatbot/idp/callback${back.search}` });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toEqual({ linked: true, chat_id: '501' });
+    expect(lastReply(501)).toMatch(/now linked to alice\.chat@example\.test/);
+    const links = await context.storage.db.selectFrom('chatbot_links').selectAll().execute();
+    expect(links.map((row) => [row.chat_id, Number(row.customer_id)])).toEqual([['501', alice.id]]);
+
+    const replay = await context.app.inject({ method: 'GET', url: `/api/v1/chatbot/idp/callback${back.search}` });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json().error).toBe('state_invalid');
+    const unknown = await context.app.inject({ method: 'GET', url: '/api/v1/chatbot/idp/callback?state=made-up&code=x' });
+    expect(unknown.statusCode).toBe(400);
+  });
+
+  it('an unknown account or an unverified email does not link', async () => {
+    for (const [account, code] of [['u-nobody', 'no_account'], ['u-unverified', 'email_unverified']] as const) {
+      idp.signInAs(account);
+      const link = linkFrom(await say(601, '/link'));
+      const start = await context.app.inject({ method: 'GET', url: startPath(link) });
+      const back = await throughProvider(String(start.headers.location), redirectUri);
+      const done = await context.app.inject({ method: 'GET', url: `/api/v1/chatbot/idp/callback${back.search}` });
+      expect(done.statusCode, account).toBe(400);
+      expect(done.json().error).toBe(code);
+    }
+    expect(await context.storage.db.selectFrom('chatbot_links').select('chat_id').where('chat_id', '=', '601').executeTakeFirst()).toBeUndefined();
+    expect(await say(601, '/balance')).toMatch(/not linked/);
+  });
+
+  it('answers /balance, /usage and /alerts for the linked account', async () => {
+    const call = await context.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(alice.key), payload: CHAT_BODY });
+    expect(call.statusCode, call.body).toBe(200);
+    const wallet = await context.services.billing.walletSummary(alice.id);
+    const balance = await say(501, '/balance');
+    expect(balance).toContain(`Balance: ${formatUsd(wallet.balanceMicros)}`);
+    expect(wallet.balanceMicros).toBeLessThan(5_000_000);
+    const usage = await say(501, '/usage');
+    expect(usage).toContain('1 request');
+    expect(usage).toContain('Tokens: 1000 in, 500 out');
+    expect(usage).toContain(`Spend: ${formatUsd(5_000_000 - wallet.balanceMicros)}`);
+    expect(await say(501, '/alerts')).toBe('No open alerts.');
+    await context.services.accounts.alerts.raise(alice.id, { cause: 'key_revoked', causeKey: 'chatbot-test', details: {} });
+    expect(await say(501, '/alerts')).toMatch(/Recent alerts:\n• key_revoked/);
+  });
+
+  it('a redelivered update is acknowledged once and not answered again; /unlink forgets the chat', async () => {
+    const first = await webhook(501, '/balance', undefined, 9_999);
+    expect(first.json()).toMatchObject({ duplicate: false, delivered: true });
+    const calls = botApi.calls.length;
+    const again = await webhook(501, '/balance', undefined, 9_999);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ duplicate: true, delivered: false });
+    expect(botApi.calls.length).toBe(calls);
+    expect(await say(501, '/unlink')).toMatch(/no longer linked/);
+    expect(await say(501, '/balance')).toMatch(/not linked/);
+  });
+});
+
+describe('chat bot without a bot token or provider', () => {
+  it('answers in the webhook response; without a configured secret every call is 401', async () => {
+    const context = await createTestContext({ config: { chatbot: { webhookSecret: SECRET } } as never });
+    const none = await createTestContext();
+    try {
+      const response = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': SECRET }, payload: { update_id: 1, message: { chat: { id: -100200 }, text: '/help' } } });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ method: 'sendMessage', chat_id: '-100200' });
+      expect(response.json().text).toMatch(/linking is not available/);
+      expect((await context.app.inject({ method: 'GET', url: '/api/v1/chatbot/idp/start?chat_id=1&expires=9999999999&sig=aaaaaaaaaaaaaaaaaaaa' })).statusCode).toBe(404);
+      const unsigned = await none.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': '' }, payload: { update_id: 1 } });
+      expect(unsigned.statusCode).toBe(401);
+    } finally {
+      await context.close();
+      await none.close();
+    }
+  });
+});
+
+describe('chat-link signatures', () => {
+  it('a link expires and is bound to its chat id', async () => {
+    const { ChatLinking } = await import('../../src/chatbot/link.js');
+    const { FakeClock } = await import('../../src/kernel/clock.js');
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const linking = new ChatLinking({
+      storage: undefined as never,
+      box: undefined as never,
+      clock,
+      logger: undefined as never,
+      idp: { issuer: 'http://127.0.0.1:1', clientId: 'x' },
+      serverSecret: 'test-secret-0123456789-0123456789-0123456789',
+      redirectUrl: 'http://127.0.0.1:1/cb',
+      publicBaseUrl: 'http://127.0.0.1:1',
+      linkTtlMs: 60_000,
+    });
+    const link = new URL(linking.linkFor('42'));
+    const expires = Number(link.searchParams.get('expires'));
+    const sig = link.searchParams.get('sig')!;
+    await expect(linking.start('43', expires, sig)).rejects.toMatchObject({ code: 'link_invalid' });
+    await expect(linking.start('42', expires + 1, sig)).rejects.toMatchObject({ code: 'link_invalid' });
+    clock.advance(61_000);
+    await expect(linking.start('42', expires, sig)).rejects.toMatchObject({ code: 'link_expired' });
+  });
+});
