@@ -51,7 +51,7 @@ function message(error: unknown): string {
 
 function HumanCheckField(props: { check: HumanCheck | null; answer: string; onAnswer: (value: string) => void }) {
   if (!props.check) return null;
-  return <Field label={`Human check: ${props.check.question}`} hint="Answer with digits." value={props.answer} onValue={props.onAnswer} inputMode="numeric" required />;
+  return <Field label={`Human check: ${props.check.question}`} value={props.answer} onValue={props.onAnswer} inputMode="numeric" required />;
 }
 
 function useHumanCheck(always: boolean) {

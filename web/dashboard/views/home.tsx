@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../../shared/api';
 import { BarChart, lastDays, type Series } from '../../shared/chart';
-import { dateTime, number, usd } from '../../shared/format';
+import { dateTime, number, preciseUsd, usd } from '../../shared/format';
 import { errorText, useAction, useLoad } from '../../shared/hooks';
 import { Card, Notice, Outcome } from '../../shared/ui';
 import type { ViewProps } from './index';
@@ -47,7 +47,7 @@ function useCheckoutReturn(onCredited: () => void) {
         .post<{ credited: boolean; purchase: { status: string; credit: { micros: number } } }>('/api/v1/wallet/top-up', { session_id: session })
         .then((answer) => {
           setNotice(
-            answer.purchase.status === 'credited' || answer.credited
+            answer.purchase.status === 'paid'
               ? { kind: 'ok', text: `Payment received: ${usd(answer.purchase.credit.micros)} added to your wallet.` }
               : { kind: 'info', text: `Payment ${answer.purchase.status}; the credit arrives when the processor confirms it.` },
           );
@@ -138,7 +138,7 @@ export function HomeView({ me, reloadMe }: ViewProps) {
         {usage.error ? <Notice kind="error">{usage.error}</Notice> : null}
         {series ? (
           <>
-            <BarChart title="Daily spend by model" days={days} series={series.spend} format={(value) => usd(value)} empty="No billed calls in the last 30 days." />
+            <BarChart title="Daily spend by model" days={days} series={series.spend} format={(value) => preciseUsd(value)} empty="No billed calls in the last 30 days." />
             <BarChart title="Daily tokens by model" days={days} series={series.tokens} format={(value) => number(value)} empty="No tokens in the last 30 days." />
           </>
         ) : (

@@ -3,7 +3,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, query } from '../../shared/api';
 import { BarChart, lastDays } from '../../shared/chart';
-import { dateTime, usd } from '../../shared/format';
+import { dateTime, preciseUsd, usd } from '../../shared/format';
 import { useAction, useLoad } from '../../shared/hooks';
 import { Card, Check, Field, Notice, Outcome, SelectField } from '../../shared/ui';
 import type { Money, ViewProps } from './index';
@@ -155,7 +155,7 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
   return (
     <div>
       {usage.data ? (
-        <BarChart title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${usd(usage.data.totals.spend.micros)})`} days={days} series={[{ name: 'spend', values: days.map((day) => byDay.get(day) ?? 0) }]} format={(value) => usd(value)} empty="No calls with this key." />
+        <BarChart title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${preciseUsd(usage.data.totals.spend.micros)})`} days={days} series={[{ name: 'spend', values: days.map((day) => byDay.get(day) ?? 0) }]} format={(value) => preciseUsd(value)} empty="No calls with this key." />
       ) : usage.error ? (
         <Notice kind="error">{usage.error}</Notice>
       ) : null}

@@ -69,7 +69,11 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
   useEffect(() => {
     if (!setup) return;
     // Loaded on demand: the QR encoder stays out of the first load.
-    void import('qrcode').then((QRCode) => QRCode.toDataURL(setup.otpauth_uri, { margin: 1, width: 192 }).then(setQr));
+    void import('qrcode').then((loaded) => {
+      // A CommonJS module: its functions sit on the default export once bundled.
+      const QRCode = loaded.default ?? loaded;
+      return QRCode.toDataURL(setup.otpauth_uri, { margin: 1, width: 192 }).then(setQr);
+    });
   }, [setup]);
 
   if (enabled)
