@@ -241,15 +241,21 @@ describe('dashboard', () => {
       ['settings', 'Settings'],
     ] as const) {
       await view(name, heading);
-      const layout = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        // What sticks out, to make a failure readable.
-        overflowing: [...document.querySelectorAll('body *')]
-          .filter((element) => element.getBoundingClientRect().right > 375.5 && !element.closest('.table-wrap'))
-          .slice(0, 5)
-          .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`),
-      }));
-      expect(layout.scrollWidth, `${name}: ${layout.overflowing.join(', ')}`).toBeLessThanOrEqual(375);
+      if (name === 'keys') await page.locator('tr[data-testid^="key-"]').first().waitFor();
+      // Measured once the view's data arrived (a table row is there, or nothing is loading).
+      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+      const layout = () =>
+        page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          // What sticks out, to make a failure readable.
+          overflowing: [...document.querySelectorAll('body *')]
+            .filter((element) => element.getBoundingClientRect().right > 375.5 && !element.closest('.table-wrap'))
+            .slice(0, 5)
+            .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`),
+        }));
+      let measured = await layout();
+      for (let i = 0; i < 10 && measured.scrollWidth > 375; i++) measured = await layout();
+      expect(measured.scrollWidth, `${name}: ${measured.overflowing.join(', ')}`).toBeLessThanOrEqual(375);
     }
     await expectAccessible();
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -37,7 +37,7 @@ export function BarChart(props: { title: string; days: string[]; series: Series[
       <figcaption id={`${id}-caption`}>
         <strong>{props.title}</strong> <span class="muted">{summary}</span>
       </figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-caption`} class="chart-svg" preserveAspectRatio="none">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-caption`} class="chart-svg">
         <line x1={PAD_LEFT} y1={PAD_TOP + plotHeight} x2={WIDTH} y2={PAD_TOP + plotHeight} class="chart-axis" />
         {max > 0 ? (
           <>
