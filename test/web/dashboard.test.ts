@@ -216,12 +216,40 @@ describe('dashboard', () => {
     await expect(page.getByTestId('health').textContent()).resolves.toContain('Overall: ready');
   });
 
-  it('revokes the key in the page; the client is refused afterwards', async () => {
+  it('replaces the key (the old secret stops, the new one works) and revokes the new one', async () => {
     await view('keys', 'API keys');
+    await page.locator('tr', { hasText: 'browser key' }).getByRole('button', { name: /Replace/ }).click();
+    await page.getByText('Key “browser key” replaced; the old secret no longer works.').waitFor();
+    const replacement = (await page.getByTestId('new-secret').textContent())!.trim();
+    expect(replacement).toMatch(/^syu_/);
+    expect(replacement).not.toBe(apiKey);
+    const ask = (key: string) => new OpenAI({ baseURL: `${ctx.url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'again' }] });
+    await expect(ask(apiKey)).rejects.toMatchObject({ status: 401 });
+    await expect(ask(replacement)).resolves.toMatchObject({ object: 'chat.completion' });
+
     await page.locator('tr', { hasText: 'browser key' }).getByRole('button', { name: /Revoke/ }).click();
     await page.getByText('Key “browser key” revoked.').waitFor();
-    const client = new OpenAI({ baseURL: `${ctx.url}/v1`, apiKey, maxRetries: 0 });
-    await expect(client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject({ status: 401 });
+    await expect(ask(replacement)).rejects.toMatchObject({ status: 401 });
+    expect(await page.locator('tr', { hasText: 'browser key' }).count()).toBe(0);
+  });
+
+  it('saves the profile name and notification preferences from Settings', async () => {
+    await view('settings', 'Settings');
+    await page.getByLabel('First name').fill('Grace');
+    await page.getByLabel('Surname').fill('Hopper');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByText('Name saved.').waitFor();
+    await page.getByLabel('Product updates').check();
+    await page.getByLabel('Billing and receipts').uncheck();
+    await page.getByRole('button', { name: 'Save notifications' }).click();
+    await page.getByText('Notification preferences saved.').waitFor();
+    // Read back through the API with the page's own session.
+    const cookies = await page.context().cookies();
+    const cookieHeader = cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+    const me = await ctx.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: cookieHeader } });
+    expect(me.json().profile).toMatchObject({ first_name: 'Grace', surname: 'Hopper' });
+    const engagement = await ctx.app.inject({ method: 'GET', url: '/api/v1/customer-engagement', headers: { cookie: cookieHeader } });
+    expect(engagement.json().email).toMatchObject({ productUpdates: true, billing: false });
   });
 
   it('claims the daily check-in from Promotions', async () => {
@@ -259,6 +287,21 @@ describe('dashboard', () => {
     }
     await expectAccessible();
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('has no serious accessibility violation in dark colours either', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    for (const [name, heading] of [
+      ['home', 'Home'],
+      ['keys', 'API keys'],
+      ['money', 'Money'],
+      ['settings', 'Settings'],
+    ] as const) {
+      await view(name, heading);
+      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+      expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('resets the password through the mailed link, which opens the sign-in page', async () => {
