@@ -301,10 +301,17 @@ function App() {
     void api.get<AuthOptions>('/api/v1/auth/options').then(setOptions, () => undefined);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  const [moved, setMoved] = useState(false);
   useEffect(() => {
     const titles: Record<string, string> = { register: 'Create an account', forgot: 'Reset your password', reset: 'Choose a new password' };
     document.title = `${titles[current.name] ?? 'Sign in'} · Switchyard`;
-    document.querySelector<HTMLElement>('main h1')?.focus();
+    // After switching forms (not on the first load), focus goes to the new heading for screen-reader users.
+    if (moved) {
+      const heading = document.querySelector<HTMLElement>('main h1');
+      heading?.setAttribute('tabindex', '-1');
+      heading?.focus();
+    }
+    setMoved(true);
   }, [current.name]);
   const code = params.get('error');
   return (
