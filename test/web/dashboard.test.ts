@@ -66,7 +66,7 @@ beforeAll(async () => {
       ...billingConfig(upstream.url),
       accounts: { humanCheck: { requiredFor: ['register'] } },
       payments: { card: { enabled: true, apiBaseUrl: processor.url, secretKey: processor.secretKey, webhookSecret: processor.webhookSecret } },
-    } as unknown as Parameters<typeof createTestContext>[0] extends infer O ? (O extends { config?: infer C } ? C : never) : never,
+    } as never,
     mailer: {
       async send(message) {
         mails.push(message);

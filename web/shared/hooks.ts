@@ -18,7 +18,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
     } catch (caught) {
       setError(errorText(caught));
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   useEffect(() => {
     void reload();
