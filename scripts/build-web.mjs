@@ -83,7 +83,8 @@ export async function buildWeb({ quiet = false, outDir = WEB_OUT_DIR } = {}) {
   const report = [];
   let overBudget = false;
   for (const [file, output] of Object.entries(result.metafile.outputs)) {
-    if (!output.entryPoint || !file.endsWith('.js')) continue;
+    // Dynamic imports (loaded on demand, e.g. the QR encoder) are entry points too, but not pages.
+    if (!output.entryPoint || !file.endsWith('.js') || !/^web\/[^/]+\/main\.tsx$/.test(output.entryPoint)) continue;
     const page = path.basename(path.dirname(output.entryPoint));
     const script = path.basename(file);
     const stylesheet = output.cssBundle ? path.basename(output.cssBundle) : undefined;

@@ -187,7 +187,7 @@ export class WebAuth {
     if (!row || row.status !== 'active') return;
     const now = this.deps.clock.nowMs();
     await this.db.insertInto('password_resets').values({ customer_id: row.id, token_hash: tokenHash, expires_at: now + RESET_TTL_MS, created_at: now }).execute();
-    const link = `${this.deps.publicBaseUrl}/reset-password.html#token=${token}`;
+    const link = `${this.deps.publicBaseUrl}/login.html#token=${token}`;
     void this.deps.mailer
       .send({
         to: row.email,

@@ -96,6 +96,35 @@ async function dailyTotals(db: Kysely<Database>, filter: { customerId: number; k
   }));
 }
 
+/** Daily totals per billed model (the dashboard's usage chart), oldest day first. */
+async function dailyTotalsByModel(db: Kysely<Database>, customerId: number, sinceMs: number) {
+  const day = sql<number>`(created_at / ${sql.lit(DAY_MS)})`;
+  const rows = await db
+    .selectFrom('billing_calls')
+    .select([
+      day.as('day_index'),
+      'model',
+      (eb) => eb.fn.countAll<number>().as('requests'),
+      (eb) => eb.fn.sum<number>(eb.fn.coalesce('input_tokens', eb.lit(0))).as('input_tokens'),
+      (eb) => eb.fn.sum<number>(eb.fn.coalesce('output_tokens', eb.lit(0))).as('output_tokens'),
+      (eb) => eb.fn.sum<number>(eb.fn.coalesce('cost_micros', eb.lit(0))).as('cost_micros'),
+    ])
+    .where('customer_id', '=', customerId)
+    .where('created_at', '>=', sinceMs)
+    .groupBy([day, 'model'])
+    .orderBy(day)
+    .orderBy('model')
+    .execute();
+  return rows.map((row) => ({
+    date: utcDay(Math.floor(Number(row.day_index)) * DAY_MS),
+    model: row.model,
+    requests: Number(row.requests),
+    input_tokens: Number(row.input_tokens ?? 0),
+    output_tokens: Number(row.output_tokens ?? 0),
+    spend: moneyJson(Number(row.cost_micros ?? 0)),
+  }));
+}
+
 export async function tokenUsage(db: Kysely<Database>, customerId: number, nowMs: number, options: { limit: number; days: number }) {
   const calls = await db
     .selectFrom('billing_calls')
@@ -105,7 +134,8 @@ export async function tokenUsage(db: Kysely<Database>, customerId: number, nowMs
     .limit(options.limit)
     .execute();
   const sinceMs = Math.floor(nowMs / DAY_MS) * DAY_MS - (options.days - 1) * DAY_MS;
-  return { transactions: calls.map(callJson), daily_spend: await dailyTotals(db, { customerId }, sinceMs) };
+  const [dailySpend, dailyByModel] = await Promise.all([dailyTotals(db, { customerId }, sinceMs), dailyTotalsByModel(db, customerId, sinceMs)]);
+  return { transactions: calls.map(callJson), daily_spend: dailySpend, daily_by_model: dailyByModel };
 }
 
 export async function keyUsage(db: Kysely<Database>, customerId: number, keyId: number, nowMs: number, days: number) {

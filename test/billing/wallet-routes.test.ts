@@ -114,6 +114,7 @@ describe('wallet routes', () => {
     const tokens = await context.app.inject({ method: 'GET', url: '/api/v1/billing/token-usage', headers: bearer(key) });
     expect(tokens.json().transactions).toMatchObject([{ usage_source: 'estimated', outcome: 'aborted', cost: { micros: 640 }, key_id: keyId }]);
     expect(tokens.json().daily_spend).toMatchObject([{ requests: 1, spend: { micros: 640 } }]);
+    expect(tokens.json().daily_by_model).toMatchObject([{ model: tokens.json().transactions[0].model, requests: 1, input_tokens: 100, output_tokens: 10, spend: { micros: 640 } }]);
     for (const days of [0, 366]) {
       expect((await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage?days=${days}`, headers: bearer(key) })).statusCode).toBe(422);
     }

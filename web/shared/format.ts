@@ -16,3 +16,9 @@ export function dateTime(value: string | number | null | undefined): string {
   const date = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
+
+/** Small amounts with four decimals (a call costs fractions of a cent), larger ones with two. */
+export function preciseUsd(micros: number | null | undefined): string {
+  if (micros === null || micros === undefined) return '—';
+  return usd(micros, Math.abs(micros) < 1_000_000 && micros !== 0 ? 4 : 2);
+}

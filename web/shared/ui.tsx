@@ -50,3 +50,40 @@ export function Card(props: { title?: string; children: ComponentChildren }) {
     </section>
   );
 }
+
+/** A labelled select. */
+export function SelectField(props: { label: string; value: string; onValue: (value: string) => void; options: { value: string; label: string }[]; hint?: string }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} value={props.value} onChange={(event) => props.onValue((event.currentTarget as HTMLSelectElement).value)} aria-describedby={props.hint ? `${id}-hint` : undefined}>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      {props.hint ? (
+        <div id={`${id}-hint`} class="muted">
+          {props.hint}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** A labelled checkbox. */
+export function Check(props: { label: string; checked: boolean; onChecked: (checked: boolean) => void; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <label for={id}>
+      <input id={id} type="checkbox" checked={props.checked} disabled={props.disabled} onChange={(event) => props.onChecked((event.currentTarget as HTMLInputElement).checked)} /> {props.label}
+    </label>
+  );
+}
+
+/** The outcome of the last action, announced politely. */
+export function Outcome(props: { outcome: { kind: 'ok' | 'error'; text: string } | null }) {
+  return props.outcome ? <Notice kind={props.outcome.kind}>{props.outcome.text}</Notice> : null;
+}

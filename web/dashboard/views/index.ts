@@ -1,6 +1,10 @@
 /** Every dashboard view, in navigation order. A view receives the signed-in account and the hash route's params. */
 import type { FunctionComponent } from 'preact';
 import { HomeView } from './home';
+import { KeysView } from './keys';
+import { MoneyView } from './money';
+import { PromotionsView } from './promotions';
+import { SettingsView } from './settings';
 
 /** The parts of `GET /api/v1/me` the shell reads; views read more as they need. */
 export interface Money {
@@ -30,4 +34,10 @@ export interface View {
   hidden?: boolean;
 }
 
-export const VIEWS: View[] = [{ name: 'home', title: 'Home', component: HomeView }];
+export const VIEWS: View[] = [
+  { name: 'home', title: 'Home', component: HomeView },
+  { name: 'keys', title: 'API keys', component: KeysView },
+  { name: 'money', title: 'Money', component: MoneyView },
+  { name: 'promotions', title: 'Promotions', component: PromotionsView },
+  { name: 'settings', title: 'Settings', component: SettingsView },
+];

@@ -239,6 +239,31 @@ export async function authRoutes(app: App, services: Services): Promise<void> {
   );
 
   app.get(
+    '/api/v1/auth/options',
+    {
+      config: publicAccount,
+      schema: {
+        tags: ['auth'],
+        summary: 'What the sign-in page offers: identity-provider sign-in, and where a human check is always required',
+        response: {
+          200: Type.Object({
+            identity_provider: Type.Boolean({ description: 'GET /api/v1/auth/idp/start is configured.' }),
+            human_check: Type.Object({
+              register: Type.Boolean(),
+              idp: Type.Boolean(),
+              web_login: Type.Boolean({ description: 'Asked after repeated failures (422 on humanCheckId).' }),
+            }),
+          }),
+        },
+      },
+    },
+    async () => ({
+      identity_provider: accounts.oidc.enabled,
+      human_check: { register: accounts.humanCheckRequired('register'), idp: accounts.humanCheckRequired('idp'), web_login: accounts.humanCheckRequired('web-login') },
+    }),
+  );
+
+  app.get(
     '/api/v1/auth/human-check',
     { config: publicAccount, schema: { tags: ['auth'], summary: 'Creates a human-check challenge: {id, question, expires_at}; answer once within 10 minutes' } },
     async (_request, reply) => {

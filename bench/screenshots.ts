@@ -1,0 +1,161 @@
+/**
+ * `npm run screenshots`: starts the service on a fresh SQLite data dir with demo data (a customer with a funded
+ * wallet, keys, 30 days of billed calls against a local stand-in model API, payments, an inbox message and an
+ * alert), signs in with Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and writes PNGs of the main pages at
+ * desktop (1280 px) and phone (375 px) widths into docs/screenshots/.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { chromium, type Page } from 'playwright-core';
+import { loadEnv } from '../src/config/env.js';
+import { deepFreeze, parseConfigFile, type AppConfig } from '../src/config/load-config.js';
+import { buildApp } from '../src/http/app.js';
+import { createServices } from '../src/services.js';
+
+const DAY_MS = 86_400_000;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const outDir = path.join(root, 'docs', 'screenshots');
+const OPERATOR = `demo-operator-${Math.random().toString(36).slice(2)}-0123456789abcdef`;
+const EMAIL = 'ada@example.com';
+const PASSWORD = 'demo password 1';
+
+/** A minimal OpenAI-compatible model API: every chat completion answers a sentence with usage. */
+async function startDemoModel(): Promise<{ url: string; close: () => Promise<void> }> {
+  let call = 0;
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      call += 1;
+      const model = (JSON.parse(body || '{}') as { model?: string }).model ?? 'demo';
+      const usage = { prompt_tokens: 800 + ((call * 7919) % 2400), completion_tokens: 200 + ((call * 104729) % 900) };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id: `chatcmpl-${call}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Demo answer.' }, finish_reason: 'stop' }],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-screenshots-'));
+  const model = await startDemoModel();
+  let offsetMs = 0;
+  const clock = { nowMs: () => Date.now() + offsetMs };
+  const env = loadEnv({ SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_STATIC_TOKEN: OPERATOR, SWITCHYARD_SECRET: `demo-secret-${'x'.repeat(40)}`, SWITCHYARD_LOG_LEVEL: 'error' });
+  const file = parseConfigFile(
+    {
+      regions: [
+        { id: 'london', name: 'London', apiBaseUrl: 'https://lon.switchyard.example/v1', healthUrl: `${model.url}/health` },
+        { id: 'chicago', name: 'Chicago', apiBaseUrl: 'https://chi.switchyard.example/v1', healthUrl: `${model.url}/health` },
+      ],
+      rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 }, mini: { inputMicrosPerMillion: 500_000, outputMicrosPerMillion: 2_000_000 } },
+      providers: [{ id: 'demo', kind: 'openai', baseUrl: `${model.url}/v1` }],
+      models: [
+        { id: 'gpt-demo', provider: 'demo', upstreamModel: 'gpt-demo', rateCard: 'standard' },
+        { id: 'gpt-demo-mini', provider: 'demo', upstreamModel: 'gpt-demo-mini', rateCard: 'mini' },
+      ],
+      aliases: { 'power-ai': 'gpt-demo' },
+    },
+    process.env,
+  );
+  const config: AppConfig = deepFreeze({ ...file, env, secret: env.secret ?? `demo-secret-${'x'.repeat(40)}`, publicBaseUrl: 'http://localhost:8080' }) as AppConfig;
+  const services = await createServices(config, { logger: pino({ level: 'silent' }), clock });
+  const app = await buildApp(services);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const operator = { authorization: `Bearer ${OPERATOR}` };
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-chromium-'));
+  try {
+    const registered = await app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: EMAIL, password: PASSWORD, name: 'Ada Lovelace' } });
+    const { customer, api_key: systemToken } = registered.json() as { customer: { id: number }; api_key: string };
+    const asCustomer = { authorization: `Bearer ${systemToken}` };
+    await app.inject({ method: 'POST', url: `/api/admin/customers/${customer.id}/wallet/adjust`, headers: { ...operator, 'idempotency-key': 'demo-credit' }, payload: { amount_micros: 50_000_000, reason: 'Welcome credit' } });
+    const keys: string[] = [];
+    for (const [name, policy] of [
+      ['laptop', {}],
+      ['ci runner', { allowed_surfaces: ['gateway'], allowed_models: ['gpt-demo-mini'], spending_limit_micros: 5_000_000, spending_period: 'month' }],
+    ] as const) {
+      const created = await app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: asCustomer, payload: { name, ...policy } });
+      keys.push((created.json() as { key: string }).key);
+    }
+    for (let day = 29; day >= 0; day--) {
+      offsetMs = -day * DAY_MS;
+      const calls = 1 + ((day * 5) % 4);
+      for (let i = 0; i < calls; i++) {
+        const [key, modelId] = i % 2 === 0 ? [keys[0]!, 'gpt-demo'] : [keys[1]!, 'gpt-demo-mini'];
+        await app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, payload: { model: modelId, messages: [{ role: 'user', content: 'Hello' }] } });
+      }
+    }
+    offsetMs = 0;
+    await app.inject({ method: 'POST', url: '/api/admin/messages', headers: operator, payload: { customer_id: customer.id, title: 'Welcome to Switchyard', body: 'Your wallet has $50 of welcome credit. Create a key under API keys to start.' } });
+    await app.inject({ method: 'POST', url: '/api/admin/messages', headers: operator, payload: { all: true, title: 'New region: Chicago', body: 'Pick the region closest to you in Settings.' } });
+    await app.inject({ method: 'POST', url: '/api/v1/daily-checkin/claim', headers: asCustomer, payload: {} });
+    const spare = await app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: asCustomer, payload: { name: 'old script' } });
+    await app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${(spare.json() as { id: number }).id}`, headers: asCustomer });
+
+    fs.mkdirSync(outDir, { recursive: true });
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      baseURL: url,
+      viewport: { width: 1280, height: 900 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const page: Page = context.pages()[0] ?? (await context.newPage());
+    const shoot = async (name: string, ready: () => Promise<unknown>) => {
+      for (const [suffix, width, height] of [
+        ['desktop', 1280, 900],
+        ['phone', 375, 812],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await ready();
+        await page.waitForLoadState('networkidle');
+        const target = path.join(outDir, `${name}-${suffix}.png`);
+        await page.screenshot({ path: target, fullPage: true });
+        process.stdout.write(`screenshots: ${path.relative(root, target)}\n`);
+      }
+    };
+    await page.goto('/login.html');
+    await shoot('login', () => page.getByRole('heading', { name: 'Sign in to Switchyard' }).waitFor());
+    await page.getByLabel('Email or username').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/dashboard\.html/);
+    for (const [view, heading] of [
+      ['home', 'Home'],
+      ['keys', 'API keys'],
+      ['money', 'Money'],
+      ['promotions', 'Promotions'],
+      ['settings', 'Settings'],
+    ] as const) {
+      await page.goto(`/dashboard.html#/${view}`);
+      await shoot(view, () => page.getByRole('heading', { level: 1, name: heading }).waitFor());
+    }
+    await context.close();
+  } finally {
+    await app.close();
+    await services.close();
+    await model.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+/**
+ * The sign-in page when the service asks for more: a human check after a failed web login, and the
+ * identity-provider button once an issuer is configured (what `GET /api/v1/auth/options` tells the page).
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from '../helpers/browser.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { ensureWebBuilt } from '../helpers/web.js';
+
+const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+const EMAIL = 'checked@example.com';
+const PASSWORD = 'checked password 1';
+
+let ctx: TestContext;
+let browser: BrowserSession;
+let page: Page;
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  ctx = await createTestContext({
+    config: {
+      accounts: { humanCheck: { requiredFor: ['web-login'], webLoginAfterFailures: 1 } },
+      idp: { issuer: 'https://idp.example.test', clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789' },
+    } as never,
+  });
+  const registered = await ctx.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: EMAIL, password: PASSWORD } });
+  expect(registered.statusCode, registered.body).toBe(201);
+  browser = await openBrowser({ baseURL: await ctx.listen() });
+  page = browser.page;
+  page.setDefaultTimeout(10_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await ctx?.close();
+});
+
+describe('sign-in page with a human check after failures and an identity provider', () => {
+  it('reports both to the page', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/auth/options' });
+    expect(response.json()).toEqual({ identity_provider: true, human_check: { register: false, idp: false, web_login: true } });
+  });
+
+  it('offers the identity provider with the same returnTo, and only own paths as returnTo', async () => {
+    await page.goto('/login.html?returnTo=%2Fdashboard.html%23%2Fmoney');
+    const button = page.getByRole('link', { name: 'Continue with your identity provider' });
+    await button.waitFor();
+    expect(await button.getAttribute('href')).toBe(`/api/v1/auth/idp/start?returnTo=${encodeURIComponent('/dashboard.html#/money')}`);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.goto('/login.html?returnTo=https%3A%2F%2Fevil.example%2F');
+    await button.waitFor();
+    expect(await button.getAttribute('href')).toBe(`/api/v1/auth/idp/start?returnTo=${encodeURIComponent('/dashboard.html')}`);
+  });
+
+  it('asks the human check after a failed attempt and signs in once it is answered', async () => {
+    await page.goto('/login.html?returnTo=%2Fdashboard.html%23%2Fsettings');
+    await page.getByLabel('Email or username').fill(EMAIL);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/invalid/i);
+    expect(await page.getByLabel(/^Human check:/).count()).toBe(0);
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const human = page.getByLabel(/^Human check:/);
+    await human.waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('human check');
+    expect(await page.context().cookies()).not.toContainEqual(expect.objectContaining({ name: 'sy_session' }));
+    const question = (await page.locator('label', { hasText: 'Human check:' }).textContent())!;
+    const [, a, b] = /What is (\w+) plus (\w+)\?/.exec(question)!;
+    await human.fill(String(WORDS.indexOf(a!) + WORDS.indexOf(b!)));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/dashboard\.html#\/settings$/);
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  });
+});
