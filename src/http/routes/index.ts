@@ -32,6 +32,8 @@ import { cashWalletRoutes } from './api/v1/cash-wallet.js';
 import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 import { webRoutes } from './web.js';
+import { operatorAuthRoutes } from './api/v1/auth-operator.js';
+import { adminConsoleRoutes } from './api/admin/console.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -65,6 +67,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopShoutboxRoutes,
     desktopChatRoutes,
     adminDesktopRoutes,
+    operatorAuthRoutes,
+    adminConsoleRoutes,
     webRoutes,
   ]) {
     await module(app, services);
