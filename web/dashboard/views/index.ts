@@ -1,6 +1,7 @@
 /** Every dashboard view, in navigation order. A view receives the signed-in account and the hash route's params. */
 import type { FunctionComponent } from 'preact';
 import { HomeView } from './home';
+import { ProjectsView } from './projects';
 
 /** The parts of `GET /api/v1/me` the shell reads; views read more as they need. */
 export interface Money {
@@ -30,4 +31,7 @@ export interface View {
   hidden?: boolean;
 }
 
-export const VIEWS: View[] = [{ name: 'home', title: 'Home', component: HomeView }];
+export const VIEWS: View[] = [
+  { name: 'home', title: 'Home', component: HomeView },
+  { name: 'projects', title: 'Projects', component: ProjectsView },
+];
