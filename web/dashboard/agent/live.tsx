@@ -157,7 +157,7 @@ export function ProjectLive({ projectId }: { projectId: string }) {
             </ol>
             </div>
           </Card>
-          <Card title="Prompt">
+          <Card title="New turn">
             <PromptBox base={base} disabled={!opened} running={running} onError={setError} />
             {running ? (
               <p>
