@@ -73,6 +73,13 @@ describe('operator console (Chromium)', () => {
     const entries = await context.storage.db.selectFrom('ledger_entries').select(['transfer_id']).where('kind', '=', 'adjustment').execute();
     expect(new Set(entries.map((entry) => entry.transfer_id)).size).toBe(1);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    // Phone width and dark scheme: no sideways scrolling of the page, no serious accessibility finding.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
 
     const client = new OpenAI({ apiKey: alice.systemToken, baseURL: `${baseURL}/v1` });
     await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'before' }] });

@@ -44,7 +44,7 @@ export function ProjectLive({ projectId }: { projectId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [opened, setOpened] = useState(false);
   const [filesVersion, setFilesVersion] = useState(0);
-  const logEnd = useRef<HTMLLIElement>(null);
+  const log = useRef<HTMLOListElement>(null);
   const base = `/api/v1/projects/${encodeURIComponent(projectId)}`;
 
   const loadApprovals = async () => {
@@ -82,6 +82,8 @@ export function ProjectLive({ projectId }: { projectId: string }) {
         source.addEventListener(type, (event) => {
           if (!(event instanceof MessageEvent)) {
             setConnected(false);
+            // The browser retries on its own unless the server refused the stream (signed out, project gone).
+            if (source?.readyState === EventSource.CLOSED) setError('The live event stream was closed; reload the page to reconnect.');
             return;
           }
           let data: Record<string, unknown> = {};
@@ -114,8 +116,9 @@ export function ProjectLive({ projectId }: { projectId: string }) {
   }, [running]);
 
   useEffect(() => {
-    logEnd.current?.scrollIntoView?.({ block: 'nearest' });
-  }, [transcript.entries.length]);
+    // Follow the newest entry (the list scrolls on its own, the page does not jump).
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [transcript.entries]);
 
   const interrupt = async () => {
     if (!transcript.activeTurnId) return;
@@ -147,11 +150,11 @@ export function ProjectLive({ projectId }: { projectId: string }) {
           <Approvals base={base} approvals={approvals} onChanged={loadApprovals} />
           <Card title="Transcript">
             <div role="log" aria-live="polite" aria-label="Transcript">
-            <ol class="transcript" data-testid="transcript">
+            <ol class="transcript" data-testid="transcript" ref={log}>
               {transcript.entries.map((entry) => (
                 <TranscriptEntry key={entry.key} entry={entry} />
               ))}
-              <li ref={logEnd} class="notice" hidden={transcript.entries.length > 0}>
+              <li class="notice" hidden={transcript.entries.length > 0}>
                 Nothing yet: send a prompt to start.
               </li>
             </ol>
