@@ -1,7 +1,8 @@
 /**
  * The dashboard's live agent view in Chromium against the real service, the real app-server and the scripted
  * upstream: sign in, create and open a project, run a turn that asks for approval, approve it in the page,
- * watch the transcript and the wallet, edit a file with a stale save shown as a conflict, and see a reset frame.
+ * watch the transcript and the wallet, edit a file with a stale save shown as a conflict, resume after a dropped
+ * connection with Last-Event-ID, and see a reset frame.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -114,7 +115,27 @@ describe('dashboard projects view (Chromium)', () => {
     await page.getByRole('status').filter({ hasText: 'Saved x.txt.' }).waitFor();
     expect(fs.readFileSync(path.join(project.workspaceDir, 'x.txt'), 'utf8')).toBe('final\n');
 
-    // The turn wrote more events than are kept: a fresh load starts with a reset frame, then the kept tail.
+    // The connection drops: the EventSource comes back on its own with Last-Event-ID, and the next turn streams
+    // in without any earlier entry repeated.
+    const resumed: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/events')) void request.allHeaders().then((headers) => resumed.push(headers['last-event-id'] ?? ''));
+    });
+    context.app.server.closeAllConnections();
+    await expect.poll(() => resumed.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(Number(resumed[0])).toBeGreaterThan(0);
+    await page.getByTestId('stream-status').filter({ hasText: 'Live' }).waitFor({ timeout: 20_000 });
+    upstream.setDefault(() => ({ kind: 'text', text: 'Second answer.' }));
+    await page.getByRole('textbox', { name: 'Prompt', exact: true }).fill('and now?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await transcript.locator('li[data-kind="agent"]').filter({ hasText: 'Second answer.' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await transcript.getByText('Turn completed').nth(1).waitFor();
+    expect(await transcript.getByText('Turn completed').count()).toBe(2);
+    expect(await transcript.locator('li[data-kind="user"]').filter({ hasText: 'write x.txt please' }).count()).toBe(1);
+    expect(await transcript.locator('li[data-kind="command"]').count()).toBe(1);
+
+    // The turns wrote more events than are kept: a fresh load starts with a reset frame, then the kept tail.
     await context.services.projectEvents.prune();
     await page.reload();
     await transcript.locator('li[data-kind="reset"]').filter({ hasText: 'Earlier events are no longer kept' }).waitFor({ timeout: 20_000 });
