@@ -14,6 +14,7 @@ import { AlertService } from './alerts.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
 import { OidcSignIn, type OidcDeps } from './oidc.js';
+import { OperatorSessions } from './operator-sessions.js';
 import { Lockout, MemoryFailureCounters, RedisFailureCounters, type FailureCounters } from './lockout.js';
 import { createMailer, type Mailer } from './mailer.js';
 import { SecretBox } from './secrets.js';
@@ -36,6 +37,8 @@ export interface AccountDeps {
 export interface AccountServices {
   box: SecretBox;
   sessions: SessionService;
+  /** Operator console sessions (a short-lived operator key in a cookie). */
+  operatorSessions: OperatorSessions;
   webAuth: WebAuth;
   humanChecks: HumanCheckService;
   lockout: Lockout;
@@ -98,6 +101,7 @@ export function createAccountServices(deps: AccountDeps, options: { mailer?: Mai
   return {
     box,
     sessions,
+    operatorSessions: new OperatorSessions(storage, deps.keys, deps.identity, box, clock),
     webAuth,
     humanChecks,
     lockout,

@@ -15,6 +15,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bearerFrom, unauthenticated } from '../accounts/identity.js';
 import { cookieValue, CSRF_HEADER, SESSION_COOKIE } from '../accounts/sessions.js';
+import { OPERATOR_COOKIE } from '../accounts/operator-sessions.js';
 import { safeEqual } from '../accounts/secrets.js';
 import { surfaceAllowed, type CustomerPrincipal, type Principal } from '../accounts/principal.js';
 import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
@@ -47,6 +48,19 @@ const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\\u[dD][89a-fA-F]|\d{16}|[eE][+-]?\d{2
 
 /** Methods that change nothing: a cookie-authenticated request needs no CSRF token for these. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Where a dashboard session cookie stands in for a key: account-surface routes and the managed-project routes. */
+function sessionSurface(surface: string, routeUrl: string): boolean {
+  return surface === 'account' || (surface === 'projects' && (routeUrl === '/api/v1/projects' || routeUrl.startsWith('/api/v1/projects/')));
+}
+
+/** Cookie-authenticated state changes must carry the CSRF token bound to the cookie. */
+function checkCsrf(method: string, sent: string | string[] | undefined, expected: string): void {
+  if (SAFE_METHODS.has(method)) return;
+  if (typeof sent !== 'string' || !safeEqual(sent, expected)) {
+    throw new AppError('FORBIDDEN', `Missing or invalid CSRF token: send the ${CSRF_HEADER} header with the token from sign-in`);
+  }
+}
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
@@ -108,19 +122,26 @@ export async function buildApp(services: Services): Promise<App> {
     const auth = routeConfig?.auth ?? 'api';
     if (auth === 'public' || routeUrl === undefined) return;
     const token = bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true);
-    // A dashboard session (cookie) is accepted only on account-surface api routes, and only without a bearer.
-    if (token === undefined && auth === 'api' && (routeConfig.surface ?? 'account') === 'account') {
+    // A dashboard session (cookie) is accepted only on account-surface api routes and the managed-project routes
+    // (`/api/v1/projects/*`, so the dashboard's live agent view and its EventSource work), only without a bearer.
+    if (token === undefined && auth === 'api' && sessionSurface(routeConfig.surface ?? 'account', routeUrl)) {
       const sessionToken = cookieValue(request.headers.cookie, SESSION_COOKIE);
       if (sessionToken !== undefined) {
         const session = await services.accounts.sessions.resolve(sessionToken);
         if (session === null) throw unauthenticated();
-        if (!SAFE_METHODS.has(request.method)) {
-          const sent = request.headers[CSRF_HEADER];
-          if (typeof sent !== 'string' || !safeEqual(sent, services.accounts.sessions.csrfFor(sessionToken))) {
-            throw new AppError('FORBIDDEN', `Missing or invalid CSRF token: send the ${CSRF_HEADER} header with the token from sign-in`);
-          }
-        }
+        checkCsrf(request.method, request.headers[CSRF_HEADER], services.accounts.sessions.csrfFor(sessionToken));
         request.principal = session;
+        return;
+      }
+    }
+    // An operator console session (cookie) is accepted only on operator routes, only without a bearer.
+    if (token === undefined && auth === 'operator') {
+      const operatorToken = cookieValue(request.headers.cookie, OPERATOR_COOKIE);
+      if (operatorToken !== undefined) {
+        const operator = await services.accounts.operatorSessions.resolve(operatorToken);
+        if (operator === null) throw unauthenticated();
+        checkCsrf(request.method, request.headers[CSRF_HEADER], services.accounts.operatorSessions.csrfFor(operatorToken));
+        request.principal = operator;
         return;
       }
     }

@@ -89,12 +89,31 @@ describe('dashboard web login, sessions and CSRF', () => {
     expect(created.statusCode, created.body).toBe(201);
   });
 
-  it('a session is refused with 401 on /v1, project, agent and rpc routes, and on operator routes', async () => {
+  it('a session reaches the managed-project routes (state changes only with the CSRF token)', async () => {
+    const dashboard = await webLogin(context, alice);
+    const before = await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { cookie: dashboard.cookie } });
+    expect(before.statusCode, before.body).toBe(200);
+    const count = before.json().data.length;
+    const noToken = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { cookie: dashboard.cookie }, payload: { name: 'web' } });
+    expect(noToken.statusCode).toBe(403);
+    expect((await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { cookie: dashboard.cookie } })).json().data.length).toBe(count);
+    const created = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: withSession(dashboard), payload: { name: 'web' } });
+    expect(created.statusCode, created.body).toBe(201);
+    const project = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${created.json().id}`, headers: { cookie: dashboard.cookie } });
+    expect(project.statusCode).toBe(200);
+    // The same project is the System Token's: the session acts as that key.
+    const viaKey = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${created.json().id}`, headers: bearer(alice.systemToken) });
+    expect(viaKey.statusCode).toBe(200);
+  });
+
+  it('a session is refused with 401 on /v1, direct thread, agent and rpc routes, and on operator routes', async () => {
     const dashboard = await webLogin(context, alice);
     for (const [method, url] of [
       ['GET', '/v1/models'],
       ['POST', '/v1/chat/completions'],
-      ['GET', '/api/v1/projects'],
+      ['GET', '/api/threads'],
+      ['POST', '/api/turns'],
+      ['GET', '/api/events'],
       ['GET', '/api/v1/agent/status'],
       ['POST', '/api/rpc'],
     ] as const) {

@@ -26,7 +26,7 @@ function customerOf(request: FastifyRequest): CustomerPrincipal {
   return principal;
 }
 
-function walletJson(summary: Awaited<ReturnType<Services['billing']['walletSummary']>>) {
+export function walletJson(summary: Awaited<ReturnType<Services['billing']['walletSummary']>>) {
   return {
     balance: moneyJson(summary.balanceMicros),
     holds: moneyJson(summary.holdsMicros),

@@ -35,6 +35,8 @@ import { walletAutoTopupRoutes } from './api/v1/wallet-auto-topup.js';
 import { webRoutes } from './web.js';
 import { assistantDesktopWorkspaceRoutes } from './api/v1/assistant-desktop-workspace.js';
 import { chatbotRoutes } from './api/v1/chatbot.js';
+import { operatorAuthRoutes } from './api/v1/auth-operator.js';
+import { adminConsoleRoutes } from './api/admin/console.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const module of [
@@ -68,6 +70,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     desktopShoutboxRoutes,
     desktopChatRoutes,
     adminDesktopRoutes,
+    operatorAuthRoutes,
+    adminConsoleRoutes,
     webRoutes,
     desktopCoderRoutes,
     assistantDesktopWorkspaceRoutes,

@@ -5,6 +5,7 @@ import { KeysView } from './keys';
 import { MoneyView } from './money';
 import { PromotionsView } from './promotions';
 import { SettingsView } from './settings';
+import { ProjectsView } from './projects';
 
 /** The parts of `GET /api/v1/me` the shell reads; views read more as they need. */
 export interface Money {
@@ -36,6 +37,7 @@ export interface View {
 
 export const VIEWS: View[] = [
   { name: 'home', title: 'Home', component: HomeView },
+  { name: 'projects', title: 'Projects', component: ProjectsView },
   { name: 'keys', title: 'API keys', component: KeysView },
   { name: 'money', title: 'Money', component: MoneyView },
   { name: 'promotions', title: 'Promotions', component: PromotionsView },

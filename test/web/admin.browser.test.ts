@@ -1,0 +1,113 @@
+/**
+ * The operator console in Chromium against the real service: the page shows only the sign-in form until an
+ * operator signs in; then the operator credits a wallet and switches `power-ai` to another destination, and the
+ * next `/v1` call (official openai client) reaches the new upstream model.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type SignedUp } from '../chassis/support.js';
+import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
+import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from '../helpers/browser.js';
+import { bearer, createTestContext, STATIC_TOKEN, type TestContext } from '../helpers/context.js';
+import { ensureWebBuilt } from '../helpers/web.js';
+
+describe('operator console (Chromium)', () => {
+  let context: TestContext;
+  let upstream: ModelUpstream;
+  let browser: BrowserSession;
+  let alice: SignedUp;
+  let baseURL: string;
+
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    upstream = await startModelUpstream();
+    context = await createTestContext({
+      config: {
+        providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
+        models: [
+          { id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true } },
+          { id: 'scripted-backup', provider: 'scripted', upstreamModel: 'scripted-backup-model', capabilities: { responsesApi: true, tools: true } },
+        ],
+        aliases: { 'power-ai': 'scripted-coder' },
+      } as never,
+    });
+    baseURL = await context.listen();
+    alice = await signUp(context, 'alice');
+    browser = await openBrowser({ baseURL });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await context?.close();
+    await upstream?.close();
+  });
+
+  it('signs in, credits a wallet, switches power-ai and the next /v1 call goes to the new destination', async () => {
+    const { page } = browser;
+    const adminCalls: { url: string; status: number }[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname.startsWith('/api/admin/')) adminCalls.push({ url: response.url(), status: response.status() });
+    });
+
+    // Signed out: the sign-in form only; the one probe the page makes is refused.
+    await page.goto('/admin.html');
+    await page.getByRole('heading', { name: 'Operator console' }).waitFor();
+    expect(await page.getByRole('navigation').count()).toBe(0);
+    expect(await page.locator('table').count()).toBe(0);
+    expect(adminCalls.length).toBeGreaterThan(0);
+    expect(adminCalls.every((call) => call.status === 401)).toBe(true);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    await page.getByLabel('Operator token or managed operator key').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not an operator token' }).waitFor();
+    await page.getByLabel('Operator token or managed operator key').fill(STATIC_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // Customers: open Alice, credit $3 with an Idempotency-Key.
+    await page.getByRole('button', { name: alice.email }).click();
+    await page.getByTestId('customer-balance').filter({ hasText: 'Token wallet $0.0000' }).waitFor();
+    await page.getByLabel('Amount (USD, negative to debit)').fill('3');
+    await page.getByLabel('Reason').fill('console credit');
+    await page.getByRole('button', { name: 'Apply adjustment' }).click();
+    await page.getByTestId('customer-balance').filter({ hasText: 'Token wallet $3.0000' }).waitFor();
+    const entries = await context.storage.db.selectFrom('ledger_entries').select(['transfer_id']).where('kind', '=', 'adjustment').execute();
+    expect(new Set(entries.map((entry) => entry.transfer_id)).size).toBe(1);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    // Phone width and dark scheme: no sideways scrolling of the page, no serious accessibility finding.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    const client = new OpenAI({ apiKey: alice.systemToken, baseURL: `${baseURL}/v1` });
+    await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'before' }] });
+    expect(upstream.requests.at(-1)!.body.model).toBe('scripted-model');
+
+    // Routing: point power-ai at the backup model.
+    await page.getByRole('link', { name: 'Routing and prices' }).click();
+    await page.getByTestId('aliases').filter({ hasText: 'scripted-coder' }).waitFor();
+    await page.getByLabel('Destination model').selectOption('scripted-backup');
+    await page.getByRole('button', { name: 'Switch destination' }).click();
+    await page.getByRole('status').filter({ hasText: 'power-ai now goes to scripted-backup.' }).waitFor();
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    const answer = await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'after' }] });
+    expect(answer.choices[0]!.message.content).toBeTruthy();
+    expect(upstream.requests.at(-1)!.body.model).toBe('scripted-backup-model');
+    const aliases = await context.app.inject({ method: 'GET', url: '/api/admin/aliases', headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    expect(aliases.json().aliases['power-ai']).toBe('scripted-backup');
+
+    // Ledger invariants hold; signing out revokes the session's key and returns to the form.
+    await page.getByRole('link', { name: 'Ledger' }).click();
+    await page.getByTestId('ledger-result').filter({ hasText: 'All invariants hold.' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Operator token or managed operator key').waitFor();
+    const sessions = await context.storage.db.selectFrom('api_keys').select(['revoked_at']).where('name', '=', 'operator console session').execute();
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.revoked_at).not.toBeNull();
+    // The customer is unaffected by any of this.
+    expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(alice.systemToken) })).statusCode).toBe(200);
+  }, 120_000);
+});
