@@ -12,6 +12,7 @@ import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections
 import { MetricsSection } from './sections/metrics.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
+import { ScaleOutSection } from './sections/scale-out.js';
 
 export const ConfigFileSchema = Type.Object(
   {
@@ -29,6 +30,7 @@ export const ConfigFileSchema = Type.Object(
     promotions: PromotionsSection,
     adNetwork: AdNetworkSection,
     desktop: DesktopSection,
+    scaleOut: ScaleOutSection,
   },
   { additionalProperties: false },
 );

@@ -11,5 +11,6 @@ import type { GatewayStoredTables } from './tables/gateway-stored.js';
 import type { PaymentTables } from './tables/payments.js';
 import type { PromotionTables } from './tables/promotions.js';
 import type { AutoTopupTables } from './tables/auto-topup.js';
+import type { ScaleTables } from './tables/scale.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, ScaleTables {}

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
+import type { WriteFence } from '../../scale/fence.js';
 import type { ProjectEvent } from './types.js';
 
 const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.:/-]{1,100}$/;
@@ -32,6 +33,8 @@ export interface EventLogOptions {
   /** Newest events kept per project. */
   retention: number;
   onCommitted(events: ProjectEvent[]): void;
+  /** Scale-out: refuses appends of a node that no longer holds the customer's lease (checked in the transaction). */
+  fence?: WriteFence;
 }
 
 export class SqlEventLog {
@@ -113,6 +116,7 @@ export class SqlEventLog {
   private async commit(batch: PendingAppend[]): Promise<void> {
     const createdAt = this.options.clock.nowMs();
     const { events, next } = await this.options.storage.db.transaction().execute(async (trx) => {
+      if (this.options.fence) await this.options.fence.check(trx, batch.map((item) => item.projectId));
       const next = new Map<string, number>();
       const events: ProjectEvent[] = [];
       for (const item of batch) {

@@ -9,6 +9,7 @@ import { SqlEventLog } from './event-log.js';
 import { EventStream } from './event-stream.js';
 import { RedisRelay } from './redis-relay.js';
 import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
+import type { WriteFence } from '../../scale/fence.js';
 
 export type { ProjectEvent, ProjectEventStats } from './types.js';
 
@@ -33,7 +34,7 @@ export interface ProjectEvents extends ProjectEventLog {
   close(): Promise<void>;
 }
 
-export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEvents> {
+export async function createProjectEvents(deps: DomainDeps, options: { fence?: WriteFence } = {}): Promise<ProjectEvents> {
   const { config, logger } = deps;
   const hub = new EventHub();
   let relay: RedisRelay | null = null;
@@ -42,6 +43,7 @@ export async function createProjectEvents(deps: DomainDeps): Promise<ProjectEven
     clock: deps.clock,
     logger,
     retention: config.agent.eventRetention,
+    fence: options.fence,
     onCommitted: (events) => {
       hub.publish(events);
       relay?.publish(events);

@@ -14,6 +14,7 @@ import * as payments from './0011-payments.js';
 import * as promotions from './0012-promotions.js';
 import * as autoTopup from './0015-auto-topup.js';
 import * as desktop from './0014-desktop.js';
+import * as scaleLeases from './0019-scale-leases.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0013-cache-write-prices': cacheWritePrices,
   '0015-auto-topup': autoTopup,
   '0014-desktop': desktop,
+  '0019-scale-leases': scaleLeases,
 };
