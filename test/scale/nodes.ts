@@ -16,8 +16,8 @@ import { cliPath, freePort } from '../billing/processes.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+async function adminQuery(text: string, adminUrl = TEST_DATABASE_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(text);
@@ -27,10 +27,10 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /** A new PostgreSQL database (migrated), dropped by `destroy`. */
-export async function freshDatabase(prefix: string): Promise<TestStorage> {
+export async function freshDatabase(prefix: string, adminUrl = TEST_DATABASE_URL): Promise<TestStorage> {
   const name = `${prefix}_${randomBase62(10).toLowerCase()}`;
-  await adminQuery(`create database ${name}`);
-  const url = new URL(TEST_DATABASE_URL!);
+  await adminQuery(`create database ${name}`, adminUrl);
+  const url = new URL(adminUrl!);
   url.pathname = `/${name}`;
   const storage = await createStorage({ databaseUrl: url.toString() });
   await migrateToLatest(storage.db);
@@ -38,7 +38,7 @@ export async function freshDatabase(prefix: string): Promise<TestStorage> {
     location: { databaseUrl: url.toString() },
     async destroy() {
       await storage.close().catch(() => undefined);
-      await adminQuery(`drop database if exists ${name} with (force)`);
+      await adminQuery(`drop database if exists ${name} with (force)`, adminUrl);
     },
   }) as TestStorage;
 }
@@ -53,7 +53,7 @@ export interface Node {
   stop(): Promise<void>;
 }
 
-export async function startNode(options: { id: string; dataDir: string; config: Record<string, unknown>; databaseUrl: string; redisUrl?: string }): Promise<Node> {
+export async function startNode(options: { id: string; dataDir: string; config: Record<string, unknown>; databaseUrl: string; redisUrl?: string; cli?: string; logLevel?: string }): Promise<Node> {
   const port = await freePort();
   const configPath = path.join(options.dataDir, `config-${options.id}.json`);
   const config = { ...options.config, scaleOut: { ...(options.config.scaleOut as object), nodeId: options.id } };
@@ -67,11 +67,11 @@ export async function startNode(options: { id: string; dataDir: string; config: 
     SWITCHYARD_CONFIG: configPath,
     SWITCHYARD_STATIC_TOKEN: STATIC_TOKEN,
     SWITCHYARD_SECRET: TEST_SECRET,
-    SWITCHYARD_LOG_LEVEL: 'warn',
+    SWITCHYARD_LOG_LEVEL: options.logLevel ?? 'warn',
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl ?? REDIS_URL,
   };
-  const child = spawn(process.execPath, [cliPath, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.cli ?? cliPath, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout!.on('data', (chunk) => output.push(String(chunk)));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));

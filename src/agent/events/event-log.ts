@@ -71,6 +71,12 @@ export class SqlEventLog {
     return rows.map((row) => ({ projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at }));
   }
 
+  /** The project's newest logged event, read from the table (not from this node's cache). */
+  async newest(projectId: string): Promise<ProjectEvent | null> {
+    const row = await this.options.storage.db.selectFrom('project_events').selectAll().where('project_id', '=', projectId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    return row ? { projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at } : null;
+  }
+
   /** The newest sequence number of the project (0 when it has no events). */
   async latestSeq(projectId: string): Promise<number> {
     const cached = this.lastSeq.get(projectId);

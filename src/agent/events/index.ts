@@ -50,10 +50,19 @@ export async function createProjectEvents(deps: DomainDeps, options: { fence?: W
     },
   });
   if (config.env.redisUrl) {
-    relay = new RedisRelay(config.env.redisUrl, logger, (events) => {
+    const deliver = (events: ProjectEvent[]) => {
       for (const event of events) log.noteRemote(event);
       hub.publish(events);
-    });
+    };
+    // After a Redis outage each subscribed project's newest logged event is delivered: a stream that missed
+    // events sees the hole and fills it from the log at once, instead of at the project's next event.
+    const resync = async () => {
+      for (const projectId of hub.projectIds()) {
+        const newest = await log.newest(projectId);
+        if (newest) deliver([newest]);
+      }
+    };
+    relay = new RedisRelay(config.env.redisUrl, logger, deliver, () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')));
   }
   const streams = new Set<EventStream>();
   const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };
