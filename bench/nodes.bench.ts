@@ -4,6 +4,7 @@
  * upstream and the load generator share the machine; needs PostgreSQL (BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else the local test database) and Redis (REDIS_URL, else the local one).
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,6 +121,21 @@ async function turnRate(nodes: Node[], label: string): Promise<number> {
   }
 }
 
+/** RSS (MB) of each codex app-server process below the node's process (one per customer with a session). */
+function appServerRssMb(node: Node): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), rssKb: Number(match[3]), args: match[4]! }));
+  const below = new Set([node.child.pid!]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of rows) if (below.has(row.ppid) && !below.has(row.pid)) (below.add(row.pid), (grew = true));
+  }
+  return rows.filter((row) => below.has(row.pid) && /app-server/.test(row.args) && !/bwrap/.test(row.args.split(' ')[0]!)).map((row) => row.rssKb / 1024);
+}
+
 export default async function nodesBench(report: BenchReport): Promise<void> {
   report.section('Scale-out: one node against two nodes (PostgreSQL + Redis)');
   let storage: Awaited<ReturnType<typeof freshDatabase>>;
@@ -147,6 +163,8 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
     const gatewayToken = await fundedCustomer(nodes[0]!, `gateway-${Date.now()}`);
     const oneGateway = await gatewayRate(nodes, gatewayToken);
     const oneTurns = await turnRate(nodes, 'one');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idleRss = appServerRssMb(nodes[0]!).sort((x, y) => x - y);
     nodes.push(await startNode({ id: 'bench-b', dataDir, config, databaseUrl, redisUrl: REDIS, cli, logLevel: 'error' }));
     const twoGateway = await gatewayRate(nodes, gatewayToken);
     const twoTurns = await turnRate(nodes, 'two');
@@ -158,6 +176,9 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
       { nodes: 1, 'billed gateway req/s': round(oneGateway.rps), 'non-2xx': oneGateway.non2xx, 'agent turns/s': round(oneTurns, 2) },
       { nodes: 2, 'billed gateway req/s': round(twoGateway.rps), 'non-2xx': twoGateway.non2xx, 'agent turns/s': round(twoTurns, 2) },
     ]);
+    if (idleRss.length > 0) {
+      report.line(`idle app-server RSS after ${TURNS_EACH + 1} short turns: ${idleRss.map((mb) => round(mb)).join(', ')} MB (${idleRss.length} processes, median ${round(idleRss[Math.floor(idleRss.length / 2)]!)} MB).`);
+    }
     report.line(
       `two nodes / one node: gateway ${round(twoGateway.rps / oneGateway.rps, 2)}, turns ${round(twoTurns / oneTurns, 2)}; holds left open after the runs: ${Number(held?.n ?? 0)}. ` +
         `On ${os.cpus().length} cores the nodes, the upstream and the load generator share the same CPUs, so a second node cannot add throughput here: the ratio prices what a second node costs (cross-node locks, Redis round trips, forwarded turns).`,
