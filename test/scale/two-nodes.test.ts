@@ -121,6 +121,32 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     expect(statuses.filter((status) => status === 429)).toHaveLength(RATE_PER_MINUTE);
   }, 60_000);
 
+  it('stored responses and background runs work from either node: a run on A is cancelled through B', async () => {
+    const customer = await newCustomer(admin, 50_000_000);
+    const call = (node: Node, path: string, body?: unknown) =>
+      fetch(`${node.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { ...bearer(customer.systemToken), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const stored = await call(a, '/v1/responses', { model: 'power-ai', input: 'remember me' });
+    expect(stored.status).toBe(200);
+    const { id: storedId } = (await stored.json()) as { id: string };
+    const read = await call(b, `/v1/responses/${storedId}`);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { id: string }).id).toBe(storedId);
+
+    const seen = upstream.requests.length;
+    upstream.enqueue({ kind: 'hang' });
+    const queued = await call(a, '/v1/responses', { model: 'power-ai', input: 'this will hang', background: true });
+    expect(queued.status).toBe(200);
+    const { id } = (await queued.json()) as { id: string };
+    const [upstreamRequest] = (await upstream.waitForRequests(seen + 1)).slice(seen);
+    const cancelled = await call(b, `/v1/responses/${id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(((await cancelled.json()) as { status: string }).status).toBe('cancelled');
+    // Node A, which runs the call, sees the cancel written by B and aborts its upstream request.
+    await expect.poll(() => upstreamRequest!.aborted, { timeout: 10_000 }).toBe(true);
+    expect(((await (await call(a, `/v1/responses/${id}`)).json()) as { status: string }).status).toBe('cancelled');
+    await expect.poll(async () => (await admin.services.billing.walletSummary(customer.customerId)).holdsMicros, { timeout: 10_000 }).toBe(0);
+  }, 60_000);
+
   describe('a project', () => {
     let customer: TestCustomer;
     let headers: { authorization: string };
