@@ -52,7 +52,7 @@ export function registerAffinity(app: App, scale: ScaleOut): void {
     const customerId = await customerOf(kind, request, scale);
     if (customerId === null) return;
     // Forwarded by another node (authentic hop header): served here or refused, never forwarded again.
-    if (request.headers[FORWARDED_HEADER] !== undefined && scale.signer.verify(request.headers[FORWARDED_HEADER], request.method, request.raw.url ?? '/', Date.now()) !== null) {
+    if (forwardedClientIp(request, scale) !== null) {
       await scale.leases.ensureHeld(customerId);
       return;
     }
@@ -60,6 +60,13 @@ export function registerAffinity(app: App, scale: ScaleOut): void {
     if (location.local) return;
     return forward(request, reply, scale, location.holderUrl, location.holderNode);
   });
+}
+
+/** The client's address as the first node saw it, when the request carries an authentic hop header; else null. */
+export function forwardedClientIp(request: FastifyRequest, scale: ScaleOut): string | null {
+  const header = request.headers[FORWARDED_HEADER];
+  if (header === undefined) return null;
+  return scale.signer.verify(header, request.method, request.raw.url ?? '/', Date.now())?.clientIp ?? null;
 }
 
 async function customerOf(kind: 'project' | 'direct', request: FastifyRequest, scale: ScaleOut): Promise<number | null> {
@@ -85,7 +92,7 @@ async function forward(request: FastifyRequest, reply: FastifyReply, scale: Scal
   });
   let answer;
   try {
-    answer = await scale.forwarder.forward(holderUrl, request.raw, request.id, Date.now(), controller.signal);
+    answer = await scale.forwarder.forward(holderUrl, request.raw, request.id, request.ip, Date.now(), controller.signal);
   } catch (error) {
     throw new AppError('UPSTREAM_UNAVAILABLE', 'The node serving this project does not answer; retry shortly', { retryAfterSeconds: 1, cause: error });
   }

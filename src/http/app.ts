@@ -25,7 +25,7 @@ import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
-import { registerAffinity } from './affinity.js';
+import { forwardedClientIp, registerAffinity } from './affinity.js';
 import { DrainState } from './drain.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -145,7 +145,9 @@ export async function buildApp(services: Services): Promise<App> {
     const runtime = principal.kind === 'customer' && principal.policy.agentRuntime === true;
     request.principal = runtime ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER]) : principal;
     if (principal.kind === 'customer' && !runtime) {
-      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
+      // A request forwarded by another node (several nodes) is recorded with the client's address, not the node's.
+      const ip = (services.scale && forwardedClientIp(request, services.scale)) || request.ip;
+      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
     }
   });
 

@@ -22,23 +22,30 @@ export class HopSigner {
     this.key = Buffer.from(hkdfSync('sha256', serverSecret, 'switchyard-scale-out', 'forward', 32));
   }
 
-  sign(node: string, method: string, url: string, nowMs: number): string {
-    return `${node};${nowMs};${this.mac(node, nowMs, method, url)}`;
+  /** `clientIp`: the address the request came from at the first node (the holder records it, not the node's). */
+  sign(node: string, method: string, url: string, clientIp: string, nowMs: number): string {
+    return `${node};${nowMs};${encodeURIComponent(clientIp)};${this.mac(node, nowMs, method, url, clientIp)}`;
   }
 
-  /** The forwarding node's id when the header is authentic and fresh; null otherwise (the header is then ignored). */
-  verify(header: string | string[] | undefined, method: string, url: string, nowMs: number): string | null {
+  /** The forwarding node and client address when the header is authentic and fresh; null otherwise (the header is then ignored). */
+  verify(header: string | string[] | undefined, method: string, url: string, nowMs: number): { node: string; clientIp: string } | null {
     if (typeof header !== 'string') return null;
-    const [node, at, mac] = header.split(';');
+    const [node, at, ip, mac] = header.split(';');
     const atMs = Number(at);
-    if (!node || !mac || !Number.isSafeInteger(atMs) || Math.abs(nowMs - atMs) > SIGNATURE_MAX_AGE_MS) return null;
-    const expected = Buffer.from(this.mac(node, atMs, method, url));
+    if (!node || ip === undefined || !mac || !Number.isSafeInteger(atMs) || Math.abs(nowMs - atMs) > SIGNATURE_MAX_AGE_MS) return null;
+    let clientIp: string;
+    try {
+      clientIp = decodeURIComponent(ip);
+    } catch {
+      return null;
+    }
+    const expected = Buffer.from(this.mac(node, atMs, method, url, clientIp));
     const given = Buffer.from(mac);
-    return expected.length === given.length && timingSafeEqual(expected, given) ? node : null;
+    return expected.length === given.length && timingSafeEqual(expected, given) ? { node, clientIp } : null;
   }
 
-  private mac(node: string, atMs: number, method: string, url: string): string {
-    return createHmac('sha256', this.key).update(`${node}\n${atMs}\n${method}\n${url}`).digest('base64url');
+  private mac(node: string, atMs: number, method: string, url: string, clientIp: string): string {
+    return createHmac('sha256', this.key).update(`${node}\n${atMs}\n${method}\n${url}\n${clientIp}`).digest('base64url');
   }
 }
 
@@ -61,14 +68,14 @@ export class Forwarder {
   }
 
   /** Sends the raw request on to `baseUrl`; rejects when the holder cannot be reached. */
-  async forward(baseUrl: string, raw: IncomingMessage, requestId: string, nowMs: number, signal: AbortSignal): Promise<ForwardedAnswer> {
+  async forward(baseUrl: string, raw: IncomingMessage, requestId: string, clientIp: string, nowMs: number, signal: AbortSignal): Promise<ForwardedAnswer> {
     const method = raw.method ?? 'GET';
     const url = raw.url ?? '/';
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(raw.headers as IncomingHttpHeaders)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
-    headers[FORWARDED_HEADER] = this.signer.sign(this.nodeId, method, url, nowMs);
+    headers[FORWARDED_HEADER] = this.signer.sign(this.nodeId, method, url, clientIp, nowMs);
     // One request id on both nodes' logs.
     headers['x-request-id'] = requestId;
     const hasBody = method !== 'GET' && method !== 'HEAD' && (raw.headers['content-length'] !== undefined || raw.headers['transfer-encoding'] !== undefined);

@@ -9,6 +9,7 @@ import { SqlEventLog } from '../../src/agent/events/event-log.js';
 import { ThreadRepository } from '../../src/agent/thread-repository.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { FencedWriteError, LeaseFence } from '../../src/scale/fence.js';
+import { HopSigner } from '../../src/scale/forward.js';
 import { LeaseManager } from '../../src/scale/lease-manager.js';
 import { LeaseStore } from '../../src/scale/lease-store.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
@@ -108,5 +109,19 @@ describe('customer leases and fenced writes', () => {
     const [c, d] = [node('node-e'), node('node-f')];
     const results = await Promise.all([c.leases.locate(customerId), d.leases.locate(customerId)]);
     expect(results.filter((result) => result.local)).toHaveLength(1);
+  });
+
+  it('trusts a hop header only when it is signed with the shared secret, fresh, and for this very request', () => {
+    const signer = new HopSigner('shared-secret-of-the-nodes');
+    const now = Date.UTC(2026, 5, 1);
+    const header = signer.sign('node-a', 'POST', '/api/v1/projects/p1/turns', '203.0.113.7', now);
+    expect(signer.verify(header, 'POST', '/api/v1/projects/p1/turns', now + 1_000)).toEqual({ node: 'node-a', clientIp: '203.0.113.7' });
+    expect(signer.verify(header, 'POST', '/api/v1/projects/p2/turns', now)).toBeNull();
+    expect(signer.verify(header, 'GET', '/api/v1/projects/p1/turns', now)).toBeNull();
+    expect(signer.verify(header.replace('203.0.113.7', '198.51.100.1'), 'POST', '/api/v1/projects/p1/turns', now)).toBeNull();
+    expect(signer.verify(header, 'POST', '/api/v1/projects/p1/turns', now + 61_000)).toBeNull();
+    expect(new HopSigner('another-secret').verify(header, 'POST', '/api/v1/projects/p1/turns', now)).toBeNull();
+    expect(signer.verify('node-a;1;x;y', 'POST', '/', now)).toBeNull();
+    expect(signer.verify(undefined, 'POST', '/', now)).toBeNull();
   });
 });
