@@ -27,6 +27,7 @@ import { systemClock, type Clock } from './kernel/clock.js';
 import { createMetrics, type GatewayMetrics, type ServiceMetrics } from './metrics/index.js';
 import { createRedisProbe } from './metrics/redis-probe.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
+import { createScaleOut, type ScaleOut } from './scale/index.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 
@@ -60,6 +61,8 @@ export interface Services extends DomainDeps {
   chatbot: ChatbotServices;
   /** This instance's metrics registry (`/metrics`). */
   serviceMetrics: ServiceMetrics;
+  /** Leases, fencing and forwarding between nodes; null on one node (`scaleOut.enabled` false). */
+  scale: ScaleOut | null;
   close(): Promise<void>;
 }
 
@@ -123,14 +126,15 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);
   const projects = createProjectStore(deps);
-  const projectEvents = await createProjectEvents(deps);
+  const scale = createScaleOut(deps);
+  const projectEvents = await createProjectEvents(deps, { fence: scale?.fence });
   // Accounts created by identity-provider sign-up carry a referral code the promotions attribute (bound late).
   let promotions!: PromotionServices;
   const onSignedUp = async (customerId: number, attribution: { referralCode?: string }) => {
     if (attribution.referralCode) await promotions.attributeReferral(customerId, attribution.referralCode);
   };
   const accounts = createAccountServices(deps, { mailer: options.mailer, onSignedUp });
-  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId) });
+  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId), scale });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   // Payments mail through the accounts mailer and raise the customer's alerts there (tests may record their own).
   const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
@@ -144,6 +148,8 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const closeAll = async () => {
     await accounts.close();
     await agent.close();
+    // After the app-servers stopped: leases still held (none running) are released for the next node.
+    await scale?.close();
     await projectEvents.close();
     await desktop.close();
     await gateway.close();
@@ -158,6 +164,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     await gateway.start();
     await projectEvents.start();
     await agent.start();
+    scale?.start();
     accounts.start();
     await desktop.start();
   } catch (error) {
@@ -178,6 +185,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     pool: storage.poolStats ? () => storage.poolStats!() : undefined,
     redisUp: redisProbe ? () => redisProbe.up() : undefined,
   });
+  if (scale) serviceMetrics.gauge('project_leases_held', 'Customer leases (app-server affinity) this node holds.', () => scale.leases.heldCount());
 
   return {
     ...deps,
@@ -194,6 +202,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     objectWorkspace,
     chatbot,
     serviceMetrics,
+    scale,
     async close() {
       await closeAll();
       redisProbe?.close();

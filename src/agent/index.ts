@@ -25,6 +25,7 @@ import { RuntimeKeys } from './runtime-keys.js';
 import { AgentCatalog } from './agent-catalog.js';
 import { TurnPolicy } from './turn-policy.js';
 import { ThreadRepository } from './thread-repository.js';
+import type { ScaleOut } from '../scale/index.js';
 
 /** What this domain takes from the composition root. */
 export interface AgentDeps {
@@ -45,6 +46,8 @@ export interface AgentDependencies {
   projectEvents: ProjectEvents;
   /** A customer's own agent defaults (toolbox settings, within what the operator allows); absent: the config's. */
   customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
+  /** Several nodes: an app-server starts only under the customer's lease; thread writes are fenced. */
+  scale?: ScaleOut | null;
 }
 
 export interface AgentServices {
@@ -80,7 +83,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
 
   const events = new ProjectEventSink(domains.projectEvents, log);
   const approvals = new ApprovalBroker(storage, events, clock, agentConfig.approvalTimeoutMs, log);
-  const threads = new ThreadRepository(storage, clock);
+  const scale = domains.scale ?? null;
+  const threads = new ThreadRepository(storage, clock, scale?.fence);
   const runtimeKeys = new RuntimeKeys(storage, deps.keys, clock);
   // Decided once, with one start-up log line saying which isolation every app-server gets.
   const sandbox = await AppServerSandbox.detect(
@@ -99,6 +103,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   const launch = async (customerId: number): Promise<LaunchSpec> => {
     // Refused before anything is created or issued when the sandbox the customer needs is not available.
     sandbox.check(customerId);
+    // Several nodes: the customer's app-server runs only where its lease is held (503 while another node has it).
+    if (scale && customerId !== CATALOGUE_CUSTOMER_ID) await scale.leases.ensureHeld(customerId);
     const codexHome = path.join(homesDir, String(customerId));
     await fs.mkdir(path.join(codexHome, 'tmp'), { recursive: true });
     // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.
@@ -126,7 +132,14 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   };
 
   // The key lives as long as the process it was issued for: revoked when it stops and when it never came up.
-  const revokeRuntimeKey = (customerId: number) => (customerId === CATALOGUE_CUSTOMER_ID ? Promise.resolve() : runtimeKeys.revoke(customerId));
+  const revokeRuntimeKey = async (customerId: number) => {
+    if (customerId === CATALOGUE_CUSTOMER_ID) return;
+    try {
+      await runtimeKeys.revoke(customerId);
+    } finally {
+      await scale?.leases.release(customerId);
+    }
+  };
   const turnPolicy = new TurnPolicy({ resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id, db: storage.db, clock });
   let runtime!: ProjectRuntime;
   const supervisor = new AppServerSupervisor(
@@ -173,6 +186,18 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     policy: turnPolicy,
   });
   const catalog = new AgentCatalog({ supervisor, binary, runtimeKeys, config: agentConfig });
+  scale?.bind({
+    // Whatever was pending for the customer belonged to an app-server that no longer runs anywhere.
+    onAcquired: async (customerId, previous) => {
+      await approvals.markLostForCustomer(customerId);
+      if (previous && !previous.released && previous.holderNode !== scale.nodeId) await runtime.nodeLost(customerId, previous.holderNode);
+    },
+    onLost: async (customerId) => {
+      runtime.leaseLost(customerId);
+      await supervisor.stop(customerId);
+    },
+    inUse: (customerId) => supervisor.has(customerId),
+  });
 
   return {
     runtime,
@@ -186,8 +211,9 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     },
     serviceUrl: () => serviceUrl,
     async start() {
-      // App-servers of a previous service process are gone, and with them every dialog they had open.
-      await approvals.markAllPendingLost();
+      // App-servers of a previous service process are gone, and with them every dialog they had open. With
+      // several nodes the others' dialogs live on: a customer's are marked lost when its lease is taken over.
+      if (!scale) await approvals.markAllPendingLost();
     },
     async close() {
       await supervisor.close();

@@ -128,6 +128,22 @@ export class ProjectRuntime {
     await this.deps.approvals.markLostForCustomer(customerId);
   }
 
+  /**
+   * Another node served the customer and stopped without releasing its lease (it died): whatever turn ran there
+   * is lost. Each of the customer's project threads is told; the thread itself is resumed on its next use here.
+   */
+  async nodeLost(customerId: number, node: string): Promise<void> {
+    this.unmanaged?.onCrash(customerId);
+    for (const record of await this.deps.threads.ofCustomer(customerId)) {
+      await this.deps.events.append(record.projectId, 'runtime/exited', { reason: 'the node running this project stopped', node, thread_id: record.threadId });
+    }
+  }
+
+  /** This node lost the customer's lease: it forgets their running turns (another node serves them now). */
+  leaseLost(customerId: number): void {
+    this.turns.crashed(customerId);
+  }
+
   /** The new process is up: load again every thread the dead one had loaded. */
   async onRestart(server: ManagedAppServer, threadIds: string[]): Promise<void> {
     for (const threadId of threadIds) {

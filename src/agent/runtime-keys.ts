@@ -11,6 +11,9 @@ import type { Storage } from '../storage/database.js';
 export const RUNTIME_KEY_NAME = 'Agent runtime';
 
 export class RuntimeKeys {
+  /** Customer → the runtime key this process issued (another node may have issued a newer one since). */
+  private readonly issued = new Map<number, number>();
+
   constructor(
     private readonly storage: Storage,
     private readonly keys: KeyRepository,
@@ -28,12 +31,20 @@ export class RuntimeKeys {
       } else {
         await trx.insertInto('agent_runtime_keys').values({ customer_id: customerId, key_id: issued.row.id, created_at: this.clock.nowMs() }).execute();
       }
+      this.issued.set(customerId, Number(issued.row.id));
       return issued.plaintext;
     });
   }
 
   /** Revokes the customer's runtime key (its app-server stopped; a new start issues a fresh one). */
   async revoke(customerId: number): Promise<void> {
+    // Only the key issued here: with several nodes, the customer's current key may belong to the node serving it now.
+    const own = this.issued.get(customerId);
+    if (own !== undefined) {
+      this.issued.delete(customerId);
+      await this.keys.revoke(this.storage.db, own);
+      return;
+    }
     const row = await this.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
     if (row) await this.keys.revoke(this.storage.db, Number(row.key_id));
   }

@@ -134,6 +134,11 @@ export class AppServerSupervisor {
     return server?.client.running ? server : null;
   }
 
+  /** Whether the customer's app-server runs, starts or restarts here. */
+  has(customerId: number): boolean {
+    return this.entries.has(customerId);
+  }
+
   /** App-servers running and starting on this node (metrics). */
   counts(): { running: number; starting: number } {
     let running = 0;

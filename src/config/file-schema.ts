@@ -13,6 +13,7 @@ import { AdNetworkSection, PaymentsSection, PromotionsSection } from './sections
 import { MetricsSection } from './sections/metrics.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
+import { ScaleOutSection } from './sections/scale-out.js';
 
 export const ConfigFileSchema = Type.Object(
   {
@@ -31,6 +32,7 @@ export const ConfigFileSchema = Type.Object(
     adNetwork: AdNetworkSection,
     desktop: DesktopSection,
     chatbot: ChatbotSection,
+    scaleOut: ScaleOutSection,
   },
   { additionalProperties: false },
 );

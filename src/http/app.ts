@@ -23,6 +23,7 @@ import { AppError, isAppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
+import { forwardedClientIp, registerAffinity } from './affinity.js';
 import { DrainState } from './drain.js';
 import { formatOf, renderError, errorFormatFor } from './error-render.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -157,9 +158,14 @@ export async function buildApp(services: Services): Promise<App> {
     const runtime = principal.kind === 'customer' && principal.policy.agentRuntime === true;
     request.principal = runtime ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER]) : principal;
     if (principal.kind === 'customer' && !runtime) {
-      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, request.ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
+      // A request forwarded by another node (several nodes) is recorded with the client's address, not the node's.
+      const ip = (services.scale && forwardedClientIp(request, services.scale)) || request.ip;
+      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
     }
   });
+
+  // Several nodes: requests needing a customer's app-server go to the node holding its lease (after authentication).
+  if (services.scale) registerAffinity(app, services.scale);
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
   // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first

@@ -13,5 +13,6 @@ import type { PromotionTables } from './tables/promotions.js';
 import type { AutoTopupTables } from './tables/auto-topup.js';
 import type { DesktopCoderTables } from './tables/desktop-coder.js';
 import type { ObjectWorkspaceChatbotTables } from './tables/object-workspace-chatbot.js';
+import type { ScaleTables } from './tables/scale.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, DesktopCoderTables, ObjectWorkspaceChatbotTables {}
+export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, DesktopCoderTables, ObjectWorkspaceChatbotTables, ScaleTables {}

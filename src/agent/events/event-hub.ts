@@ -28,6 +28,11 @@ export class EventHub {
     }
   }
 
+  /** Projects with at least one subscriber on this node. */
+  projectIds(): string[] {
+    return [...this.listeners.keys()];
+  }
+
   subscriberCount(projectId?: string): number {
     if (projectId !== undefined) return this.listeners.get(projectId)?.size ?? 0;
     let total = 0;

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
+import type { WriteFence } from '../../scale/fence.js';
 import type { ProjectEvent } from './types.js';
 
 const EVENT_TYPE_PATTERN = /^[A-Za-z0-9_.:/-]{1,100}$/;
@@ -32,6 +33,8 @@ export interface EventLogOptions {
   /** Newest events kept per project. */
   retention: number;
   onCommitted(events: ProjectEvent[]): void;
+  /** Scale-out: refuses appends of a node that no longer holds the customer's lease (checked in the transaction). */
+  fence?: WriteFence;
 }
 
 export class SqlEventLog {
@@ -66,6 +69,12 @@ export class SqlEventLog {
       .limit(limit)
       .execute();
     return rows.map((row) => ({ projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at }));
+  }
+
+  /** The project's newest logged event, read from the table (not from this node's cache). */
+  async newest(projectId: string): Promise<ProjectEvent | null> {
+    const row = await this.options.storage.db.selectFrom('project_events').selectAll().where('project_id', '=', projectId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    return row ? { projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at } : null;
   }
 
   /** The newest sequence number of the project (0 when it has no events). */
@@ -113,6 +122,7 @@ export class SqlEventLog {
   private async commit(batch: PendingAppend[]): Promise<void> {
     const createdAt = this.options.clock.nowMs();
     const { events, next } = await this.options.storage.db.transaction().execute(async (trx) => {
+      if (this.options.fence) await this.options.fence.check(trx, batch.map((item) => item.projectId));
       const next = new Map<string, number>();
       const events: ProjectEvent[] = [];
       for (const item of batch) {

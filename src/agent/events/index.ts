@@ -12,6 +12,7 @@ import { SqlEventLog } from './event-log.js';
 import { EventStream } from './event-stream.js';
 import { RedisRelay } from './redis-relay.js';
 import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
+import type { WriteFence } from '../../scale/fence.js';
 
 /** What this domain takes from the composition root. */
 export interface ProjectEventDeps {
@@ -44,7 +45,7 @@ export interface ProjectEvents extends ProjectEventLog {
   close(): Promise<void>;
 }
 
-export async function createProjectEvents(deps: ProjectEventDeps): Promise<ProjectEvents> {
+export async function createProjectEvents(deps: ProjectEventDeps, options: { fence?: WriteFence } = {}): Promise<ProjectEvents> {
   const { config, logger } = deps;
   const hub = new EventHub();
   let relay: RedisRelay | null = null;
@@ -53,16 +54,26 @@ export async function createProjectEvents(deps: ProjectEventDeps): Promise<Proje
     clock: deps.clock,
     logger,
     retention: config.agent.eventRetention,
+    fence: options.fence,
     onCommitted: (events) => {
       hub.publish(events);
       relay?.publish(events);
     },
   });
   if (config.env.redisUrl) {
-    relay = new RedisRelay(config.env.redisUrl, logger, (events) => {
+    const deliver = (events: ProjectEvent[]) => {
       for (const event of events) log.noteRemote(event);
       hub.publish(events);
-    });
+    };
+    // After a Redis outage each subscribed project's newest logged event is delivered: a stream that missed
+    // events sees the hole and fills it from the log at once, instead of at the project's next event.
+    const resync = async () => {
+      for (const projectId of hub.projectIds()) {
+        const newest = await log.newest(projectId);
+        if (newest) deliver([newest]);
+      }
+    };
+    relay = new RedisRelay(config.env.redisUrl, logger, deliver, () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')));
   }
   const streams = new Set<EventStream>();
   const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };

@@ -24,6 +24,8 @@ export class RedisRelay {
     redisUrl: string,
     private readonly logger: Logger,
     private readonly onRemote: (events: ProjectEvent[]) => void,
+    /** The subscription came back after a Redis outage: what was published meanwhile never arrived here. */
+    private readonly onResubscribed: () => void = () => undefined,
   ) {
     this.publisher = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.subscriber = new Redis(redisUrl, { lazyConnect: true });
@@ -36,6 +38,8 @@ export class RedisRelay {
     await Promise.all([this.publisher.connect(), this.subscriber.connect()]);
     this.subscriber.on('message', (_channel: string, text: string) => this.receive(text));
     await this.subscriber.subscribe(PROJECT_EVENTS_CHANNEL);
+    // Every later 'ready' is a reconnection (ioredis subscribes again by itself).
+    this.subscriber.on('ready', () => this.onResubscribed());
   }
 
   publish(events: ProjectEvent[]): void {

@@ -17,6 +17,7 @@ import * as desktop from './0014-desktop.js';
 import * as desktopCoder from './0016-desktop-coder.js';
 import * as desktopChatResearch from './0017-desktop-chat-research.js';
 import * as objectWorkspaceChatbot from './0018-object-workspace-chatbot.js';
+import * as scaleLeases from './0019-scale-leases.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0016-desktop-coder': desktopCoder,
   '0017-desktop-chat-research': desktopChatResearch,
   '0018-object-workspace-chatbot': objectWorkspaceChatbot,
+  '0019-scale-leases': scaleLeases,
 };
