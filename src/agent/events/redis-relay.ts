@@ -38,8 +38,15 @@ export class RedisRelay {
     await Promise.all([this.publisher.connect(), this.subscriber.connect()]);
     this.subscriber.on('message', (_channel: string, text: string) => this.receive(text));
     await this.subscriber.subscribe(PROJECT_EVENTS_CHANNEL);
-    // Every later 'ready' is a reconnection (ioredis subscribes again by itself).
-    this.subscriber.on('ready', () => this.onResubscribed());
+    // Every later 'ready' is a reconnection. ioredis subscribes again by itself; subscribing once more (a no-op
+    // for Redis) answers after that, so the catch-up reads the log only once messages flow again: an event
+    // committed meanwhile is either in that read or in a message.
+    this.subscriber.on('ready', () => {
+      this.subscriber
+        .subscribe(PROJECT_EVENTS_CHANNEL)
+        .then(() => this.onResubscribed())
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'redis event relay resubscribe failed'));
+    });
   }
 
   publish(events: ProjectEvent[]): void {
