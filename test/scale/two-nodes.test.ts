@@ -7,14 +7,14 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBase62 } from '../../src/kernel/ids.js';
-import { gatewayConfig, toolThenText } from '../agent/agent-harness.js';
+import { toolThenText } from '../agent/agent-harness.js';
 import { SseClient } from '../agent-events/sse-client.js';
-import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
-import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
-import { TEST_DATABASE_URL, tempDir } from '../helpers/databases.js';
+import type { ModelUpstream } from '../fakes/model-upstream.js';
+import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
+import { TEST_DATABASE_URL } from '../helpers/databases.js';
 import { chat, credit, newCustomer, probeHold, walletOf, type TestCustomer } from '../billing/helpers.js';
-import { ensureBuilt } from '../billing/processes.js';
-import { freshDatabase, REDIS_URL, startNode, type Node } from './nodes.js';
+import { startTwoNodes, type TwoNodes } from './harness.js';
+import type { Node } from './nodes.js';
 
 const LEASE_TTL_MS = 3_000;
 const RATE_PER_MINUTE = 6;
@@ -26,40 +26,19 @@ describe.runIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and one
 });
 
 describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and one Redis', () => {
+  let cluster: TwoNodes;
   let upstream: ModelUpstream;
   let admin: TestContext;
-  let dataDir: string;
   let a: Node;
   let b: Node;
 
   beforeAll(async () => {
-    ensureBuilt();
-    upstream = await startModelUpstream();
-    const storage = await freshDatabase('switchyard_scale');
-    const shared = {
-      ...gatewayConfig(upstream.url),
-      agent: { requestTimeoutMs: 20_000, stopGraceMs: 500, restartBackoffInitialMs: 50 },
-      rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } },
-    };
-    // In-process, never listening: the test's own hands on the database (customers, credit, keys).
-    admin = await createTestContext({ config: shared as never, storage });
-    dataDir = tempDir('switchyard-scale-');
-    const config = {
-      ...shared,
-      regions: [],
-      rateCards: admin.config.rateCards,
-      billing: { redisPrefix: `switchyard:test:${randomBase62(8)}:` },
-      scaleOut: { enabled: true, leaseTtlMs: LEASE_TTL_MS },
-    };
-    const databaseUrl = storage.location.databaseUrl!;
-    [a, b] = await Promise.all([startNode({ id: 'node-a', dataDir, config, databaseUrl }), startNode({ id: 'node-b', dataDir, config, databaseUrl })]);
+    cluster = await startTwoNodes({ leaseTtlMs: LEASE_TTL_MS, config: { rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } } } });
+    ({ upstream, admin, a, b } = cluster);
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await admin?.close();
-    await upstream?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await cluster?.close();
   });
 
   it('never overspends: exactly K of 200 billed requests split across both nodes succeed', async () => {
