@@ -39,6 +39,8 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
   }, 180_000);
 
   afterAll(async () => {
+    // A test that failed during the outage leaves Redis down: the nodes shut down cleanly with it up.
+    if (redis && !redis.running) await redis.restart();
     await cluster?.close();
     await redis?.kill();
   });
@@ -76,10 +78,11 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
 
     const restartedAt = Date.now();
     await redis.restart();
-    // ioredis reconnects with a back-off of at most 2 s; the resubscribed node then fills the hole from the log.
+    // ioredis reconnects with a back-off of at most 2 s; the resubscribed node then fills the hole from the log
+    // (the bound below leaves slack for a loaded machine).
     await stream.waitFor((client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === turnId), 15_000);
     const caughtUpMs = Date.now() - restartedAt;
-    expect(caughtUpMs).toBeLessThan(5_000);
+    expect(caughtUpMs).toBeLessThan(8_000);
     expect(stream.ended).toBe(false);
     await stream.waitFor((client) => client.events.length >= during.length, 5_000);
     stream.close();
@@ -123,14 +126,17 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
     const switchedAt = Date.now();
     expect(((await switched.json()) as { model: string }).model).toBe('scripted-other');
 
-    // B routes to the new destination within one reload period, and never back to the old one afterwards.
+    // B routes to the new destination within one reload period, and never back to the old one afterwards. The
+    // bound is on when the first call routed anew was sent (slack for the calls themselves on a loaded machine).
+    let sentAt = Date.now();
     let model = await upstreamModelOfCall();
     while (model !== 'scripted-other-model' && Date.now() - switchedAt < ALIAS_RELOAD_MS + 5_000) {
       await sleep(100);
+      sentAt = Date.now();
       model = await upstreamModelOfCall();
     }
     expect(model).toBe('scripted-other-model');
-    expect(Date.now() - switchedAt).toBeLessThan(ALIAS_RELOAD_MS + 1_500);
+    expect(sentAt - switchedAt).toBeLessThan(ALIAS_RELOAD_MS + 1_000);
     for (let index = 0; index < 3; index += 1) expect(await upstreamModelOfCall()).toBe('scripted-other-model');
     const listed = await fetch(`${b.url}/api/admin/aliases`, { headers: operatorHeaders });
     expect(((await listed.json()) as { aliases: Record<string, string> }).aliases['power-ai']).toBe('scripted-other');
