@@ -204,7 +204,11 @@ export async function createBillingServices(deps: DomainDeps): Promise<BillingSe
       });
     },
     sweep,
-    checkLedger: () => checkLedger(storage.db),
+    async checkLedger() {
+      // Answers do not wait for their settlements; the check sees this process's accepted ones committed.
+      await wallet.settled();
+      return checkLedger(storage.db);
+    },
     async start() {
       await ensureSystemAccounts(storage.db, clock.nowMs());
       await rateCards.refresh(true);
