@@ -2,7 +2,9 @@
  * The settlement journal: what a billed call used, written before its answer's last byte leaves, so the answer
  * never waits for the settlement's commit. Each process appends one line per call to its own file
  * (`<dataDir>/settlement-journal/<nodeId>.jsonl`) with a plain write (no fsync: it survives the death of the
- * process, not a power loss, like a hold) and empties the file whenever every journaled settlement has committed.
+ * process, not a power loss, like a hold) and empties the file once it has grown past a few kilobytes and every
+ * journaled settlement has committed (lines of settled calls are skipped by the replay, so emptying is only
+ * housekeeping and need not cost a truncation per call).
  * When a process is judged gone, the sweep settles its journaled calls from this file and the rates recorded on
  * their holds before it releases what is left; settlement is exactly-once by the call's status, so a line whose
  * settlement did commit changes nothing.
@@ -19,9 +21,13 @@ export interface JournalEntry {
   nowMs: number;
 }
 
+/** Size past which the file is emptied as soon as nothing journaled is pending. */
+const EMPTY_AFTER_BYTES = 64 * 1024;
+
 export class SettlementJournal {
   private fd: number | null = null;
   private pending = 0;
+  private bytes = 0;
   private readonly file: string;
 
   constructor(
@@ -39,7 +45,7 @@ export class SettlementJournal {
         fs.mkdirSync(this.directory, { recursive: true });
         this.fd = fs.openSync(this.file, 'a');
       }
-      fs.writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+      this.bytes += fs.writeSync(this.fd, `${JSON.stringify(entry)}\n`);
       this.pending += 1;
     } catch (error) {
       // Without its line the call is only at risk if this process dies before the settlement commits.
@@ -47,13 +53,14 @@ export class SettlementJournal {
     }
   }
 
-  /** A journaled settlement committed (or failed for good); the file is emptied once none is pending. */
+  /** A journaled settlement committed (or failed for good); a large file is emptied once none is pending. */
   done(): void {
     if (this.pending === 0) return;
     this.pending -= 1;
-    if (this.pending === 0 && this.fd !== null) {
+    if (this.pending === 0 && this.fd !== null && this.bytes > EMPTY_AFTER_BYTES) {
       try {
         fs.ftruncateSync(this.fd, 0);
+        this.bytes = 0;
       } catch (error) {
         this.logger.warn({ err: error }, 'emptying the settlement journal failed');
       }
