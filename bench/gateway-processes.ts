@@ -19,11 +19,25 @@ import { startModelUpstream } from '../test/fakes/model-upstream.js';
 export interface ChildHandle {
   process: ChildProcess;
   info: { url: string; key?: string };
+  /** CPU time (user + system) the process has used so far, in microseconds. */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
+export type ChildRole = 'upstream' | 'gateway' | 'gateway-billed' | 'bare-proxy' | 'fastify-proxy';
+
+/** Answers the parent's CPU-time questions (every role). */
+function answerCpuQuestions(): void {
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send!({ cpu: usage.user + usage.system });
+    }
+  });
+}
+
 /** Starts this file as a child in the given role and waits for its ready message. */
-export function startChild(role: 'upstream' | 'gateway' | 'bare-proxy' | 'fastify-proxy', upstreamUrl?: string): Promise<ChildHandle> {
+export function startChild(role: ChildRole, upstreamUrl?: string): Promise<ChildHandle> {
   const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -32,6 +46,17 @@ export function startChild(role: 'upstream' | 'gateway' | 'bare-proxy' | 'fastif
       resolve({
         process: child,
         info: info as ChildHandle['info'],
+        cpuMicros: () =>
+          new Promise<number>((answer) => {
+            const listen = (message: unknown) => {
+              if (typeof message === 'object' && message !== null && 'cpu' in message) {
+                child.off('message', listen);
+                answer((message as { cpu: number }).cpu);
+              }
+            };
+            child.on('message', listen);
+            child.send('cpu');
+          }),
         stop: () =>
           new Promise<void>((done) => {
             child.removeAllListeners('exit');
@@ -94,7 +119,7 @@ async function runFastifyProxy(upstreamUrl: string): Promise<void> {
   process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
-async function runGateway(upstreamUrl: string): Promise<void> {
+async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-gateway-'));
   const configPath = path.join(dataDir, 'config.json');
   fs.writeFileSync(
@@ -104,8 +129,8 @@ async function runGateway(upstreamUrl: string): Promise<void> {
       models: [{ id: 'bench-model', provider: 'scripted', upstreamModel: 'scripted-model' }],
       aliases: { 'power-ai': 'bench-model' },
       rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
-      // The gateway's own overhead is measured; billing's is measured by billing.bench.
-      billing: { enabled: false },
+      // Measured both ways: billing off (the gateway's own work) and on (how every customer call runs).
+      billing: { enabled: billed },
     }),
   );
   const env: NodeJS.ProcessEnv = {};
@@ -113,6 +138,9 @@ async function runGateway(upstreamUrl: string): Promise<void> {
   Object.assign(env, { SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configPath, SWITCHYARD_STATIC_TOKEN: 'bench-operator-token-0123456789-abcdef', SWITCHYARD_LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
   const running = await startService(loadConfig(env), { port: 0 });
   const created = await running.services.customers.create({ email: 'bench-gateway@example.test' });
+  if (billed) {
+    await running.services.billing.adjust({ customerId: created.customer.id, amountMicros: 1_000_000_000_000, reason: 'benchmark funding', wallet: 'token', idempotencyKey: 'bench-funding' });
+  }
   process.send!({ url: running.url, key: created.systemToken.key });
   process.once('SIGTERM', () =>
     void running.stop().then(() => {
@@ -124,8 +152,9 @@ async function runGateway(upstreamUrl: string): Promise<void> {
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   const [role, upstreamUrl] = process.argv.slice(2);
+  answerCpuQuestions();
   if (role === 'upstream') void runUpstream();
-  else if (role === 'gateway') void runGateway(upstreamUrl!);
+  else if (role === 'gateway' || role === 'gateway-billed') void runGateway(upstreamUrl!, role === 'gateway-billed');
   else if (role === 'bare-proxy') void runBareProxy(upstreamUrl!);
   else if (role === 'fastify-proxy') void runFastifyProxy(upstreamUrl!);
 }

@@ -1,6 +1,7 @@
 /**
- * Gateway overhead: the scripted upstream measured directly and through the gateway in one run, at concurrency
- * 1 and 16, non-streaming and streaming (`POST /v1/chat/completions`). autocannon gives requests/s; a small
+ * Gateway overhead: the scripted upstream measured directly and through the gateway (billing off and on) in one
+ * run, at concurrency 1 and 16, non-streaming and streaming (`POST /v1/chat/completions`); the headline is the
+ * gateway with billing against the bare forwarder. autocannon gives requests/s; a small
  * sequential client gives sub-millisecond latency percentiles and, for streams, the time to the first body byte.
  * The upstream, the gateway and the load generator each run in their own process. Two forwarders that do nothing
  * but forward are measured in the same run: a bare one (`node:http` + undici) is the ceiling any Node.js gateway can
@@ -10,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { loadTest, round, type BenchReport, type LoadTestResult } from './harness.js';
-import { startChild } from './gateway-processes.js';
+import { startChild, type ChildHandle } from './gateway-processes.js';
 
 const DURATION_SECONDS = 5;
 const WARMUP_SECONDS = 1;
@@ -56,82 +57,108 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
-async function throughput(target: Target, stream: boolean, connections: number): Promise<LoadTestResult> {
-  const result = await loadTest({
+interface Measured extends LoadTestResult {
+  /** CPU time of the process that answers (the forwarder or gateway; the upstream itself for direct) per call. */
+  cpuMicrosPerCall: number;
+  /** CPU time of the scripted upstream per call. */
+  upstreamCpuMicrosPerCall: number;
+}
+
+async function throughput(target: Target, stream: boolean, connections: number, process: ChildHandle, upstream: ChildHandle): Promise<Measured> {
+  const options = {
     url: `${target.url}/chat/completions`,
-    method: 'POST',
+    method: 'POST' as const,
     headers: { 'content-type': 'application/json', ...target.headers },
     body: body(target, stream),
     connections,
-    durationSeconds: DURATION_SECONDS,
-    warmupSeconds: WARMUP_SECONDS,
-  });
+  };
+  await loadTest({ ...options, durationSeconds: WARMUP_SECONDS });
+  const [cpuBefore, upstreamBefore] = [await process.cpuMicros(), await upstream.cpuMicros()];
+  const result = await loadTest({ ...options, durationSeconds: DURATION_SECONDS });
+  const [cpuAfter, upstreamAfter] = [await process.cpuMicros(), await upstream.cpuMicros()];
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return result;
+  const calls = Math.max(1, result.requests);
+  return { ...result, cpuMicrosPerCall: (cpuAfter - cpuBefore) / calls, upstreamCpuMicrosPerCall: (upstreamAfter - upstreamBefore) / calls };
 }
 
 export default async function gatewayBench(report: BenchReport): Promise<void> {
-  report.section('Gateway: direct upstream vs through the gateway');
+  report.section('Gateway: direct upstream, bare forwarder, Fastify forwarder, gateway with billing off and on');
   const upstream = await startChild('upstream');
   const gateway = await startChild('gateway', upstream.info.url);
+  const billed = await startChild('gateway-billed', upstream.info.url);
   const bareProxy = await startChild('bare-proxy', upstream.info.url);
   const fastifyProxy = await startChild('fastify-proxy', upstream.info.url);
   try {
-    const direct: Target = { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' };
-    const through: Target = { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' };
-    const bare: Target = { url: `${bareProxy.info.url}/v1`, headers: {}, model: 'scripted-model' };
-    const onFastify: Target = { url: `${fastifyProxy.info.url}/v1`, headers: {}, model: 'scripted-model' };
+    const targets: { name: string; target: Target; process: ChildHandle }[] = [
+      { name: 'direct', target: { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: upstream },
+      { name: 'bare forwarder', target: { url: `${bareProxy.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: bareProxy },
+      { name: 'Fastify forwarder', target: { url: `${fastifyProxy.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: fastifyProxy },
+      { name: 'gateway, billing off', target: { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' }, process: gateway },
+      { name: 'gateway, billing on', target: { url: `${billed.info.url}/v1`, headers: { authorization: `Bearer ${billed.info.key}` }, model: 'power-ai' }, process: billed },
+    ];
     report.line(
-      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), billing off, ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, gateway and load generator in separate processes on ${'a 2-core machine'}.`,
+      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
     );
     const rows: Record<string, string | number>[] = [];
     const summary: string[] = [];
     for (const stream of [false, true]) {
       for (const connections of [1, 16]) {
-        const directResult = await throughput(direct, stream, connections);
-        const gatewayResult = await throughput(through, stream, connections);
-        const bareResult = await throughput(bare, stream, connections);
-        const fastifyResult = await throughput(onFastify, stream, connections);
-        rows.push({
-          mode: stream ? 'stream' : 'json',
-          concurrency: connections,
-          'direct req/s': round(directResult.requestsPerSecond),
-          'gateway req/s': round(gatewayResult.requestsPerSecond),
-          'gateway / direct': round(gatewayResult.requestsPerSecond / directResult.requestsPerSecond, 3),
-          'bare proxy req/s': round(bareResult.requestsPerSecond),
-          'bare proxy / direct': round(bareResult.requestsPerSecond / directResult.requestsPerSecond, 3),
-          'Fastify proxy / direct': round(fastifyResult.requestsPerSecond / directResult.requestsPerSecond, 3),
-          'direct p50/p99 ms': `${directResult.latencyP50Ms}/${directResult.latencyP99Ms}`,
-          'gateway p50/p99 ms': `${gatewayResult.latencyP50Ms}/${gatewayResult.latencyP99Ms}`,
-        });
+        const results = new Map<string, Measured>();
+        for (const { name, target, process } of targets) results.set(name, await throughput(target, stream, connections, process, upstream));
+        const direct = results.get('direct')!;
+        const bare = results.get('bare forwarder')!;
+        for (const [name, result] of results) {
+          rows.push({
+            mode: stream ? 'stream' : 'json',
+            c: connections,
+            target: name,
+            'req/s': round(result.requestsPerSecond),
+            '/ direct': round(result.requestsPerSecond / direct.requestsPerSecond, 3),
+            '/ bare forwarder': round(result.requestsPerSecond / bare.requestsPerSecond, 3),
+            'p50/p99 ms': `${result.latencyP50Ms}/${result.latencyP99Ms}`,
+            'CPU µs/call': round(result.cpuMicrosPerCall),
+            'upstream CPU µs/call': round(result.upstreamCpuMicrosPerCall),
+          });
+        }
         if (connections === 16) {
-          const ratio = (result: LoadTestResult) => round(result.requestsPerSecond / directResult.requestsPerSecond, 3);
-          summary.push(`${stream ? 'stream' : 'json'} c=16 gateway/direct req/s: ${ratio(gatewayResult)} (target ≥ 0.5; forwarders that do nothing else: bare ${ratio(bareResult)}, Fastify ${ratio(fastifyResult)})`);
+          const on = results.get('gateway, billing on')!;
+          const off = results.get('gateway, billing off')!;
+          summary.push(
+            `**${stream ? 'stream' : 'json'} c=16 gateway with billing / bare forwarder req/s: ${round(on.requestsPerSecond / bare.requestsPerSecond, 3)}** (target ≥ ${stream ? '0.75' : '0.6'}); billing off ${round(off.requestsPerSecond / bare.requestsPerSecond, 3)}, Fastify forwarder ${round(results.get('Fastify forwarder')!.requestsPerSecond / bare.requestsPerSecond, 3)}; bare forwarder / direct ${round(bare.requestsPerSecond / direct.requestsPerSecond, 3)}`,
+          );
         }
       }
     }
     report.table(rows);
     const latencyRows: Record<string, string | number>[] = [];
     for (const stream of [false, true]) {
-      const directTimes = await sequentialTimings(direct, stream);
-      const gatewayTimes = await sequentialTimings(through, stream);
-      const added = (values: { totalMs: number[]; firstByteMs: number[] }, base: { totalMs: number[]; firstByteMs: number[] }, key: 'totalMs' | 'firstByteMs', fraction: number) =>
+      const timings = new Map<string, { totalMs: number[]; firstByteMs: number[] }>();
+      for (const { name, target } of targets) if (name !== 'Fastify forwarder') timings.set(name, await sequentialTimings(target, stream));
+      const base = timings.get('direct')!;
+      const added = (values: { totalMs: number[]; firstByteMs: number[] }, key: 'totalMs' | 'firstByteMs', fraction: number) =>
         round(percentile(values[key], fraction) - percentile(base[key], fraction), 3);
-      latencyRows.push({
-        mode: stream ? 'stream' : 'json',
-        'direct p50 ms': round(percentile(directTimes.totalMs, 0.5), 3),
-        'gateway p50 ms': round(percentile(gatewayTimes.totalMs, 0.5), 3),
-        'added p50 ms': added(gatewayTimes, directTimes, 'totalMs', 0.5),
-        'added p99 ms': added(gatewayTimes, directTimes, 'totalMs', 0.99),
-        ...(stream ? { 'added TTFB p50 ms': added(gatewayTimes, directTimes, 'firstByteMs', 0.5), 'added TTFB p99 ms': added(gatewayTimes, directTimes, 'firstByteMs', 0.99) } : {}),
-      });
-      if (!stream) summary.push(`json c=1 added p50: ${added(gatewayTimes, directTimes, 'totalMs', 0.5)} ms (target ≤ 0.5)`);
+      for (const [name, values] of timings) {
+        latencyRows.push({
+          mode: stream ? 'stream' : 'json',
+          target: name,
+          'p50 ms': round(percentile(values.totalMs, 0.5), 3),
+          'added p50 ms': added(values, 'totalMs', 0.5),
+          'added p99 ms': added(values, 'totalMs', 0.99),
+          ...(stream ? { 'added TTFB p50 ms': added(values, 'firstByteMs', 0.5) } : {}),
+        });
+      }
+      if (!stream) {
+        summary.push(
+          `**json c=1 added p50 over direct, gateway with billing: ${added(timings.get('gateway, billing on')!, 'totalMs', 0.5)} ms** (target ≤ 0.35); billing off ${added(timings.get('gateway, billing off')!, 'totalMs', 0.5)} ms, bare forwarder ${added(timings.get('bare forwarder')!, 'totalMs', 0.5)} ms`,
+        );
+      }
     }
     report.line('Concurrency 1, sequential client:');
     report.table(latencyRows);
     for (const line of summary) report.line(line);
   } finally {
     await gateway.stop();
+    await billed.stop();
     await bareProxy.stop();
     await fastifyProxy.stop();
     await upstream.stop();

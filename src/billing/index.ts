@@ -1,5 +1,6 @@
 /** Billing domain composition: ledger, wallets, rate cards, key policies, limits and the meter. */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { AppConfig } from '../config/load-config.js';
 import type { Storage } from '../storage/database.js';
@@ -17,6 +18,7 @@ import { freeMeter, type Meter } from './meter.js';
 import { RateCards, type ModelPrices } from './rate-cards.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { UnlimitedPlans } from './unlimited.js';
+import { SettlementJournal } from './settlement-journal.js';
 import { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import { Wallet } from './wallet.js';
 import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
@@ -113,7 +115,8 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
   const nodeId = randomUUID();
   const { groupCommit } = config.billing;
   const sqliteWorker = groupCommit.enabled && storage.sqlitePath ? new SqliteLedgerWorker(storage.sqlitePath, groupCommit.maxBatch) : undefined;
-  const wallet = new Wallet(storage, writer, clock, nodeId, sqliteWorker);
+  const journal = new SettlementJournal(path.join(config.env.dataDir, 'settlement-journal'), nodeId, logger);
+  const wallet = new Wallet(storage, writer, clock, nodeId, sqliteWorker, journal);
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);
@@ -143,6 +146,9 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
   const sweep = async (): Promise<number> => {
     await nodes.heartbeat();
     const gone = await nodes.goneNodes();
+    // Calls a gone process answered but had not settled yet: charged from its journal before its holds are released.
+    const journaled = await wallet.settleFromJournal(gone);
+    if (journaled > 0) logger.warn({ journaled }, 'settled calls of gone processes from their settlement journal');
     const fromCrashes = await wallet.releaseOpen({ nodeIds: gone });
     await nodes.forget(gone);
     // A live process's call may stream longer than the hold TTL, and releasing its hold would free credit the
@@ -213,7 +219,11 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
       });
     },
     sweep,
-    checkLedger: () => checkLedger(storage.db),
+    async checkLedger() {
+      // Answers do not wait for their settlements; the check sees this process's accepted ones committed.
+      await wallet.settled();
+      return checkLedger(storage.db);
+    },
     async start() {
       await ensureSystemAccounts(storage.db, clock.nowMs());
       await rateCards.refresh(true);
@@ -229,11 +239,13 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await wallet.settled();
       await writer.drain();
       await sqliteWorker?.close();
       // Calls cut off by the shutdown never settle: release their holds and leave the registry.
       await wallet.releaseOpen({ nodeIds: [nodeId] }).catch((error) => logger.error({ err: error }, 'releasing holds at shutdown failed'));
       await nodes.unregister().catch(() => undefined);
+      journal.close();
       await limiter.close();
     },
   };

@@ -1,12 +1,16 @@
 /**
- * Group commit on SQLite, off the event loop. With synchronous=FULL every commit waits for an fsync, and
- * better-sqlite3 waits synchronously: on the main thread each commit would stall every request in flight. A
- * worker thread with its own connection to the same file runs the holds and settlements: operations that
- * arrive while it commits queue up and share the next transaction (one fsync for the settlements; holds, which
- * move no money, commit without one, see drain()), and each caller's promise resolves only after its batch
- * committed. The guarded UPDATEs run inside the batch transaction in arrival order, so batching never lets two
- * requests spend the same credit. When a batch fails, its operations are retried one transaction each, so one bad
- * operation cannot fail its neighbours.
+ * Group commit on SQLite, off the event loop. better-sqlite3 waits synchronously, so on the main thread each commit
+ * would stall every request in flight: a worker thread with its own connection to the same file runs the holds and
+ * settlements. Operations that arrive while it works queue up and share the next transaction; the guarded UPDATEs
+ * run inside the batch transaction in arrival order, so batching never lets two requests spend the same credit.
+ * When a batch fails, its operations are retried one transaction each, so one bad operation cannot fail its
+ * neighbours.
+ *
+ * Durability: holds move no money and answer as soon as they committed (WAL, synchronous=NORMAL: durable against a
+ * crash of the process). Settlements, which move money, answer only once the WAL holding their commit is synced to
+ * disk, which is what synchronous=FULL gives, but the fsync runs on the thread pool after the write lock is
+ * released: holds (and the next batches) keep committing while the disk syncs, instead of queueing behind it. One
+ * fsync covers every commit before it, so a durable settlement never lacks its hold.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -46,10 +50,11 @@ export const CALL_COLUMNS = [
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
 const SQLite = require(workerData.driverPath);
 const db = new SQLite(workerData.file);
 db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
+db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 10000');
 db.pragma('foreign_keys = ON');
 const columns = workerData.callColumns;
@@ -97,39 +102,66 @@ const batch = db.transaction((ops) => {
 // at once, busy_timeout or not), so a batch starting with a read would fail whenever another connection writes.
 const runBatch = (ops) => batch.immediate(ops);
 
-function commitAndAnswer(batch) {
-  if (batch.length === 0) return;
+function commitAll(batch) {
   try {
     const values = runBatch(batch.map((item) => item.op));
-    parentPort.postMessage(batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] })));
+    return batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] }));
   } catch {
-    parentPort.postMessage(batch.map((item) => {
+    return batch.map((item) => {
       try {
         return { id: item.id, ok: true, value: runBatch([item.op])[0] };
       } catch (error) {
         return { id: item.id, ok: false, error: String(error && error.message || error) };
       }
-    }));
+    });
   }
 }
 
-// Holds move no money: they reserve credit against concurrent calls, and a call whose process dies is never
-// charged (its holds are released), durable hold or not. So a drain's holds commit first, without waiting for an
-// fsync (synchronous=NORMAL: durable against a crash of the process, not against power loss), and answer at once;
-// its settlements, which move money, then commit with synchronous=FULL. A FULL commit syncs the WAL in order, so
-// every earlier hold is durable with it: a durable settlement never lacks its hold. Holds going first can only
-// see less spare credit than in arrival order.
+// Settlements committed and waiting for the WAL to reach the disk. An fsync answers only the commits made before it
+// started; what commits meanwhile waits for the next one.
+let walFd = null;
+let syncing = false;
+let unsynced = [];
+function syncWal() {
+  if (syncing || unsynced.length === 0) return;
+  const answers = unsynced;
+  unsynced = [];
+  syncing = true;
+  try {
+    walFd ??= fs.openSync(workerData.file + '-wal', 'r');
+  } catch (error) {
+    syncing = false;
+    parentPort.postMessage({ answers: answers.map((answer) => ({ id: answer.id, ok: false, error: 'opening the WAL to sync it failed: ' + error.message })) });
+    return;
+  }
+  fs.fsync(walFd, (error) => {
+    syncing = false;
+    parentPort.postMessage({ answers: error ? answers.map((answer) => ({ id: answer.id, ok: false, error: 'syncing the WAL failed: ' + error.message })) : answers });
+    syncWal();
+  });
+}
+
+// A drain commits what queued up: each batch's holds first (they answer at once; holds going first can only see
+// less spare credit than in arrival order), then its settlements, which answer after the next fsync.
 let queue = [];
 let scheduled = false;
 function drain() {
   scheduled = false;
   while (queue.length > 0) {
     const batch = queue.splice(0, workerData.maxBatch);
-    db.pragma('synchronous = NORMAL');
-    commitAndAnswer(batch.filter((item) => item.op.kind === 'hold'));
-    db.pragma('synchronous = FULL');
-    commitAndAnswer(batch.filter((item) => item.op.kind !== 'hold'));
+    const holds = batch.filter((item) => item.op.kind === 'hold');
+    const settlements = batch.filter((item) => item.op.kind !== 'hold');
+    if (holds.length > 0) parentPort.postMessage({ answers: commitAll(holds) });
+    if (settlements.length > 0) {
+      for (const answer of commitAll(settlements)) {
+        if (answer.ok) unsynced.push(answer);
+        else parentPort.postMessage({ answers: [answer] });
+      }
+    }
   }
+  // Free for the next batch, while the fsync (if any) runs on the thread pool.
+  parentPort.postMessage({ idle: true });
+  syncWal();
 }
 parentPort.on('message', (items) => {
   queue.push(...items);
@@ -149,8 +181,8 @@ export class SqliteLedgerWorker {
   private outbox: { id: number; op: LedgerOperation }[] = [];
   private nextId = 1;
   private flushScheduled = false;
-  /** Operations posted to the worker and not answered yet. */
-  private posted = 0;
+  /** A message was posted and the worker has not finished committing it yet. */
+  private busy = false;
   private drained: (() => void) | null = null;
   /** Set once the worker has died: every pending and later call fails with it instead of waiting forever. */
   private failure: Error | null = null;
@@ -164,16 +196,18 @@ export class SqliteLedgerWorker {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, maxBatch, callColumns: CALL_COLUMNS } });
     this.worker.unref();
-    this.worker.on('message', (results: { id: number; ok: boolean; value?: LedgerResult; error?: string }[]) => {
-      this.posted -= results.length;
-      for (const result of results) {
+    this.worker.on('message', (message: { answers?: { id: number; ok: boolean; value?: LedgerResult; error?: string }[]; idle?: boolean }) => {
+      for (const result of message.answers ?? []) {
         const waiter = this.pending.get(result.id);
         this.pending.delete(result.id);
         if (result.ok) waiter?.resolve(result.value ?? null);
         else waiter?.reject(new Error(`ledger write failed: ${result.error}`));
       }
       // The worker is free again: what queued up meanwhile goes as one message (the next group commit).
-      if (this.posted === 0) this.scheduleFlush();
+      if (message.idle) {
+        this.busy = false;
+        this.scheduleFlush();
+      }
       if (this.pending.size === 0) this.drained?.();
     });
     this.worker.on('error', (error) => this.fail(new Error(`SQLite ledger worker failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
@@ -185,7 +219,7 @@ export class SqliteLedgerWorker {
     for (const waiter of this.pending.values()) waiter.reject(this.failure);
     this.pending.clear();
     this.outbox = [];
-    this.posted = 0;
+    this.busy = false;
     this.drained?.();
   }
 
@@ -201,19 +235,19 @@ export class SqliteLedgerWorker {
 
   /**
    * One message per tick carries every operation of that tick, and only while the worker is idle: while it commits
-   * a batch it could not read a message anyway, so operations wait here and leave together when it answers. Posting
+   * a batch it could not read a message anyway, so operations wait here and leave together when it is free again. Posting
    * costs the main thread more than the operation itself, and this turns about two messages per call into one per
    * group commit.
    */
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.posted > 0 || this.outbox.length === 0) return;
+    if (this.flushScheduled || this.busy || this.outbox.length === 0) return;
     this.flushScheduled = true;
     queueMicrotask(() => {
       this.flushScheduled = false;
-      if (this.failure || this.posted > 0) return;
+      if (this.failure || this.busy) return;
       const items = this.outbox;
       this.outbox = [];
-      this.posted += items.length;
+      this.busy = true;
       this.worker.postMessage(items);
     });
   }

@@ -15,6 +15,7 @@ import { spendingLimitReached } from './policy.js';
 import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
+import type { SettlementJournal } from './settlement-journal.js';
 import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import type { WriterQueue } from './writer-queue.js';
 
@@ -62,6 +63,13 @@ export interface HeldCall {
 
 export class Wallet {
   private readonly accountIds = new Map<string, number>();
+  /** Settlements accepted and not committed yet (read-your-writes for wallet reads, and shutdown). */
+  private readonly settling = new Set<Promise<unknown>>();
+  /**
+   * Awaited by every settlement after its journal line and before its write: lets a test hold settlements back
+   * to show that answers do not wait for them. Null in service.
+   */
+  settlementGate: (() => Promise<void>) | null = null;
 
   private readonly db: Kysely<Database>;
 
@@ -72,6 +80,8 @@ export class Wallet {
     readonly nodeId: string,
     /** SQLite: holds and settlements go to the group-commit worker thread. */
     private readonly sqliteWorker?: SqliteLedgerWorker,
+    /** Where settlements are journaled before the answer's end (settled from it if this process dies first). */
+    private readonly journal?: SettlementJournal,
   ) {
     this.db = storage.db;
   }
@@ -145,7 +155,28 @@ export class Wallet {
    * Settles a call exactly once with the rates recorded on its hold; a second settle changes nothing. A call whose
    * hold was released before it settled is still charged its cost, from what the wallet has.
    */
-  async settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
+  settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
+    const nowMs = this.clock.nowMs();
+    // Journaled synchronously, before the caller writes the answer's end: the commit itself comes later.
+    this.journal?.record({ callId: held.callId, usage, outcome, nowMs });
+    const settling = this.settleJournaled(held, usage, outcome, nowMs);
+    this.settling.add(settling);
+    void settling
+      .catch(() => undefined)
+      .finally(() => {
+        this.settling.delete(settling);
+        this.journal?.done();
+      });
+    return settling;
+  }
+
+  /** Resolves once every settlement accepted so far has committed (or failed). */
+  async settled(): Promise<void> {
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+  }
+
+  private async settleJournaled(held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
+    if (this.settlementGate) await this.settlementGate();
     const revenue = await this.accountOf(systemCode('revenue'));
     if (this.sqliteWorker) {
       const collected = await this.sqliteWorker.run({
@@ -158,11 +189,50 @@ export class Wallet {
         usage,
         outcome,
         requestId: held.requestId,
-        nowMs: this.clock.nowMs(),
+        nowMs,
       });
       return { costMicros: collected ?? 0, covered: held.covered, alreadySettled: collected === null };
     }
-    return this.writer.run((trx, postings) => this.settleIn(trx, postings, held, usage, outcome, revenue));
+    return this.writer.run((trx, postings) => this.settleIn(trx, postings, held, usage, outcome, revenue, nowMs));
+  }
+
+  /**
+   * Settles the journaled calls of gone processes from their journal lines and the rates and hold recorded on
+   * each call's row (calls already settled change nothing). Returns how many were charged.
+   */
+  async settleFromJournal(nodeIds: string[]): Promise<number> {
+    if (!this.journal || nodeIds.length === 0) return 0;
+    const journals = this.journal.read(nodeIds);
+    let settled = 0;
+    for (const entries of journals.values()) {
+      for (const entry of entries) {
+        const row = await this.db
+          .selectFrom('billing_calls')
+          .selectAll()
+          .where('id', '=', entry.callId)
+          .where('status', 'in', ['open', 'released'])
+          .executeTakeFirst();
+        if (!row) continue;
+        const held: HeldCall = {
+          callId: row.id,
+          accountId: row.account_id,
+          requestId: row.request_id,
+          holdMicros: Number(row.hold_micros),
+          covered: row.covered_plan !== null,
+          rates: {
+            input_micros_per_million: Number(row.input_micros_per_million),
+            output_micros_per_million: Number(row.output_micros_per_million),
+            cached_input_micros_per_million: Number(row.cached_input_micros_per_million),
+            cache_write_micros_per_million: Number(row.cache_write_micros_per_million),
+            cache_write_1h_micros_per_million: Number(row.cache_write_1h_micros_per_million),
+          },
+        };
+        const outcome = await this.settleJournaled(held, entry.usage, entry.outcome, entry.nowMs);
+        if (!outcome.alreadySettled) settled += 1;
+      }
+    }
+    this.journal.forget([...journals.keys()]);
+    return settled;
   }
 
   private async settleIn(
@@ -172,8 +242,8 @@ export class Wallet {
     usage: UsageCounts,
     outcome: string,
     revenue: number,
+    nowMs: number,
   ): Promise<Settlement> {
-    const nowMs = this.clock.nowMs();
     // Claims the call's row first (PostgreSQL row lock, taken before the account's as a release takes them). A
     // call released meanwhile (its process judged gone, or the age backstop) still owes what it used: its hold is
     // already off the wallet, so it settles as if it had held nothing. Only a settled call changes nothing.
@@ -306,6 +376,8 @@ export class Wallet {
   }
 
   async balances(customerId: number): Promise<{ token: { balance: number; held: number }; cash: { balance: number; held: number } }> {
+    // Answers do not wait for their settlement; a balance read in this process does (at most one group commit).
+    await this.settled();
     const rows = await this.db
       .selectFrom('billing_accounts')
       .select(['code', 'balance_micros', 'held_micros'])

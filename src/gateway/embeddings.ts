@@ -87,11 +87,10 @@ export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): P
     if (signal.aborted) status = 'aborted';
     throw error instanceof UpstreamError ? error.toAppError() : error;
   } finally {
-    try {
-      await metered.settle(usage, status);
-    } catch (error) {
-      deps.logger.error({ err: error, requestId: options.requestId }, 'settling an embeddings call failed');
-    }
-    leave();
+    // The answer does not wait for the settlement's commit (journaled by settle() before it returns).
+    void metered
+      .settle(usage, status)
+      .catch((error) => deps.logger.error({ err: error, requestId: options.requestId }, 'settling an embeddings call failed'))
+      .finally(leave);
   }
 }

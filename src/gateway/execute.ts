@@ -19,6 +19,7 @@
  *
  * Metering: `meter.begin` before the upstream call; `settle` exactly once in `finally` on every exit (done,
  * client abort, upstream error, timeout) with the upstream's usage, or a tokenizer estimate marked `estimated`.
+ * The parts end without waiting for the settlement's commit (it is journaled first; see billing/settlement-journal.ts).
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
@@ -231,9 +232,12 @@ async function* meteredParts(
   } finally {
     if ((context.signal.aborted || context.abandoned.value) && outcome !== 'completed') outcome = 'aborted';
     const usage = context.abandoned.value ? NOTHING_CONSUMED : await context.tracker.final();
-    const settled = await settleQuietly(logger, context.metered, usage, outcome, context.requestId);
-    context.probe?.end(outcome, settled && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: settled.costMicros });
-    context.leave();
+    // The answer's end does not wait for the settlement: the settlement is journaled now (settle() writes its line
+    // before returning) and commits with the next group commit; the call stays in flight until it has.
+    void settleQuietly(logger, context.metered, usage, outcome, context.requestId).then((settled) => {
+      context.probe?.end(outcome, settled && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: settled.costMicros });
+      context.leave();
+    });
   }
 }
 

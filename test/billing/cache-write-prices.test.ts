@@ -82,6 +82,8 @@ describe('cache-write prices', () => {
         payload: { model: 'claude-cached', max_tokens: 64, system: [{ type: 'text', text: 'long prompt', cache_control: { type: 'ephemeral', ttl: '1h' } }], messages: [{ role: 'user', content: 'hi' }] },
       });
       expect(response.statusCode, response.body).toBe(200);
+      // The answer does not wait for its settlement's commit.
+      await context.services.billing.wallet.settled();
       const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).executeTakeFirstOrThrow();
       expect(call).toMatchObject({ status: 'settled' });
       expect(Number(call.input_tokens)).toBe(600);

@@ -47,6 +47,9 @@ describe('wallet auto top-up', () => {
   async function settled(condition: () => Promise<boolean> | boolean = () => true): Promise<void> {
     for (let attempt = 0; attempt < 500; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 20));
+      // Answers do not wait for their settlement; the listener runs once it committed.
+      await context.services.billing.wallet.settled();
+      await new Promise((resolve) => setTimeout(resolve, 5));
       await context.services.payments.autoTopup.idle();
       if (await condition()) return;
     }

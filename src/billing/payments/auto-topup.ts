@@ -50,6 +50,12 @@ export type ChargeOutcome = 'not_enabled' | 'above_threshold' | 'disarmed' | 'pe
 export class AutoTopup {
   /** Charges started by this process and not finished yet (tests and shutdown wait on them). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /**
+   * Customers seen without auto top-up, until when (ms) that answer is trusted: the check after each settlement
+   * then costs no query. Saving the setting here forgets it at once; a save on another process is seen within
+   * `billing.cacheTtlMs`.
+   */
+  private readonly notEnabledUntil = new Map<number, number>();
 
   constructor(private readonly deps: AutoTopupDeps) {
     // Any credited payment of the customer re-arms when it lifts the balance to the threshold; a credited
@@ -108,6 +114,7 @@ export class AutoTopup {
    */
   async put(customerId: number, input: { enabled: boolean; thresholdMicros: number; packId: string }): Promise<AutoTopupSetting> {
     packOf(this.deps.config, input.packId);
+    this.notEnabledUntil.delete(customerId);
     const existing = await this.db.selectFrom('auto_topup_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
     let card = existing ? { customer: existing.processor_customer, paymentMethod: existing.payment_method } : null;
     if (input.enabled && !card) {
@@ -167,8 +174,15 @@ export class AutoTopup {
 
   /** Checks the balance after a settlement; starts one charge when it crossed below the threshold. */
   async afterSettlement(customerId: number): Promise<ChargeOutcome> {
+    const checkedAtMs = this.deps.clock.nowMs();
+    if ((this.notEnabledUntil.get(customerId) ?? 0) > checkedAtMs) return 'not_enabled';
     const setting = await this.db.selectFrom('auto_topup_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
-    if (!setting || Number(setting.enabled) !== 1) return 'not_enabled';
+    if (!setting || Number(setting.enabled) !== 1) {
+      if (this.notEnabledUntil.size > 50_000) this.notEnabledUntil.clear();
+      this.notEnabledUntil.set(customerId, checkedAtMs + this.deps.config.billing.cacheTtlMs);
+      return 'not_enabled';
+    }
+    this.notEnabledUntil.delete(customerId);
     const { token } = await this.deps.wallet.balances(customerId);
     const available = token.balance - token.held;
     const threshold = Number(setting.threshold_micros);
