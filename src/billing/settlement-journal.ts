@@ -12,7 +12,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { UsageCounts } from './wallet.js';
+
+/** Token counts of one finished call, as its settlement prices them. */
+export interface UsageCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  source: string;
+}
 
 export interface JournalEntry {
   callId: number;

@@ -15,7 +15,7 @@ import { spendingLimitReached } from './policy.js';
 import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
-import type { SettlementJournal } from './settlement-journal.js';
+import type { SettlementJournal, UsageCounts } from './settlement-journal.js';
 import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import type { WriterQueue } from './writer-queue.js';
 
@@ -36,14 +36,7 @@ export interface HoldRequest {
   spendingLimit?: { limitMicros: number; sinceMs: number; period: KeyPolicy['spendingPeriod'] };
 }
 
-export interface UsageCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  source: string;
-}
+export type { UsageCounts };
 
 export interface Settlement {
   costMicros: number;
