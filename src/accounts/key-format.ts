@@ -6,25 +6,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { randomBase62, toBase62 } from '../kernel/ids.js';
 import type { ApiKeyKind } from '../storage/tables/chassis.js';
+import { crc32 } from '../kernel/crc32.js';
 
 const KIND_LETTER: Record<ApiKeyKind, string> = { wallet: 'w', username: 'n', user: 'u', managed: 'm' };
 const KEY_PATTERN = /^sy([wnum])_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/;
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 export interface GeneratedKey {
   plaintext: string;

@@ -5,12 +5,12 @@
  * exchanges the code (issuer, audience, expiry, nonce and the exact redirect URI are checked by the client) and
  * signs in the customer with that verified email, or creates the account and records its attribution.
  */
-import * as client from 'openid-client';
 import type { Logger } from 'pino';
 import type { IdpConfig } from '../config/sections/accounts.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import { normalizeEmail, type CustomerService } from './customer-service.js';
+import type { CustomerService } from './customer-service.js';
+import { OidcCallbackError, OidcRelyingParty } from './oidc-client.js';
 import type { SecretBox } from './secrets.js';
 
 export const OIDC_STATE_TTL_MS = 10 * 60_000;
@@ -43,9 +43,11 @@ export interface OidcDeps {
 }
 
 export class OidcSignIn {
-  private discovered: Promise<client.Configuration> | null = null;
+  private readonly party: OidcRelyingParty;
 
-  constructor(private readonly deps: OidcDeps) {}
+  constructor(private readonly deps: OidcDeps) {
+    this.party = new OidcRelyingParty(deps.config, this.redirectUrl, deps.logger);
+  }
 
   get enabled(): boolean {
     const { issuer, clientId } = this.deps.config;
@@ -56,30 +58,9 @@ export class OidcSignIn {
     return this.deps.config.redirectUrl ?? `${this.deps.publicBaseUrl}/api/v1/auth/idp/callback`;
   }
 
-  private configuration(): Promise<client.Configuration> {
-    const { issuer, clientId, clientSecret } = this.deps.config;
-    this.discovered ??= client
-      .discovery(
-        new URL(issuer!),
-        clientId!,
-        { redirect_uris: [this.redirectUrl], response_types: ['code'] },
-        clientSecret === undefined ? client.None() : client.ClientSecretBasic(clientSecret),
-        // A plain-http issuer is only for local providers (tests, development).
-        issuer!.startsWith('http://') ? { execute: [client.allowInsecureRequests] } : undefined,
-      )
-      .catch((error: unknown) => {
-        this.discovered = null;
-        throw error;
-      });
-    return this.discovered;
-  }
-
   /** The provider's authorization URL for a new sign-in. */
   async start(returnTo: string, attribution: SignupAttribution): Promise<URL> {
-    const configuration = await this.configuration();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const verifier = client.randomPKCECodeVerifier();
+    const { url, state, nonce, codeVerifier: verifier } = await this.party.authorizationRequest('openid email profile');
     const now = this.deps.clock.nowMs();
     const { box } = this.deps;
     await this.deps.storage.db
@@ -94,14 +75,7 @@ export class OidcSignIn {
         created_at: now,
       })
       .execute();
-    return client.buildAuthorizationUrl(configuration, {
-      redirect_uri: this.redirectUrl,
-      scope: 'openid email profile',
-      state,
-      nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    return url;
   }
 
   /** Completes a callback; `query` is the callback's raw query string. */
@@ -122,24 +96,14 @@ export class OidcSignIn {
     if (query.get('error') !== null) throw new OidcError('idp_denied', `provider answered ${query.get('error')}`);
     if (!query.get('code')) throw new OidcError('idp_code_missing', 'missing code');
 
-    const configuration = await this.configuration();
-    const callbackUrl = new URL(this.redirectUrl);
-    callbackUrl.search = query.toString();
-    let claims: client.IDToken | undefined;
-    try {
-      const tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
-        pkceCodeVerifier: box.decrypt('oidc', record.code_verifier_enc),
-        expectedNonce: box.decrypt('oidc', record.nonce),
-        expectedState: state,
-        idTokenExpected: true,
+    const { email, name } = await this.party
+      .verifiedEmail(query, { state, nonce: box.decrypt('oidc', record.nonce), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) }, 'identity-provider')
+      .catch((error: unknown) => {
+        if (!(error instanceof OidcCallbackError)) throw error;
+        throw error.reason === 'callback_invalid'
+          ? new OidcError('idp_callback_invalid', error.message)
+          : new OidcError('idp_email_unverified', error.message);
       });
-      claims = tokens.claims();
-    } catch (error) {
-      this.deps.logger.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'identity-provider callback refused');
-      throw new OidcError('idp_callback_invalid', 'the provider answer did not verify');
-    }
-    const email = typeof claims?.email === 'string' ? normalizeEmail(claims.email) : undefined;
-    if (!email || claims?.email_verified !== true) throw new OidcError('idp_email_unverified', 'the provider gave no verified email');
 
     const existing = await this.deps.storage.db.selectFrom('customers').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
     if (existing) {
@@ -147,7 +111,6 @@ export class OidcSignIn {
       return { customerId: Number(existing.id), returnTo: record.return_to, created: false };
     }
     const attribution = JSON.parse(record.attribution_json) as SignupAttribution;
-    const name = typeof claims?.name === 'string' ? claims.name.slice(0, 200) : null;
     const created = await this.deps.customers.create({ email, name }, async (trx, customerId) => {
       await trx
         .insertInto('signup_attributions')

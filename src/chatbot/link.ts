@@ -10,9 +10,8 @@
  * created here: linking needs an existing account.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import * as client from 'openid-client';
 import type { Logger } from 'pino';
-import { normalizeEmail } from '../accounts/customer-service.js';
+import { OidcCallbackError, OidcRelyingParty } from '../accounts/oidc-client.js';
 import type { SecretBox } from '../accounts/secrets.js';
 import type { IdpConfig } from '../config/sections/accounts.js';
 import type { Clock } from '../kernel/clock.js';
@@ -43,11 +42,12 @@ export interface ChatLinkingDeps {
 }
 
 export class ChatLinking {
-  private discovered: Promise<client.Configuration> | null = null;
+  private readonly party: OidcRelyingParty;
   private readonly linkKey: Buffer;
 
   constructor(private readonly deps: ChatLinkingDeps) {
     this.linkKey = Buffer.from(hkdfSync('sha256', deps.serverSecret, 'switchyard-chatbot', 'chat-link', 32));
+    this.party = new OidcRelyingParty(deps.idp, deps.redirectUrl, deps.logger);
   }
 
   get enabled(): boolean {
@@ -72,31 +72,10 @@ export class ChatLinking {
     if (expires * 1000 <= this.deps.clock.nowMs()) throw new ChatLinkError('link_expired', 'the link has expired; ask the bot for a new one');
   }
 
-  private configuration(): Promise<client.Configuration> {
-    const { issuer, clientId, clientSecret } = this.deps.idp;
-    this.discovered ??= client
-      .discovery(
-        new URL(issuer!),
-        clientId!,
-        { redirect_uris: [this.deps.redirectUrl], response_types: ['code'] },
-        clientSecret === undefined ? client.None() : client.ClientSecretBasic(clientSecret),
-        // A plain-http issuer is only for local providers (tests, development).
-        issuer!.startsWith('http://') ? { execute: [client.allowInsecureRequests] } : undefined,
-      )
-      .catch((error: unknown) => {
-        this.discovered = null;
-        throw error;
-      });
-    return this.discovered;
-  }
-
   /** Checks the signed link and returns the provider's authorization URL, the state bound to `chatId`. */
   async start(chatId: string, expires: number, sig: string): Promise<URL> {
     this.checkLink(chatId, expires, sig);
-    const configuration = await this.configuration();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const verifier = client.randomPKCECodeVerifier();
+    const { url, state, nonce, codeVerifier: verifier } = await this.party.authorizationRequest('openid email');
     const now = this.deps.clock.nowMs();
     const { box } = this.deps;
     await this.deps.storage.db
@@ -110,14 +89,7 @@ export class ChatLinking {
         created_at: now,
       })
       .execute();
-    return client.buildAuthorizationUrl(configuration, {
-      redirect_uri: this.deps.redirectUrl,
-      scope: 'openid email',
-      state,
-      nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    return url;
   }
 
   /** Completes a callback (raw query string): links the state's chat to the signed-in customer. */
@@ -138,24 +110,12 @@ export class ChatLinking {
     if (query.get('error') !== null) throw new ChatLinkError('idp_denied', 'the provider refused the sign-in');
     if (!query.get('code')) throw new ChatLinkError('code_missing', 'missing code');
 
-    const configuration = await this.configuration();
-    const callbackUrl = new URL(this.deps.redirectUrl);
-    callbackUrl.search = query.toString();
-    let claims: client.IDToken | undefined;
-    try {
-      const tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
-        pkceCodeVerifier: box.decrypt('oidc', record.code_verifier_enc),
-        expectedNonce: box.decrypt('oidc', record.nonce_enc),
-        expectedState: state,
-        idTokenExpected: true,
+    const { email } = await this.party
+      .verifiedEmail(query, { state, nonce: box.decrypt('oidc', record.nonce_enc), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) }, 'chat-link')
+      .catch((error: unknown) => {
+        if (!(error instanceof OidcCallbackError)) throw error;
+        throw new ChatLinkError(error.reason, error.message);
       });
-      claims = tokens.claims();
-    } catch (error) {
-      this.deps.logger.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'chat-link callback refused');
-      throw new ChatLinkError('callback_invalid', 'the provider answer did not verify');
-    }
-    const email = typeof claims?.email === 'string' ? normalizeEmail(claims.email) : undefined;
-    if (!email || claims?.email_verified !== true) throw new ChatLinkError('email_unverified', 'the provider gave no verified email');
     const customer = await storage.db.selectFrom('customers').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
     if (!customer || customer.status !== 'active') throw new ChatLinkError('no_account', 'no active account has that email');
     const customerId = Number(customer.id);

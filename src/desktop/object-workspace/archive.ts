@@ -12,6 +12,7 @@
  */
 import zlib from 'node:zlib';
 import { Inflate } from 'fflate';
+import { crc32 } from '../../kernel/crc32.js';
 
 export interface ArchiveLimits {
   maxEntries: number;
@@ -45,22 +46,6 @@ export class ArchiveError extends Error {
 
 const invalid = (message: string) => new ArchiveError('invalid', message);
 const tooLarge = (message: string) => new ArchiveError('too_large', message);
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) crc = CRC_TABLE[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 /** A safe relative path (`a/b/c`) from an archive entry name, or an `invalid` error. */
 export function safeEntryPath(name: string): string {
