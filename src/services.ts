@@ -30,18 +30,10 @@ import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createScaleOut, type ScaleOut } from './scale/index.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
+import type { IdentityDeps } from './accounts/deps.js';
 
-/** What every domain factory receives. */
-export interface DomainDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  keys: KeyRepository;
-  customers: CustomerService;
-  identity: Identity;
-  /** Which key each running agent turn acts for (bound by the agent, read by the gateway's auth). */
-  turnPrincipals: TurnPrincipals;
+/** What every domain factory receives (each declares the part it takes). */
+export interface DomainDeps extends IdentityDeps {
   /** Narrow metric recorders (no prom-client types); absent where a domain is built without metrics. */
   metrics?: { gateway: GatewayMetrics };
 }

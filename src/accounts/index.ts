@@ -3,13 +3,6 @@
  * Built once by the composition root from the shared deps.
  */
 import { Redis } from 'ioredis';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { KeyRepository } from '../accounts/key-repository.js';
-import type { Identity } from '../accounts/identity.js';
 import { AlertService } from './alerts.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
@@ -22,17 +15,10 @@ import { SessionService } from './sessions.js';
 import { AccountSettings } from './settings.js';
 import { SsoLinks } from './sso.js';
 import { WebAuth } from './web-auth.js';
+import type { IdentityDeps } from './deps.js';
 
 /** What this domain takes from the composition root. */
-export interface AccountDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-  keys: KeyRepository;
-  identity: Identity;
-}
+export type AccountDeps = Omit<IdentityDeps, 'turnPrincipals'>;
 
 export interface AccountServices {
   box: SecretBox;

@@ -1,14 +1,6 @@
 /** Agent domain composition: app-server supervisor, managed projects, event log, approvals, files. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { KeyRepository } from '../accounts/key-repository.js';
-import type { Identity } from '../accounts/identity.js';
-import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import { appServerArgs, appServerEnv } from '../appserver/launch.js';
@@ -26,18 +18,10 @@ import { AgentCatalog } from './agent-catalog.js';
 import { TurnPolicy } from './turn-policy.js';
 import { ThreadRepository } from './thread-repository.js';
 import type { ScaleOut } from '../scale/index.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface AgentDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-  keys: KeyRepository;
-  identity: Identity;
-  turnPrincipals: TurnPrincipals;
-}
+export type AgentDeps = IdentityDeps;
 
 export interface AgentDependencies {
   billing: BillingServices;

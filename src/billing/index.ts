@@ -2,12 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { KeyRepository } from '../accounts/key-repository.js';
 import { moneyJson } from '../kernel/money.js';
 import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
@@ -22,16 +16,11 @@ import { SettlementJournal } from './settlement-journal.js';
 import { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
 import { Wallet } from './wallet.js';
 import { directWriter, groupCommitWriter, type WriterQueue } from './writer-queue.js';
+import type { BaseDeps } from '../storage/base-deps.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface BillingDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-  keys: KeyRepository;
-}
+export type BillingDeps = BaseDeps & Pick<IdentityDeps, 'customers' | 'keys'>;
 
 export { freeMeter };
 

@@ -1,19 +1,16 @@
 /** The chat-bot domain: the webhook command handler and chat-to-account linking. */
 import type { AccountServices } from '../accounts/index.js';
 import type { BillingServices } from '../billing/index.js';
-import type { Logger } from 'pino';
-import type { AppConfig } from '../config/load-config.js';
-import type { Clock } from '../kernel/clock.js';
-import type { Storage } from '../storage/database.js';
 import { Chatbot } from './bot.js';
 import { ChatLinking } from './link.js';
+import type { BaseDeps } from '../storage/base-deps.js';
 
 export interface ChatbotServices {
   bot: Chatbot;
   linking: ChatLinking;
 }
 
-export function createChatbotServices(deps: { config: AppConfig; storage: Storage; clock: Clock; logger: Logger }, domains: { billing: Pick<BillingServices, 'walletSummary'>; accounts: Pick<AccountServices, 'box' | 'alerts'> }): ChatbotServices {
+export function createChatbotServices(deps: BaseDeps, domains: { billing: Pick<BillingServices, 'walletSummary'>; accounts: Pick<AccountServices, 'box' | 'alerts'> }): ChatbotServices {
   const { config, storage, clock, logger } = deps;
   const linking = new ChatLinking({
     storage,

@@ -5,11 +5,6 @@ import type { AgentServices } from '../agent/index.js';
 import type { ProjectStore } from '../agent/projects/types.js';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { Logger } from 'pino';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
 import { execute } from '../gateway/execute.js';
@@ -22,15 +17,11 @@ import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
 import { Shoutbox } from './shoutbox.js';
+import type { BaseDeps } from '../storage/base-deps.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface DesktopBaseDeps {
-  config: AppConfig;
-  storage: Storage;
-  clock: Clock;
-  customers: CustomerService;
-  logger: Logger;
-}
+export type DesktopBaseDeps = BaseDeps & Pick<IdentityDeps, 'customers'>;
 
 export interface DesktopServices {
   documents: VersionedDocuments;

@@ -8,32 +8,16 @@ import type { ProjectEvents } from '../agent/events/index.js';
 import { defaultCodexBinary } from '../agent/runtime-config.js';
 import { ThreadRepository } from '../agent/thread-repository.js';
 import type { GatewayServices } from '../gateway/index.js';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { KeyRepository } from '../accounts/key-repository.js';
-import type { Identity } from '../accounts/identity.js';
-import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { DirectCatalog } from './direct-catalog.js';
 import { DirectService } from './direct-service.js';
 import { DirectThreads, directStreamId } from './direct-threads.js';
 import { RpcPassthrough } from './rpc-passthrough.js';
 import { DirectThreadOwners } from './thread-owners.js';
 import { WorkspaceRoots } from './workspace.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface DirectDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-  keys: KeyRepository;
-  identity: Identity;
-  turnPrincipals: TurnPrincipals;
-}
+export type DirectDeps = IdentityDeps;
 
 export { directStreamId } from './direct-threads.js';
 

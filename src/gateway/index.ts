@@ -2,14 +2,6 @@
  * Gateway domain composition: catalogue and aliases, one provider adapter per provider, the metered `execute`
  * every protocol calls, and the stored-objects service the protocols save finished calls into.
  */
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
-import type { KeyRepository } from '../accounts/key-repository.js';
-import type { Identity } from '../accounts/identity.js';
-import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { BillingServices } from '../billing/index.js';
 import { CallsInFlight } from './calls-in-flight.js';
@@ -22,17 +14,10 @@ import { describeModel, listModels, type ModelDescriptor, type PriceOf } from '.
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface GatewayDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-  keys: KeyRepository;
-  identity: Identity;
-  turnPrincipals: TurnPrincipals;
+export interface GatewayDeps extends IdentityDeps {
   metrics?: { gateway: GatewayMetrics };
 }
 

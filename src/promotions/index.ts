@@ -7,26 +7,17 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { AppError } from '../kernel/errors.js';
 import { moneyJson } from '../kernel/money.js';
-import type { AppConfig } from '../config/load-config.js';
-import type { Storage } from '../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
-import type { CustomerService } from '../accounts/customer-service.js';
 import type { BillingServices } from '../billing/index.js';
 import type { PaymentServices } from '../billing/payments/index.js';
 import { AdNetwork } from './ad-network.js';
 import { grantOnce } from './grants.js';
 import { Raffles } from './raffle.js';
 import { attributeReferral, customerOfCode, ReferralEarnings, referralCodeOf } from './referral.js';
+import type { BaseDeps } from '../storage/base-deps.js';
+import type { IdentityDeps } from '../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface PromotionDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-}
+export type PromotionDeps = BaseDeps & Pick<IdentityDeps, 'customers'>;
 
 export { attributeReferral };
 

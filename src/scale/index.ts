@@ -6,14 +6,11 @@
 import os from 'node:os';
 import { ConfigError } from '../config/env.js';
 import { randomBase62 } from '../kernel/ids.js';
-import type { Logger } from 'pino';
-import type { AppConfig } from '../config/load-config.js';
-import type { Clock } from '../kernel/clock.js';
-import type { Storage } from '../storage/database.js';
 import { LeaseFence, type WriteFence } from './fence.js';
 import { Forwarder, HopSigner } from './forward.js';
 import { LeaseManager, type LeaseHooks } from './lease-manager.js';
 import { LeaseStore } from './lease-store.js';
+import type { BaseDeps } from '../storage/base-deps.js';
 
 export { FORWARDED_HEADER } from './forward.js';
 export type { LeaseHooks, LeaseLocation } from './lease-manager.js';
@@ -38,7 +35,7 @@ export interface ScaleOut {
 }
 
 /** The scale-out services, or null on a one-node deployment. */
-export function createScaleOut(deps: { config: AppConfig; storage: Storage; clock: Clock; logger: Logger }): ScaleOut | null {
+export function createScaleOut(deps: BaseDeps): ScaleOut | null {
   const { config, storage, clock, logger } = deps;
   const settings = config.scaleOut;
   if (!settings.enabled) return null;

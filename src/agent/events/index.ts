@@ -3,24 +3,16 @@
  * Redis relay for other nodes, and the SSE streams of connected clients.
  */
 import type { Writable } from 'node:stream';
-import type { AppConfig } from '../../config/load-config.js';
-import type { Storage } from '../../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../../kernel/clock.js';
 import { EventHub } from './event-hub.js';
 import { SqlEventLog } from './event-log.js';
 import { EventStream } from './event-stream.js';
 import { RedisRelay } from './redis-relay.js';
 import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
 import type { WriteFence } from '../../scale/fence.js';
+import type { BaseDeps } from '../../storage/base-deps.js';
 
 /** What this domain takes from the composition root. */
-export interface ProjectEventDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-}
+export type ProjectEventDeps = BaseDeps;
 
 export type { ProjectEvent, ProjectEventStats } from './types.js';
 

@@ -1,18 +1,10 @@
 /** Project store composition (see types.ts). */
-import type { AppConfig } from '../../config/load-config.js';
-import type { Storage } from '../../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../../kernel/clock.js';
 import { SqlProjectStore } from './project-store.js';
 import type { Project, ProjectStore } from './types.js';
+import type { BaseDeps } from '../../storage/base-deps.js';
 
 /** What this domain takes from the composition root. */
-export interface ProjectStoreDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-}
+export type ProjectStoreDeps = BaseDeps;
 
 export function createProjectStore(deps: ProjectStoreDeps): ProjectStore {
   return new SqlProjectStore(deps.storage, deps.clock, deps.config.env.dataDir);

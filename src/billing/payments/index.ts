@@ -1,9 +1,4 @@
 /** Payments composition: card and crypto checkout with their callbacks, cash-wallet purchases, the payment ledger effects and the purchase listing. */
-import type { AppConfig } from '../../config/load-config.js';
-import type { Storage } from '../../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../../kernel/clock.js';
-import type { CustomerService } from '../../accounts/customer-service.js';
 import type { BillingServices } from '../index.js';
 import { paymentJsonOf } from './payment-json.js';
 import { CashPurchases } from './cash.js';
@@ -13,15 +8,11 @@ import { Discounts } from './discounts.js';
 import { PaymentLedger } from './ledger-effects.js';
 import type { Alerts, Mailer } from './ports.js';
 import { AutoTopup } from './auto-topup.js';
+import type { BaseDeps } from '../../storage/base-deps.js';
+import type { IdentityDeps } from '../../accounts/deps.js';
 
 /** What this domain takes from the composition root. */
-export interface PaymentsBaseDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-  customers: CustomerService;
-}
+export type PaymentsBaseDeps = BaseDeps & Pick<IdentityDeps, 'customers'>;
 
 export const paymentJson = paymentJsonOf;
 

@@ -1,20 +1,14 @@
 /** Composition of the responses lifecycle (background runs, cancel, compaction, input tokens, replay). */
-import type { AppConfig } from '../../config/load-config.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../../kernel/clock.js';
 import type { ExecuteDeps } from '../execute.js';
 import { decodeResponsesRequest } from '../protocols/openai-responses/decode.js';
 import { ResponsesEncoder } from '../protocols/openai-responses/encode.js';
 import { runResponseInBackground } from '../protocols/openai-responses/run.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { ResponsesLifecycle } from './lifecycle.js';
+import type { BaseDeps } from '../../storage/base-deps.js';
 
 /** What this domain takes from the composition root. */
-export interface ResponsesDeps {
-  config: AppConfig;
-  logger: Logger;
-  clock: Clock;
-}
+export type ResponsesDeps = Omit<BaseDeps, 'storage'>;
 
 export { ResponsesLifecycle } from './lifecycle.js';
 

@@ -1,19 +1,11 @@
 /** Stored chat completions and responses: the service the gateway's protocols save into and the lifecycle routes read. */
-import type { AppConfig } from '../../config/load-config.js';
-import type { Storage } from '../../storage/database.js';
-import type { Logger } from 'pino';
-import type { Clock } from '../../kernel/clock.js';
 import { StoredObjectsService } from './stored-objects.js';
 import { StoredObjectRepository } from './stored-repository.js';
 import { ResponseRepository } from './response-repository.js';
+import type { BaseDeps } from '../../storage/base-deps.js';
 
 /** What this domain takes from the composition root. */
-export interface StoredObjectsDeps {
-  config: AppConfig;
-  storage: Storage;
-  logger: Logger;
-  clock: Clock;
-}
+export type StoredObjectsDeps = BaseDeps;
 
 export { StoredObjectsService, ownerScope } from './stored-objects.js';
 
