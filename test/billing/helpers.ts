@@ -106,7 +106,14 @@ export async function chat(url: string, key: string, body: Record<string, unknow
 export async function probeHold(context: TestContext, upstream: ModelUpstream, url: string, key: string, customerId: number) {
   const response = await chat(url, key);
   expect(response.status, await response.clone().text()).toBe(200);
-  const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  // The answer ends before its settlement commits (possibly in another process): wait for the settlement, so the
+  // wallet the caller reads next already shows the probe's cost.
+  let call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+  for (const deadline = Date.now() + 10_000; call.status === 'open' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    call = await context.storage.db.selectFrom('billing_calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
+  }
+  expect(call.status, 'the probe call settles').not.toBe('open');
   upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens } }));
   return call.hold_micros;
 }

@@ -50,7 +50,24 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(options: { dataDir: string; configPath: string; databaseUrl?: string; port?: number }): Promise<ServiceProcess> {
+export interface ServiceProcessOptions {
+  dataDir: string;
+  configPath: string;
+  databaseUrl?: string;
+  port?: number;
+  /** More environment (e.g. REDIS_URL). */
+  env?: NodeJS.ProcessEnv;
+  /** The built cli to run (default this checkout's dist). */
+  cli?: string;
+  logLevel?: string;
+  /** Readiness path polled until 200 (default /readyz). */
+  readyPath?: string;
+  startTimeoutMs?: number;
+  /** Names the process in start errors. */
+  name?: string;
+}
+
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -61,21 +78,23 @@ export async function startServiceProcess(options: { dataDir: string; configPath
     SWITCHYARD_CONFIG: options.configPath,
     SWITCHYARD_STATIC_TOKEN: STATIC_TOKEN,
     SWITCHYARD_SECRET: TEST_SECRET,
-    SWITCHYARD_LOG_LEVEL: 'warn',
+    SWITCHYARD_LOG_LEVEL: options.logLevel ?? 'warn',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
   };
-  const child = spawn(process.execPath, [cliPath, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.cli ?? cliPath, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout!.on('data', (chunk) => output.push(String(chunk)));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const name = options.name ?? 'service';
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited during start: ${output.join('')}`);
-    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    if (child.exitCode !== null) throw new Error(`${name} exited during start: ${output.join('')}`);
+    const ready = await fetch(`${url}${options.readyPath ?? '/readyz'}`).then((response) => response.ok, () => false);
     if (ready) break;
-    if (Date.now() > deadline) throw new Error(`service did not become ready: ${output.join('')}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not become ready: ${output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
