@@ -127,5 +127,5 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
     } finally {
       await storage.close();
     }
-  }, 900_000);
+  }, 120_000 + POINTS * 10_000);
 });
