@@ -5,42 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { randomBase62 } from '../../src/kernel/ids.js';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
-import { TEST_DATABASE_URL, tempDir, type TestStorage } from '../helpers/databases.js';
+import { freshDatabase, TEST_DATABASE_URL, tempDir } from '../helpers/databases.js';
 import type { TestContext } from '../helpers/context.js';
 import { billingConfig, billingContext, chat, credit, expectLedgerConsistent, newCustomer, probeHold, walletOf } from './helpers.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from './processes.js';
 
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freshDatabase(): Promise<TestStorage> {
-  const name = `switchyard_billing_${randomBase62(10).toLowerCase()}`;
-  await adminQuery(`create database ${name}`);
-  const url = new URL(TEST_DATABASE_URL!);
-  url.pathname = `/${name}`;
-  const storage = await createStorage({ databaseUrl: url.toString() });
-  await migrateToLatest(storage.db);
-  return Object.assign(Object.create(storage), storage, {
-    location: { databaseUrl: url.toString() },
-    async destroy() {
-      await storage.close().catch(() => undefined);
-      await adminQuery(`drop database if exists ${name} with (force)`);
-    },
-  }) as TestStorage;
-}
 
 describe.skipIf(!TEST_DATABASE_URL)('two service processes on one PostgreSQL database', () => {
   let upstream: ModelUpstream;
@@ -51,7 +22,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two service processes on one PostgreSQL dat
   beforeAll(async () => {
     ensureBuilt();
     upstream = await startModelUpstream();
-    const storage = await freshDatabase();
+    const storage = await freshDatabase('switchyard_billing');
     context = await billingContext({ upstreamUrl: upstream.url, storage });
     await context.listen();
     dataDir = tempDir('switchyard-second-');

@@ -89,3 +89,31 @@ export async function openTestStorage(dialect: DialectName = serviceDialect, opt
     },
   });
 }
+
+/** One statement on the PostgreSQL server (create or drop a whole database). */
+async function adminQuery(text: string, adminUrl = TEST_DATABASE_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new PostgreSQL database (migrated), dropped by `destroy`. */
+export async function freshDatabase(prefix: string, adminUrl = TEST_DATABASE_URL): Promise<TestStorage> {
+  const name = `${prefix}_${randomBase62(10).toLowerCase()}`;
+  await adminQuery(`create database ${name}`, adminUrl);
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  const storage = await createStorage({ databaseUrl: url.toString() });
+  await migrateToLatest(storage.db);
+  return Object.assign(Object.create(storage), storage, {
+    location: { databaseUrl: url.toString() },
+    async destroy() {
+      await storage.close().catch(() => undefined);
+      await adminQuery(`drop database if exists ${name} with (force)`, adminUrl);
+    },
+  }) as TestStorage;
+}

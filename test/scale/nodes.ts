@@ -5,41 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
-import { createStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { randomBase62 } from '../../src/kernel/ids.js';
-import { TEST_DATABASE_URL, type TestStorage } from '../helpers/databases.js';
+export { freshDatabase } from '../helpers/databases.js';
 import { startServiceProcess, type ServiceProcess } from '../billing/processes.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function adminQuery(text: string, adminUrl = TEST_DATABASE_URL): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A new PostgreSQL database (migrated), dropped by `destroy`. */
-export async function freshDatabase(prefix: string, adminUrl = TEST_DATABASE_URL): Promise<TestStorage> {
-  const name = `${prefix}_${randomBase62(10).toLowerCase()}`;
-  await adminQuery(`create database ${name}`, adminUrl);
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  const storage = await createStorage({ databaseUrl: url.toString() });
-  await migrateToLatest(storage.db);
-  return Object.assign(Object.create(storage), storage, {
-    location: { databaseUrl: url.toString() },
-    async destroy() {
-      await storage.close().catch(() => undefined);
-      await adminQuery(`drop database if exists ${name} with (force)`, adminUrl);
-    },
-  }) as TestStorage;
-}
 
 export interface Node extends ServiceProcess {
   id: string;
