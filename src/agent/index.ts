@@ -14,7 +14,7 @@ import { ProjectRuntime, type CustomerAgentDefaults } from './project-runtime.js
 import type { ProjectStore } from './projects/types.js';
 import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-config.js';
 import { RuntimeKeys } from './runtime-keys.js';
-import { AgentCatalog } from './agent-catalog.js';
+import { AgentViews } from './agent-views.js';
 import { TurnPolicy } from './turn-policy.js';
 import { ThreadRepository } from './thread-repository.js';
 import type { ScaleOut } from '../scale/index.js';
@@ -38,7 +38,7 @@ export interface AgentServices {
   runtime: ProjectRuntime;
   approvals: ApprovalBroker;
   supervisor: AppServerSupervisor;
-  catalog: AgentCatalog;
+  catalog: AgentViews;
   /** The key-policy checks every thread or turn start passes (project, direct and passthrough alike). */
   turnPolicy: TurnPolicy;
   /** The customer's own agent defaults (toolbox settings), when the accounts domain provides them. */
@@ -53,7 +53,7 @@ export interface AgentServices {
   close(): Promise<void>;
 }
 
-/** Customer id under which operators' catalogue calls (permissions, skills) run; it never calls a model. */
+/** Customer id under which operators' read-only view calls (permissions, skills) run; it never calls a model. */
 export const CATALOGUE_CUSTOMER_ID = 0;
 
 export async function createAgentServices(deps: AgentDeps, domains: AgentDependencies): Promise<AgentServices> {
@@ -109,7 +109,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       sandbox: agentConfig.sandbox,
       providerRetries: agentConfig.providerRetries,
     };
-    // The catalogue runtime (no customer) gets no workspace: its sandbox shows only its Codex home.
+    // The read-only view runtime (no customer) gets no workspace: its sandbox shows only its Codex home.
     const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : path.join(workspacesDir, String(customerId));
     const command = await sandbox.prepare(customerId, { workspaceRoot, codexHome }, binary, appServerArgs(settings), appServerEnv(codexHome, token));
     return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };
@@ -169,7 +169,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     turnPrincipals: deps.turnPrincipals,
     policy: turnPolicy,
   });
-  const catalog = new AgentCatalog({ supervisor, binary, runtimeKeys, config: agentConfig });
+  const catalog = new AgentViews({ supervisor, binary, runtimeKeys, config: agentConfig });
   scale?.bind({
     // Whatever was pending for the customer belonged to an app-server that no longer runs anywhere.
     onAcquired: async (customerId, previous) => {

@@ -1,5 +1,5 @@
 /**
- * Desktop chat conversations: per customer, each with a title, a model (id or alias of the gateway catalogue)
+ * Desktop chat conversations: per customer, each with a title, a model (id or alias of the gateway catalog)
  * and an optional system prompt; messages are stored in order. Another customer's conversation (or an unknown
  * id) is a 404, never a confirmation that it exists. A message uses the customer's free daily quota when its
  * model is a free one and messages are left today, else it is billed to the wallet. A research message stores the
@@ -9,9 +9,9 @@ import type { Principal } from '../accounts/principal.js';
 import type { Meter } from '../billing/meter.js';
 import type { ExecuteOptions, GatewayCall } from '../gateway/execute.js';
 import type { Collected } from '../gateway/protocols/shared/collect.js';
-import type { CallSignal } from '../gateway/spec/call-signal.js';
-import type { Message } from '../gateway/spec/request.js';
-import type { StreamPart } from '../gateway/spec/stream-parts.js';
+import type { CallSignal } from '../gateway/normalized/call-signal.js';
+import type { Message } from '../gateway/normalized/request.js';
+import type { StreamPart } from '../gateway/normalized/stream-parts.js';
 import { AppError, isAppError, notFound, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';

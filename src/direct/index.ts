@@ -1,5 +1,5 @@
 /**
- * Direct surface composition: the direct thread and turn service, the model and release catalogue, and the raw
+ * Direct surface composition: the direct thread and turn service, the models and release lookups, and the raw
  * JSON-RPC passthrough, all on the agent's per-customer app-servers, approval broker and event log.
  */
 import type { AgentServices } from '../agent/index.js';
@@ -8,7 +8,7 @@ import type { ProjectEvents } from '../agent/events/index.js';
 import { defaultCodexBinary } from '../agent/runtime-config.js';
 import { ThreadRepository } from '../agent/thread-repository.js';
 import type { GatewayServices } from '../gateway/index.js';
-import { DirectCatalog } from './direct-catalog.js';
+import { DirectModels } from './direct-models.js';
 import { DirectService } from './direct-service.js';
 import { DirectThreads, directStreamId } from './direct-threads.js';
 import { RpcPassthrough } from './rpc-passthrough.js';
@@ -23,7 +23,7 @@ export { directStreamId } from './direct-threads.js';
 
 export interface DirectServices {
   threads: DirectService;
-  catalog: DirectCatalog;
+  catalog: DirectModels;
   rpc: RpcPassthrough;
   owners: DirectThreadOwners;
   /** Realpath of the customer's workspace root (created on first use). */
@@ -54,7 +54,7 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
   const policy = agent.turnPolicy;
   return {
     threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy, customerDefaults: agent.customerDefaults }),
-    catalog: new DirectCatalog({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
+    catalog: new DirectModels({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
     rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
     owners,
     workspaceRoot: (customerId) => workspace.root(customerId),

@@ -1,6 +1,6 @@
 /** Request checks that hold for every protocol and destination: tool results present, capabilities honoured. */
 import { AppError } from '../kernel/errors.js';
-import { hasImages, webSearchCapable, type Destination, type NormalizedRequest } from './spec/index.js';
+import { hasImages, webSearchCapable, type Destination, type NormalizedRequest } from './normalized/index.js';
 
 /**
  * Every assistant tool call must be answered by a tool result before the next assistant turn: a history with a
@@ -52,7 +52,7 @@ const isWebSearch = (tool: NormalizedRequest['tools'][number]): boolean => tool.
 
 /**
  * Web search goes only to a destination that runs it itself. An API caller who asked for it on another model gets
- * a clear 400; an agent turn (whose catalogue may offer the tool everywhere) goes on without it.
+ * a clear 400; an agent turn (whose model catalog may offer the tool everywhere) goes on without it.
  */
 export function webSearchFor(destination: Destination, request: NormalizedRequest, options: { agentTurn: boolean }): NormalizedRequest {
   if (!request.tools.some(isWebSearch) || webSearchCapable(destination)) return request;

@@ -10,7 +10,7 @@ import { AppError } from '../kernel/errors.js';
 import type { CallsInFlight } from './calls-in-flight.js';
 import { resolveModel, type Routing } from './execute.js';
 import { invalid, isObject, type Json } from './protocols/shared/decode-helpers.js';
-import { UpstreamError, type CallSignal } from './spec/index.js';
+import { UpstreamError, type CallSignal } from './normalized/index.js';
 import { countTextTokens } from './tokens.js';
 
 export interface EmbeddingsDeps {

@@ -29,10 +29,10 @@ import type { GatewayMetrics, UpstreamCallProbe } from '../metrics/recorder.js';
 import type { CallsInFlight } from './calls-in-flight.js';
 import { checkCapabilities, checkToolResults, webSearchFor } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
-import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './spec/index.js';
-import { UpstreamError, mergeUsage } from './spec/index.js';
+import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './normalized/index.js';
+import { UpstreamError, mergeUsage } from './normalized/index.js';
 import { countInputTokens, countTextTokens, estimateInputTokensUpperBound, inputSizeOf, type InputSize } from './tokens.js';
-import type { CallSignal } from './spec/index.js';
+import type { CallSignal } from './normalized/index.js';
 
 const NOTHING_CONSUMED: MeteredUsage = { inputTokens: 0, outputTokens: 0, source: 'estimated' };
 

@@ -1,5 +1,5 @@
 /**
- * Gateway domain composition: catalogue and aliases, one provider adapter per provider, the metered `execute`
+ * Gateway domain composition: model catalog and aliases, one provider adapter per provider, the metered `execute`
  * every protocol calls, and the stored-objects service the protocols save finished calls into.
  */
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -9,7 +9,7 @@ import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from
 import { embed, type EmbeddingsOptions } from './embeddings.js';
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
-import { Catalogue } from './routing/catalogue.js';
+import { ModelCatalog } from './routing/model-catalog.js';
 import { describeModel, listModels, type ModelDescriptor, type PriceOf } from './routing/descriptors.js';
 import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
@@ -43,8 +43,8 @@ export interface GatewayServices {
 export async function createGatewayServices(deps: GatewayDeps, billing: BillingServices): Promise<GatewayServices> {
   const { config } = deps;
   warnAboutMissingKeys(deps);
-  const catalogue = new Catalogue({ providers: config.providers, models: config.models, aliases: config.aliases });
-  const router = new ModelRouter(catalogue, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
+  const catalog = new ModelCatalog({ providers: config.providers, models: config.models, aliases: config.aliases });
+  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
   const executeDeps: ExecuteDeps = {
     routing: router,
     meter: billing.meter,

@@ -3,7 +3,7 @@
  * tokenizer count (`gpt-tokenizer`, loaded on first use) for count_tokens and for settling a call whose
  * upstream never reported usage.
  */
-import { textOf, type NormalizedRequest } from './spec/index.js';
+import { textOf, type NormalizedRequest } from './normalized/index.js';
 
 /** Flat allowance per image (a high-detail tile budget); images are not tokenized as text. */
 const IMAGE_TOKENS = 1_000;

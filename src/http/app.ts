@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application from the services; `main.ts` alone listens. Cross-cutting behaviour lives
  * here: request ids, JSON parsing, authentication (onRequest, before any body is read), error rendering in
- * the caller's protocol, 404s and the OpenAPI catalogue.
+ * the caller's protocol, 404s and the OpenAPI document.
  */
 import Fastify, {
   LogController,

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from '../../src/gateway/execute.js';
-import type { CallSignal } from '../../src/gateway/spec/index.js';
+import type { CallSignal } from '../../src/gateway/normalized/index.js';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
 import type { TestContext } from '../helpers/context.js';
 import { MODEL, billingContext, expectLedgerConsistent, newCustomer, principalFor } from './helpers.js';

@@ -5,7 +5,7 @@ import { defaultCodexBinary } from '../../src/agent/runtime-config.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
 
-/** A codex that answers the catalogue read at launch but whose app-server exits before the handshake. */
+/** A codex that answers the model-catalog read at launch but whose app-server exits before the handshake. */
 function dyingAppServer(): string {
   const script = path.join(tempDir('switchyard-dying-codex-'), 'codex');
   fs.writeFileSync(script, `#!/bin/sh\nif [ "$1" = "app-server" ]; then exit 1; fi\nexec ${JSON.stringify(defaultCodexBinary())} "$@"\n`, { mode: 0o755 });

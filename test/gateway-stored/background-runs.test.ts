@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayCall } from '../../src/gateway/execute.js';
 import { responseFromCall } from '../../src/gateway/protocols/openai-responses/run.js';
-import type { StreamPart } from '../../src/gateway/spec/index.js';
+import type { StreamPart } from '../../src/gateway/normalized/index.js';
 import { MODEL, fundedCustomer, storedCounts, storedSetup, type FundedCustomer, type StoredSetup } from './support.js';
 
 const NATIVE_MODEL = 'stored-native-model';

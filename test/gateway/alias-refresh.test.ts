@@ -3,7 +3,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig, ProviderConfig } from '../../src/config/sections/gateway.js';
 import type { AliasStore } from '../../src/gateway/routing/alias-store.js';
-import { Catalogue } from '../../src/gateway/routing/catalogue.js';
+import { ModelCatalog } from '../../src/gateway/routing/model-catalog.js';
 import { ModelRouter } from '../../src/gateway/routing/router.js';
 
 const provider = { id: 'p', kind: 'openai' } as ProviderConfig;
@@ -20,8 +20,8 @@ describe('alias switch during a reload', () => {
         return 1;
       },
     } as unknown as AliasStore;
-    const catalogue = new Catalogue({ providers: [provider], models: [model('first'), model('second')], aliases: { 'power-ai': 'first' } });
-    const router = new ModelRouter(catalogue, store, pino({ level: 'silent' }), () => ({ stream: async () => [], close: async () => undefined }));
+    const catalog = new ModelCatalog({ providers: [provider], models: [model('first'), model('second')], aliases: { 'power-ai': 'first' } });
+    const router = new ModelRouter(catalog, store, pino({ level: 'silent' }), () => ({ stream: async () => [], close: async () => undefined }));
     // The reload reads the store (nothing switched yet) and its answer arrives after the switch.
     const starting = router.start();
     await router.setAlias('power-ai', 'second');

@@ -9,8 +9,8 @@ import { usageFromChat } from '../../src/gateway/providers/openai/convert-usage.
 import { finishFromChat, finishFromResponse } from '../../src/gateway/providers/openai/map-stop-reason.js';
 import { ToolCallTracker } from '../../src/gateway/providers/shared/custom-tools.js';
 import { sseEventBatches } from '../../src/gateway/providers/shared/sse-decoder.js';
-import { parseRetryAfter, upstreamError } from '../../src/gateway/spec/index.js';
-import type { NormalizedRequest } from '../../src/gateway/spec/index.js';
+import { parseRetryAfter, upstreamError } from '../../src/gateway/normalized/index.js';
+import type { NormalizedRequest } from '../../src/gateway/normalized/index.js';
 
 describe('upstream error factory', () => {
   it('maps statuses to what the caller sees, always with a Retry-After for 429 and 5xx', () => {

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderAdapter } from '../../src/gateway/providers/index.js';
 import { AliasStore } from '../../src/gateway/routing/alias-store.js';
-import { Catalogue } from '../../src/gateway/routing/catalogue.js';
+import { ModelCatalog } from '../../src/gateway/routing/model-catalog.js';
 import { ModelRouter } from '../../src/gateway/routing/router.js';
 import { bearer, operatorHeaders } from '../helpers/context.js';
 import { createGatewayContext, MODELS, type GatewayTestContext } from './gateway-context.js';
@@ -80,7 +80,7 @@ describe('power-ai alias switching', () => {
 
     // The switch is stored: a router started fresh on the same database resolves the alias the new way.
     const { config, storage, logger, clock } = gateway.context.services;
-    const fresh = new ModelRouter(new Catalogue(config), new AliasStore(storage, clock), logger, createProviderAdapter);
+    const fresh = new ModelRouter(new ModelCatalog(config), new AliasStore(storage, clock), logger, createProviderAdapter);
     await fresh.start();
     expect(fresh.resolve('power-ai')?.model.id).toBe(MODELS.anthropic);
     await fresh.close();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { toAnthropicRequest } from '../../src/gateway/providers/anthropic/convert-request.js';
 import { toChatRequest } from '../../src/gateway/providers/openai/convert-request.js';
 import { effortOf } from '../../src/gateway/protocols/anthropic-messages/decode.js';
-import type { NormalizedRequest } from '../../src/gateway/spec/index.js';
+import type { NormalizedRequest } from '../../src/gateway/normalized/index.js';
 
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 

@@ -1,4 +1,4 @@
-/** Gateway configuration: upstream providers, the model catalogue and aliases such as `power-ai`. */
+/** Gateway configuration: upstream providers, the model catalog and aliases such as `power-ai`. */
 import { Type, type Static } from '@sinclair/typebox';
 
 export const ProviderEntry = Type.Object({

@@ -7,7 +7,7 @@ import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, isAppError } from '../../kernel/errors.js';
 import { execute, type ExecuteDeps, type GatewayCall } from '../execute.js';
-import { mergeUsage, type FinishReason, type Usage } from '../spec/index.js';
+import { mergeUsage, type FinishReason, type Usage } from '../normalized/index.js';
 import { collectText } from '../responses/collect-text.js';
 import {
   completionBody,
@@ -22,7 +22,7 @@ import {
   type CompletionsIdentity,
   type CompletionsRequest,
 } from './openai-completions.js';
-import type { CallSignal } from '../spec/index.js';
+import type { CallSignal } from '../normalized/index.js';
 import { type JsonObject } from '../../kernel/json.js';
 
 /** A frame of the legacy stream: a JSON chunk, or the closing `[DONE]` marker. */

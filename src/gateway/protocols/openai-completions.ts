@@ -6,7 +6,7 @@
  */
 import { AppError, validationError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import type { FinishReason, NormalizedRequest, Usage } from '../spec/index.js';
+import type { FinishReason, NormalizedRequest, Usage } from '../normalized/index.js';
 import { countTextTokens } from '../tokens.js';
 import { type JsonObject } from '../../kernel/json.js';
 

@@ -1,6 +1,6 @@
 /** Drains a non-streamed call into its text, finish reason and usage (estimated when the upstream gave none). */
 import { collectParts } from '../protocols/shared/collect.js';
-import type { FinishReason, StreamPart, Usage } from '../spec/index.js';
+import type { FinishReason, StreamPart, Usage } from '../normalized/index.js';
 import { countTextTokens } from '../tokens.js';
 
 export interface CollectedText {

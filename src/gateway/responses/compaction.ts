@@ -10,7 +10,7 @@ import { execute, type ExecuteDeps } from '../execute.js';
 import { responsesUsage } from '../protocols/openai-responses/encode.js';
 import { collectText } from './collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
-import type { CallSignal } from '../spec/index.js';
+import type { CallSignal } from '../normalized/index.js';
 import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export const COMPACTION_INSTRUCTIONS =

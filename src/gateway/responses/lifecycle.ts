@@ -9,14 +9,14 @@ import type { Clock } from '../../kernel/clock.js';
 import { AppError, validationError } from '../../kernel/errors.js';
 import { checkCapabilities, checkToolResults } from '../checks.js';
 import { resolveModel, type ExecuteDeps } from '../execute.js';
-import type { NormalizedRequest } from '../spec/index.js';
+import type { NormalizedRequest } from '../normalized/index.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { countInputTokens } from '../tokens.js';
 import { BackgroundResponses, type BackgroundRun } from './background.js';
 import { CompactionSeal } from './compaction-seal.js';
 import { compactConversation, expandCompactionItems } from './compaction.js';
 import { TERMINAL_STATUSES } from './replay.js';
-import type { CallSignal } from '../spec/index.js';
+import type { CallSignal } from '../normalized/index.js';
 import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export interface ResponsesLifecycleOptions {

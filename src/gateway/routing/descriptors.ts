@@ -4,7 +4,7 @@
  */
 import type { ModelConfig } from '../../config/sections/gateway.js';
 import type { ModelRouter } from './router.js';
-import { nativeStructuredOutput, webSearchCapable } from '../spec/index.js';
+import { nativeStructuredOutput, webSearchCapable } from '../normalized/index.js';
 
 export interface ModelDescriptor {
   id: string;
@@ -38,7 +38,7 @@ export type PriceOf = (id: string, destinationModelId: string) => object | null;
 
 function describe(router: ModelRouter, id: string, model: ModelConfig, type: 'model' | 'alias', priceOf: PriceOf): ModelDescriptor {
   const { capabilities } = model;
-  const destination = { requestedModel: id, model, provider: router.catalogue.providerOf(model) };
+  const destination = { requestedModel: id, model, provider: router.catalog.providerOf(model) };
   return {
     id,
     object: 'model',
@@ -65,12 +65,12 @@ function describe(router: ModelRouter, id: string, model: ModelConfig, type: 'mo
 
 export function listModels(router: ModelRouter, priceOf: PriceOf): ModelDescriptor[] {
   const aliases = router.aliasEntries().map(([alias]) => describe(router, alias, router.modelFor(alias)!, 'alias', priceOf));
-  const models = [...router.catalogue.models.values()].filter((model) => !model.hidden).map((model) => describe(router, model.id, model, 'model', priceOf));
+  const models = [...router.catalog.models.values()].filter((model) => !model.hidden).map((model) => describe(router, model.id, model, 'model', priceOf));
   return [...aliases, ...models];
 }
 
 export function describeModel(router: ModelRouter, id: string, priceOf: PriceOf): ModelDescriptor | undefined {
   if (router.isAlias(id)) return describe(router, id, router.modelFor(id)!, 'alias', priceOf);
-  const model = router.catalogue.models.get(id);
+  const model = router.catalog.models.get(id);
   return model ? describe(router, model.id, model, 'model', priceOf) : undefined;
 }

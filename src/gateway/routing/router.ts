@@ -7,9 +7,9 @@ import type { Logger } from 'pino';
 import type { ModelConfig, ProviderConfig } from '../../config/sections/gateway.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Routing } from '../execute.js';
-import type { Destination, ProviderAdapter } from '../spec/index.js';
+import type { Destination, ProviderAdapter } from '../normalized/index.js';
 import type { AliasStore } from './alias-store.js';
-import type { Catalogue } from './catalogue.js';
+import type { ModelCatalog } from './model-catalog.js';
 
 export type AdapterFactory = (provider: ProviderConfig) => ProviderAdapter;
 
@@ -24,13 +24,13 @@ export class ModelRouter implements Routing {
   private switches = 0;
 
   constructor(
-    readonly catalogue: Catalogue,
+    readonly catalog: ModelCatalog,
     private readonly store: AliasStore,
     private readonly logger: Logger,
     createAdapter: AdapterFactory,
   ) {
-    for (const provider of catalogue.providers.values()) this.adapters.set(provider.id, createAdapter(provider));
-    this.aliases = new Map(catalogue.defaultAliases);
+    for (const provider of catalog.providers.values()) this.adapters.set(provider.id, createAdapter(provider));
+    this.aliases = new Map(catalog.defaultAliases);
   }
 
   async start(): Promise<void> {
@@ -52,17 +52,17 @@ export class ModelRouter implements Routing {
     const stored = await this.store.load();
     // A switch made while this read was in flight is newer than what it read; the next reload includes it.
     if (this.switches !== switchesBefore) return;
-    const next = new Map(this.catalogue.defaultAliases);
+    const next = new Map(this.catalog.defaultAliases);
     for (const [alias, modelId] of stored) {
-      if (next.has(alias) && this.catalogue.models.has(modelId)) next.set(alias, modelId);
+      if (next.has(alias) && this.catalog.models.has(modelId)) next.set(alias, modelId);
     }
     this.aliases = next;
   }
 
   resolve(name: string): Destination | undefined {
-    const model = this.catalogue.models.get(this.aliases.get(name) ?? name);
+    const model = this.catalog.models.get(this.aliases.get(name) ?? name);
     if (!model) return undefined;
-    return { requestedModel: name, model, provider: this.catalogue.providerOf(model) };
+    return { requestedModel: name, model, provider: this.catalog.providerOf(model) };
   }
 
   adapterFor(destination: Destination): ProviderAdapter {
@@ -79,8 +79,8 @@ export class ModelRouter implements Routing {
 
   /** Points an existing alias at an existing model; the alias id itself never changes. */
   async setAlias(alias: string, modelId: string): Promise<{ alias: string; model: string; updatedAtMs: number }> {
-    if (!this.catalogue.defaultAliases.has(alias)) throw new AppError('NOT_FOUND', `Alias ${alias} not found`);
-    if (!this.catalogue.models.has(modelId)) throw new AppError('NOT_FOUND', `Model ${modelId} not found`);
+    if (!this.catalog.defaultAliases.has(alias)) throw new AppError('NOT_FOUND', `Alias ${alias} not found`);
+    if (!this.catalog.models.has(modelId)) throw new AppError('NOT_FOUND', `Model ${modelId} not found`);
     this.switches += 1;
     const updatedAtMs = await this.store.save(alias, modelId);
     this.switches += 1;
@@ -90,6 +90,6 @@ export class ModelRouter implements Routing {
 
   modelFor(alias: string): ModelConfig | undefined {
     const modelId = this.aliases.get(alias);
-    return modelId === undefined ? undefined : this.catalogue.models.get(modelId);
+    return modelId === undefined ? undefined : this.catalog.models.get(modelId);
   }
 }

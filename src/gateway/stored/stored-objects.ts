@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, notFound } from '../../kernel/errors.js';
-import type { ChatCompletionRecord, ResponseRecord, StoredObjects } from '../spec/index.js';
+import type { ChatCompletionRecord, ResponseRecord, StoredObjects } from '../normalized/index.js';
 import { parseMetadata } from './metadata.js';
 import { chatStoreMessages, responseInputItems } from './stored-items.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * Operator routes under `/api/admin` (operator bearer only; hidden from the public catalogue): create and list
+ * Operator routes under `/api/admin` (operator bearer only; hidden from the public OpenAPI document): create and list
  * customers, issue and revoke managed keys.
  */
 import { Type } from '@sinclair/typebox';

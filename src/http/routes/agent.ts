@@ -1,5 +1,5 @@
 /**
- * Agent runtime routes: status and catalogues, and the runtime of one managed project (open, state, thread,
+ * Agent runtime routes: status, permission profiles and skills, and the runtime of one managed project (open, state, thread,
  * turns, interrupts, approvals). Every project route checks ownership first (another customer's project is a
  * 404). Project create/list live in agent-projects.ts, events in agent-events.ts, files in agent-files.ts.
  */

@@ -8,7 +8,7 @@ import { agentFilesRoutes } from './agent-files.js';
 import { agentProjectRoutes } from './agent-projects.js';
 import { agentRoutes } from './agent.js';
 import { billingRoutes } from './billing.js';
-import { catalogueRoutes } from './catalogue.js';
+import { openApiRoutes } from './openapi.js';
 import { directRoutes } from './direct.js';
 import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
@@ -42,7 +42,7 @@ export async function registerRoutes(app: App, services: Services): Promise<void
   for (const module of [
     healthRoutes,
     metricsRoutes,
-    catalogueRoutes,
+    openApiRoutes,
     publicRoutes,
     accountRoutes,
     adminRoutes,

@@ -1,6 +1,6 @@
 /** Anthropic Messages body → normalized request. `tool_result` blocks become tool messages before the user's text. */
 import { AppError } from '../../../kernel/errors.js';
-import type { ContentPart, Message, NormalizedRequest, ReasoningEffort, ToolChoice, ToolSpec } from '../../spec/index.js';
+import type { ContentPart, Message, NormalizedRequest, ReasoningEffort, ToolChoice, ToolSpec } from '../../normalized/index.js';
 import { invalid, isObject, optionalInteger, optionalNumber, stopList, type Json } from '../shared/decode-helpers.js';
 
 function imagePart(block: Json, loc: (string | number)[]): ContentPart {

@@ -1,7 +1,7 @@
 /** Normalized parts → Anthropic Messages: the `message` object and the `message_start` … `message_stop` stream. */
 import { newId } from '../../../kernel/ids.js';
-import type { FinishReason, StreamPart, Usage } from '../../spec/index.js';
-import { mergeUsage, type UpstreamError } from '../../spec/index.js';
+import type { FinishReason, StreamPart, Usage } from '../../normalized/index.js';
+import { mergeUsage, type UpstreamError } from '../../normalized/index.js';
 import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 

@@ -3,7 +3,7 @@
  * body) as the upstream sent it, with only the message's `model` set back to what the caller asked for. The
  * normalized parts alongside are for metering only.
  */
-import type { StreamPart } from '../../spec/index.js';
+import type { StreamPart } from '../../normalized/index.js';
 import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { anthropicErrorEvent } from './encode.js';

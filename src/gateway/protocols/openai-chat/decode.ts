@@ -1,6 +1,6 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
-import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../spec/index.js';
+import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../normalized/index.js';
 import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stopList, type Json } from '../shared/decode-helpers.js';
 import { parseMetadata } from '../../stored/metadata.js';
 

@@ -1,7 +1,7 @@
 /** Normalized parts → OpenAI chat completions: the `chat.completion` object and the `chat.completion.chunk` stream. */
 import { newId } from '../../../kernel/ids.js';
-import type { FinishReason, StreamPart, Usage } from '../../spec/index.js';
-import { mergeUsage, type UpstreamError } from '../../spec/index.js';
+import type { FinishReason, StreamPart, Usage } from '../../normalized/index.js';
+import { mergeUsage, type UpstreamError } from '../../normalized/index.js';
 import type { Collected } from '../shared/collect.js';
 
 const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', pause: 'stop', other: 'stop' };

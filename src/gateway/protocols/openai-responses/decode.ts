@@ -2,7 +2,7 @@
  * OpenAI Responses create body → normalized request. The original body rides along in `native`, so a destination
  * that speaks Responses receives it unchanged apart from `model`.
  */
-import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../spec/index.js';
+import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../normalized/index.js';
 import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, type Json } from '../shared/decode-helpers.js';
 import { parseMetadata } from '../../stored/metadata.js';
 

@@ -3,8 +3,8 @@
  * Responses). Items open when their first part arrives and close when the next item starts or the call ends.
  */
 import { newId } from '../../../kernel/ids.js';
-import type { StreamPart, Usage } from '../../spec/index.js';
-import { mergeUsage, type UpstreamError } from '../../spec/index.js';
+import type { StreamPart, Usage } from '../../normalized/index.js';
+import { mergeUsage, type UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 
 export interface ResponsesEvent {

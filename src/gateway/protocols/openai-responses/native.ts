@@ -2,8 +2,8 @@
  * Relays a native Responses upstream stream: each event was parsed by the provider and is re-encoded here, with
  * the response's `model` set back to what the caller asked for. Nothing else is changed.
  */
-import type { NativeResponsesEvent, StreamPart } from '../../spec/index.js';
-import type { UpstreamError } from '../../spec/index.js';
+import type { NativeResponsesEvent, StreamPart } from '../../normalized/index.js';
+import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { responseEcho, sseEvent } from './encode.js';
 

@@ -6,13 +6,13 @@ import type { Principal } from '../../../accounts/principal.js';
 import { isAppError } from '../../../kernel/errors.js';
 import { execute, type ExecuteDeps, type GatewayCall } from '../../execute.js';
 import { TERMINAL_STATUSES } from '../../responses/replay.js';
-import { upstreamError } from '../../spec/index.js';
+import { upstreamError } from '../../normalized/index.js';
 import { collectParts } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { decodeResponsesRequest } from './decode.js';
 import { ResponsesEncoder, responseEcho } from './encode.js';
 import { NativeResponsesRelay } from './native.js';
-import type { CallSignal } from '../../spec/index.js';
+import type { CallSignal } from '../../normalized/index.js';
 
 /** What a call whose parts ended without a terminal event (its signal aborted mid-call) reports. */
 function cutShort(): ReturnType<typeof upstreamError> {

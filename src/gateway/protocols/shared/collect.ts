@@ -1,6 +1,6 @@
 /** Folds a normalized part stream into one result: what a non-streaming response (or a stored record) needs. */
-import type { FinishReason, StreamPart, ToolKind, Usage } from '../../spec/index.js';
-import { mergeUsage, type NativeResponsesEvent, type UpstreamError } from '../../spec/index.js';
+import type { FinishReason, StreamPart, ToolKind, Usage } from '../../normalized/index.js';
+import { mergeUsage, type NativeResponsesEvent, type UpstreamError } from '../../normalized/index.js';
 
 export interface CollectedToolCall {
   id: string;

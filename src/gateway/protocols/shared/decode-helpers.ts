@@ -1,7 +1,7 @@
 /** Small readers shared by the inbound decoders; each throws a 422 naming the field it could not read. */
 import { validationError } from '../../../kernel/errors.js';
 import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
-import type { ReasoningEffort, ResponseFormat } from '../../spec/index.js';
+import type { ReasoningEffort, ResponseFormat } from '../../normalized/index.js';
 
 export type Json = JsonObject;
 export const isObject = isJsonObject;

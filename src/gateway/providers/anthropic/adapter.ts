@@ -1,6 +1,6 @@
 /** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';

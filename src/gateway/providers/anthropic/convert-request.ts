@@ -1,6 +1,6 @@
 /** Normalized request → Anthropic Messages body. Tool results travel as `tool_result` blocks in a user turn. */
 import { AppError } from '../../../kernel/errors.js';
-import { textOf, type ContentPart, type NormalizedRequest, type ReasoningEffort, type ToolChoice, type ToolSpec } from '../../spec/index.js';
+import { textOf, type ContentPart, type NormalizedRequest, type ReasoningEffort, type ToolChoice, type ToolSpec } from '../../normalized/index.js';
 import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
 import { parseDataUrl } from '../shared/image-url.js';
 import { STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_TOOL } from '../shared/structured-tool.js';

@@ -1,4 +1,4 @@
-import type { Usage } from '../../spec/index.js';
+import type { Usage } from '../../normalized/index.js';
 import type { AnthropicUsage } from './wire-types.js';
 
 /** Anthropic counts cache reads and writes apart from `input_tokens`; normalized input includes them. */

@@ -1,5 +1,5 @@
 /** Anthropic Messages replies (SSE events or one JSON body) → normalized parts. */
-import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../spec/index.js';
+import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../normalized/index.js';
 import { ToolCallTracker } from '../shared/custom-tools.js';
 import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromAnthropic } from './convert-usage.js';

@@ -3,7 +3,7 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../spec/index.js';
+import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
 import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';

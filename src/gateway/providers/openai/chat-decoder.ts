@@ -1,5 +1,5 @@
 /** OpenAI chat completions replies (SSE chunks or one JSON body) → normalized parts. */
-import { upstreamError, type StreamPart } from '../../spec/index.js';
+import { upstreamError, type StreamPart } from '../../normalized/index.js';
 import { ToolCallTracker } from '../shared/custom-tools.js';
 import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromChat } from './convert-usage.js';

@@ -1,6 +1,6 @@
 /** Normalized request → OpenAI chat completions body. Custom tools become one-string-parameter functions. */
 import { AppError } from '../../../kernel/errors.js';
-import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../spec/index.js';
+import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolChoice, type ToolSpec } from '../../normalized/index.js';
 import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
 import { STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_TOOL } from '../shared/structured-tool.js';
 import type { ChatContentPart, ChatMessage, ChatRequestBody } from './wire-types.js';

@@ -1,4 +1,4 @@
-import type { Usage } from '../../spec/index.js';
+import type { Usage } from '../../normalized/index.js';
 import type { ChatUsage, ResponsesUsage } from './wire-types.js';
 
 export function usageFromChat(usage: ChatUsage): Usage {

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../spec/index.js';
+import type { FinishReason } from '../../normalized/index.js';
 
 export function finishFromChat(reason: string | null | undefined): FinishReason {
   switch (reason) {

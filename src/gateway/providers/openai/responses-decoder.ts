@@ -2,7 +2,7 @@
  * A native Responses upstream → `native-event` parts (each event parsed, never text-edited) plus the normalized
  * parts execute meters by. A stream that ends without a terminal event is an error, never a quiet success.
  */
-import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../spec/index.js';
+import { upstreamError, type NativeResponsesEvent, type StreamPart } from '../../normalized/index.js';
 import { sseEventBatches } from '../shared/sse-decoder.js';
 import { usageFromResponses } from './convert-usage.js';
 import { finishFromResponse } from './map-stop-reason.js';

@@ -3,7 +3,7 @@
  * tool becomes a function with one string parameter `input`, and a call of it is turned back into a custom call
  * whose input is that string.
  */
-import type { StreamPart, ToolSpec } from '../../spec/index.js';
+import type { StreamPart, ToolSpec } from '../../normalized/index.js';
 
 export const CUSTOM_INPUT_SCHEMA = {
   type: 'object',

@@ -3,7 +3,7 @@
  * the wanted shape, and the tool's arguments come back as the answer's text (message content, `output_text`, a
  * text block), never as a tool call the caller did not define.
  */
-import type { StreamPart } from '../../spec/index.js';
+import type { StreamPart } from '../../normalized/index.js';
 
 /** The forced tool's name. */
 export const STRUCTURED_OUTPUT_TOOL = 'structured_output';

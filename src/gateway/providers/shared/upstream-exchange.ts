@@ -10,7 +10,7 @@
  * `signal` does too, at any point.
  */
 import type { Dispatcher } from 'undici';
-import type { CallSignal, StreamPart } from '../../spec/index.js';
+import type { CallSignal, StreamPart } from '../../normalized/index.js';
 
 /** Bytes queued and not yet read after which the upstream socket is paused; reading below half resumes it. */
 const PAUSE_AT_BYTES = 64 * 1024;

@@ -5,9 +5,9 @@
  */
 import { Pool } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
-import { UpstreamError, rateLimitHeadersOf, upstreamError } from '../../spec/index.js';
+import { UpstreamError, rateLimitHeadersOf, upstreamError } from '../../normalized/index.js';
 import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
-import type { CallSignal } from '../../spec/index.js';
+import type { CallSignal } from '../../normalized/index.js';
 
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../../accounts/principal.js';
-import type { CallSignal } from '../../../gateway/spec/index.js';
+import type { CallSignal } from '../../../gateway/normalized/index.js';
 import { SSE_HEADERS } from '../../../kernel/sse.js';
 
 const HEARTBEAT_MS = 15_000;

@@ -10,15 +10,15 @@ import { decodeMessagesRequest } from '../../../gateway/protocols/anthropic-mess
 import { MessagesStreamEncoder, messageObject } from '../../../gateway/protocols/anthropic-messages/encode.js';
 import { NativeMessagesRelay } from '../../../gateway/protocols/anthropic-messages/native.js';
 import { PartCollector, collectParts } from '../../../gateway/protocols/shared/collect.js';
-import type { Destination, StreamPart } from '../../../gateway/spec/index.js';
-import { UpstreamError, upstreamError } from '../../../gateway/spec/index.js';
+import type { Destination, StreamPart } from '../../../gateway/normalized/index.js';
+import { UpstreamError, upstreamError } from '../../../gateway/normalized/index.js';
 import { countInputTokens, roughInputTokens } from '../../../gateway/tokens.js';
 import { modelAllowed } from '../../../billing/policy.js';
 import { AppError, notFound } from '../../../kernel/errors.js';
 import type { Services } from '../../../services.js';
 import type { App } from '../../types.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from './call-context.js';
-import type { CallSignal } from '../../../gateway/spec/index.js';
+import type { CallSignal } from '../../../gateway/normalized/index.js';
 
 const DEFAULT_VERSION = '2023-06-01';
 const config = { auth: 'api', surface: 'gateway', allowApiKeyHeader: true, errorFormat: 'anthropic' } as const;

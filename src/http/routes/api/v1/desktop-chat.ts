@@ -17,7 +17,7 @@ const MessagesQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 5
 const DesktopChatConversationCreateBody = Type.Object(
   {
     title: Type.Optional(Type.String({ maxLength: 200, description: 'Blank or absent: "New chat".' })),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A model id or alias of the catalogue (unknown: 422); default the configured default model.' })),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A model id or alias of the model catalog (unknown: 422); default the configured default model.' })),
     system_prompt: Type.Optional(Type.String({ maxLength: 20_000 })),
   },
   { additionalProperties: false, title: 'DesktopChatConversationCreateBody' },

@@ -16,17 +16,17 @@ export const PROFILE_SANDBOX_POLICIES: Record<string, unknown> = {
   ':danger-full-access': { type: 'dangerFullAccess' },
 };
 
-export interface AgentCatalogDeps {
+export interface AgentViewsDeps {
   supervisor: AppServerSupervisor;
   binary: string;
   runtimeKeys: RuntimeKeys;
   config: AgentConfig;
 }
 
-export class AgentCatalog {
+export class AgentViews {
   private binaryVersion: Promise<string | null> | null = null;
 
-  constructor(private readonly deps: AgentCatalogDeps) {}
+  constructor(private readonly deps: AgentViewsDeps) {}
 
   async status(principal: Principal) {
     const { config, supervisor } = this.deps;
@@ -65,7 +65,7 @@ export class AgentCatalog {
   }
 
   async permissions(principal: Principal) {
-    const server = await this.deps.supervisor.acquire(catalogueCustomer(principal));
+    const server = await this.deps.supervisor.acquire(viewCustomer(principal));
     const listed = await server.call('permissionProfile/list', {});
     return {
       data: listed.data.map((profile) => ({ ...profile, sandbox_policy: PROFILE_SANDBOX_POLICIES[profile.id] ?? null })),
@@ -74,7 +74,7 @@ export class AgentCatalog {
   }
 
   async skills(principal: Principal) {
-    const server = await this.deps.supervisor.acquire(catalogueCustomer(principal));
+    const server = await this.deps.supervisor.acquire(viewCustomer(principal));
     const listed = await server.call('skills/list', {});
     const seen = new Set<string>();
     const skills = listed.data.flatMap((entry) => entry.skills).filter((skill) => !seen.has(skill.name) && seen.add(skill.name));
@@ -89,7 +89,7 @@ export class AgentCatalog {
   }
 }
 
-/** Operators have no app-server of their own; their catalogue reads use a process that never calls a model. */
-function catalogueCustomer(principal: Principal): number {
+/** Operators have no app-server of their own; their read-only views use a process that never calls a model. */
+function viewCustomer(principal: Principal): number {
   return principal.kind === 'customer' ? principal.customerId : 0;
 }

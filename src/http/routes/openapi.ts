@@ -1,5 +1,5 @@
 /**
- * The API catalogue: `GET /openapi.json` and an interactive reference at `/docs` (Swagger UI, its assets served by
+ * The API reference: `GET /openapi.json` and an interactive reference at `/docs` (Swagger UI, its assets served by
  * this service under `/docs/assets/`, no CDN), both generated from the route schemas. Admin routes (`/api/admin`)
  * appear only when the request carries an operator bearer.
  */
@@ -53,7 +53,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" type="image/png" href="${ASSETS_PREFIX}favicon-32x32.png">
 <link rel="stylesheet" href="${ASSETS_PREFIX}swagger-ui.css">
-</head><body><noscript><p>The machine-readable catalogue is <a href="/openapi.json">/openapi.json</a>.</p></noscript><div id="swagger-ui"></div>
+</head><body><noscript><p>The machine-readable reference is <a href="/openapi.json">/openapi.json</a>.</p></noscript><div id="swagger-ui"></div>
 <script src="${ASSETS_PREFIX}swagger-ui-bundle.js"></script>
 <script src="${ASSETS_PREFIX}swagger-ui-standalone-preset.js"></script>
 <script>
@@ -68,7 +68,7 @@ window.ui = SwaggerUIBundle({
 </script></body></html>`;
 }
 
-export async function catalogueRoutes(app: App, services: Services): Promise<void> {
+export async function openApiRoutes(app: App, services: Services): Promise<void> {
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async (request) =>
     filterDocument(app.swagger() as OpenApiDocument, await isOperator(services, request)),
   );
@@ -76,7 +76,7 @@ export async function catalogueRoutes(app: App, services: Services): Promise<voi
     const document = filterDocument(app.swagger() as OpenApiDocument, await isOperator(services, request));
     return reply.type('text/html; charset=utf-8').send(renderDocsPage(document));
   });
-  // The page's assets: public, out of the catalogue, cached by browsers for a day.
+  // The page's assets: public, out of the OpenAPI document, cached by browsers for a day.
   await app.register(async (scope) => {
     scope.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), auth: 'public' } as typeof route.config;

@@ -16,16 +16,16 @@ const run = promisify(execFile);
 export const LEGACY_SANDBOX_POLICY_CLIENT_MAX = '0.135.0';
 const MODEL_PAGE_SIZE = 200;
 
-export interface DirectCatalogDeps {
+export interface DirectModelsDeps {
   supervisor: AppServerSupervisor;
   gateway: GatewayServices;
   binary: string;
 }
 
-export class DirectCatalog {
+export class DirectModels {
   private binaryVersion: Promise<string | null> | null = null;
 
-  constructor(private readonly deps: DirectCatalogDeps) {}
+  constructor(private readonly deps: DirectModelsDeps) {}
 
   async models(customerId: number, includeHidden: boolean) {
     const server = await this.deps.supervisor.acquire(customerId);
@@ -92,7 +92,7 @@ export class DirectCatalog {
   private gatewayModels(includeHidden: boolean): ModelDescriptor[] {
     const listed = this.deps.gateway.listModels();
     if (!includeHidden) return listed;
-    const hidden = [...this.deps.gateway.router.catalogue.models.values()]
+    const hidden = [...this.deps.gateway.router.catalog.models.values()]
       .filter((model) => model.hidden)
       .map((model) => this.deps.gateway.describeModel(model.id))
       .filter((descriptor): descriptor is ModelDescriptor => descriptor !== undefined);

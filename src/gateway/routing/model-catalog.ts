@@ -1,22 +1,22 @@
 /**
- * The model catalogue as configured: providers, models and the default destination of each alias. Checked once
+ * The model catalog as configured: providers, models and the default destination of each alias. Checked once
  * at start so a typo in the config file stops the service with a message naming the entry.
  */
 import type { ModelConfig, ProviderConfig } from '../../config/sections/gateway.js';
 
-export interface CatalogueConfig {
+export interface ModelCatalogConfig {
   providers: readonly ProviderConfig[];
   models: readonly ModelConfig[];
   aliases: Readonly<Record<string, string>>;
 }
 
-export class Catalogue {
+export class ModelCatalog {
   readonly providers = new Map<string, ProviderConfig>();
   readonly models = new Map<string, ModelConfig>();
   /** Alias → model id as the config file sets it. */
   readonly defaultAliases = new Map<string, string>();
 
-  constructor(config: CatalogueConfig) {
+  constructor(config: ModelCatalogConfig) {
     for (const provider of config.providers) {
       if (this.providers.has(provider.id)) throw new Error(`gateway config: provider ${provider.id} is defined twice`);
       this.providers.set(provider.id, provider);

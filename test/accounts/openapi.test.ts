@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
 import { signUp } from '../chassis/support.js';
 
-describe('OpenAPI catalogue of the account routes', () => {
+describe('OpenAPI document of the account routes', () => {
   let context: TestContext;
   beforeAll(async () => {
     context = await createTestContext();

@@ -1,5 +1,5 @@
 /**
- * Catalogue fuzzing: every operation of /openapi.json receives fast-check generated requests (10,000+ in all,
+ * OpenAPI fuzzing: every operation of /openapi.json receives fast-check generated requests (10,000+ in all,
  * through `app.inject`) and the service must answer each without a 5xx, with an `x-request-id`, and with every
  * 4xx body in the documented shape of its protocol (/api: `{detail, code, request_id}`; /v1: OpenAI's
  * `{error:{message,type}}`; /v1/messages*: Anthropic's `{type:"error",error:{type,message}}`).
