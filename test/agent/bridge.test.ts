@@ -43,7 +43,8 @@ describe('JSON-RPC connection', () => {
       },
       50,
     );
-    const first = connection.request<{ ok: boolean }>('thread/list', {});
+    // A long timeout for the exchange below (a loaded machine may delay it past the 50 ms default).
+    const first = connection.request<{ ok: boolean }>('thread/list', {}, 10_000);
     expect(JSON.parse(sent[0]!)).toEqual({ id: 1, method: 'thread/list', params: {} });
     // A server request with id 1 must not settle our request 1.
     connection.handleLine(JSON.stringify({ id: 1, method: 'item/fileChange/requestApproval', params: { x: 1 } }));

@@ -203,6 +203,10 @@ export class AutoTopup {
     const claimed = await this.db.transaction().execute(async (trx) => {
       const disarmed = await trx.updateTable('auto_topup_settings').set({ armed: 0, updated_at: nowMs }).where('customer_id', '=', customerId).where('armed', '=', 1).where('enabled', '=', 1).executeTakeFirst();
       if (Number(disarmed.numUpdatedRows) !== 1) return null;
+      // The balance read above may predate a charge that another check claimed, credited and re-armed meanwhile:
+      // read it again under the claim (the settings row is locked on PostgreSQL; SQLite writes one at a time).
+      const wallet = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('code', '=', walletCode(customerId, 'token')).executeTakeFirst();
+      if (wallet && Number(wallet.balance_micros) - Number(wallet.held_micros) >= threshold) throw new ClaimNotNeeded();
       const already = await trx.selectFrom('auto_topup_pending').select('payment_id').where('customer_id', '=', customerId).executeTakeFirst();
       if (already) return null;
       const payment = await trx
@@ -230,10 +234,12 @@ export class AutoTopup {
       await trx.updateTable('auto_topup_settings').set({ last_payment_id: payment.id }).where('customer_id', '=', customerId).execute();
       return payment;
     }).catch((error: unknown) => {
+      if (error instanceof ClaimNotNeeded) return 'above_threshold' as const;
       // A concurrent claim on another process won the pending row: nothing to do here.
       this.deps.logger.warn({ err: error, customerId }, 'auto top-up claim not taken (another charge is pending)');
       return null;
     });
+    if (claimed === 'above_threshold') return claimed;
     if (!claimed) return 'pending';
     return this.charge(claimed, setting.processor_customer, setting.payment_method);
   }
@@ -290,3 +296,6 @@ export class AutoTopup {
       .catch((alertError) => this.deps.logger.error({ err: alertError, payment: payment.public_id }, 'raising the auto top-up alert failed'));
   }
 }
+
+/** Rolls a claim back (the setting stays armed) when the balance is no longer below the threshold. */
+class ClaimNotNeeded extends Error {}
