@@ -86,12 +86,13 @@ export class FakeClock implements Clock {
 
   /** Moves time forward by `ms`, firing every timer that falls due up to the new time. */
   advance(ms: number): void {
-    if (!(ms >= 0)) throw new RangeError(`FakeClock.advance takes a non-negative duration, got ${ms}`);
+    if (!(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`FakeClock.advance takes a finite non-negative duration, got ${ms}`);
     this.moveTo(this.currentMs + ms);
   }
 
   /** Sets the time; moving forward fires the timers due up to it, as `advance` does. */
   set(ms: number): void {
+    if (!Number.isFinite(ms)) throw new RangeError(`FakeClock.set takes a finite time, got ${ms}`);
     this.moveTo(ms);
   }
 

@@ -195,6 +195,8 @@ describe('FakeClock timers', () => {
     clock.setTimeout(() => clock.advance(1), 10);
     expect(() => clock.advance(10)).toThrow(/may not move the clock/);
     expect(() => clock.advance(-1)).toThrow(RangeError);
+    expect(() => clock.advance(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => clock.set(Number.NaN)).toThrow(RangeError);
     clock.setInterval(() => undefined, 1);
     expect(() => clock.runAll()).toThrow(/still pending/);
   });
