@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { chromium, type Page } from 'playwright-core';
 import { loadEnv } from '../src/config/env.js';
+import { systemClock, type Clock } from '../src/kernel/clock.js';
 import { deepFreeze, parseConfigFile, type AppConfig } from '../src/config/load-config.js';
 import { buildApp } from '../src/http/app.js';
 import { createServices } from '../src/services.js';
@@ -55,7 +56,8 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-screenshots-'));
   const model = await startDemoModel();
   let offsetMs = 0;
-  const clock = { nowMs: () => Date.now() + offsetMs };
+  // The screenshots show days of history: the clock reads ahead of real time, its timers are the real ones.
+  const clock: Clock = { ...systemClock, nowMs: () => Date.now() + offsetMs };
   const env = loadEnv({ SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_STATIC_TOKEN: OPERATOR, SWITCHYARD_SECRET: `demo-secret-${'x'.repeat(40)}`, SWITCHYARD_LOG_LEVEL: 'error' });
   const file = parseConfigFile(
     {

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { AppError, notFound } from '../kernel/errors.js';
-import type { Clock } from '../kernel/clock.js';
+import type { Clock, TimerHandle } from '../kernel/clock.js';
 import { newId } from '../kernel/ids.js';
 import type { Storage } from '../storage/database.js';
 import type { AgentApprovalsTable, ApprovalStatus } from '../storage/tables/agent.js';
@@ -34,7 +34,7 @@ interface Waiter {
   turnId: string;
   serverKey: string;
   answer(reply: { decision: string }): void;
-  timer: NodeJS.Timeout;
+  timer: TimerHandle;
 }
 
 /** An approval whose row is still being inserted, and how it ended if its turn or process ended meanwhile. */
@@ -111,9 +111,10 @@ export class ApprovalBroker {
     } finally {
       this.inserting.delete(row.id);
     }
+    // Expires at the recorded `expires_at`, however long the insert took.
+    const expiresInMs = row.expires_at - this.clock.nowMs();
     const reply = new Promise<{ decision: string }>((resolve) => {
-      const timer = setTimeout(() => void this.finish(row.id, 'expired', 'decline').catch(() => undefined), this.timeoutMs);
-      timer.unref();
+      const timer = this.clock.setTimeout(() => void this.finish(row.id, 'expired', 'decline').catch(() => undefined), expiresInMs).unref();
       this.waiters.set(row.id, { id: row.id, customerId: context.customerId, threadId: params.threadId, turnId: params.turnId, serverKey, answer: resolve, timer });
       this.byServerKey.set(serverKey, row.id);
     });
@@ -180,7 +181,7 @@ export class ApprovalBroker {
   }
 
   close(): void {
-    for (const waiter of this.waiters.values()) clearTimeout(waiter.timer);
+    for (const waiter of this.waiters.values()) this.clock.clearTimeout(waiter.timer);
     this.waiters.clear();
     this.byServerKey.clear();
   }
@@ -204,7 +205,7 @@ export class ApprovalBroker {
     await this.events.append(row.project_id, `approval/${status}`, view);
     const waiter = this.waiters.get(id);
     if (waiter) {
-      clearTimeout(waiter.timer);
+      this.clock.clearTimeout(waiter.timer);
       this.waiters.delete(id);
       this.byServerKey.delete(waiter.serverKey);
       waiter.answer({ decision: decision ?? 'cancel' });

@@ -138,6 +138,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       restartAttemptsMax: agentConfig.restartAttemptsMax,
       clientVersion: '1',
       logger: log,
+      clock,
     },
     {
       launch,

@@ -5,6 +5,7 @@
  * the threads the dead one had loaded (so it can resume them).
  */
 import type { Logger } from 'pino';
+import type { Clock, TimerHandle } from '../kernel/clock.js';
 import { AppServerClient } from './client.js';
 import type { JsonRpcNotification, JsonRpcServerRequest } from './connection.js';
 import { AppServerExitedError } from './errors.js';
@@ -44,18 +45,24 @@ export interface SupervisorOptions {
   restartAttemptsMax: number;
   clientVersion: string;
   logger: Logger;
+  /** Reads activity times and runs the idle sweep and the restart backoff (a fake one in tests). */
+  clock: Clock;
 }
 
 /** A running app-server of one customer, with the threads it has loaded (started or resumed). */
 export class ManagedAppServer {
   readonly loadedThreads = new Set<string>();
-  lastActivityMs = Date.now();
-  readonly startedAtMs = Date.now();
+  lastActivityMs: number;
+  readonly startedAtMs: number;
 
   constructor(
     readonly customerId: number,
     readonly client: AppServerClient,
-  ) {}
+    private readonly clock: Clock,
+  ) {
+    this.startedAtMs = clock.nowMs();
+    this.lastActivityMs = this.startedAtMs;
+  }
 
   get version(): string | null {
     return this.client.version;
@@ -65,8 +72,13 @@ export class ManagedAppServer {
     return this.client.pid;
   }
 
+  /** Notes use of the process now (the idle stop counts from the last use). */
+  touch(): void {
+    this.lastActivityMs = this.clock.nowMs();
+  }
+
   call<M extends ClientMethod>(method: M, params: ClientMethods[M][0], timeoutMs?: number): Promise<ClientMethods[M][1]> {
-    this.lastActivityMs = Date.now();
+    this.touch();
     return this.client.call(method, params, timeoutMs);
   }
 }
@@ -77,7 +89,7 @@ interface Entry {
   stopping: boolean;
   restarts: number;
   consecutiveFailures: number;
-  restartTimer: NodeJS.Timeout | null;
+  restartTimer: TimerHandle | null;
 }
 
 export interface SupervisorStatus {
@@ -93,7 +105,7 @@ export class AppServerSupervisor {
   private readonly entries = new Map<number, Entry>();
   /** Processes on their way out (idle stop), which a new process of the same customer waits for. */
   private readonly stopping = new Map<number, Promise<void>>();
-  private readonly sweepTimer: NodeJS.Timeout;
+  private readonly sweepTimer: TimerHandle;
   private closed = false;
   /** App-servers that exited unexpectedly since start (metrics). */
   crashes = 0;
@@ -102,8 +114,7 @@ export class AppServerSupervisor {
     private readonly options: SupervisorOptions,
     private readonly hooks: SupervisorHooks,
   ) {
-    this.sweepTimer = setInterval(() => void this.stopIdle(), Math.min(Math.max(options.idleStopMs / 4, 250), 30_000));
-    this.sweepTimer.unref();
+    this.sweepTimer = options.clock.setInterval(() => void this.stopIdle(), Math.min(Math.max(options.idleStopMs / 4, 250), 30_000)).unref();
   }
 
   /** The customer's running app-server, starting it (or waiting for its restart) when needed. */
@@ -115,11 +126,11 @@ export class AppServerSupervisor {
       this.entries.set(customerId, entry);
     }
     if (entry.server?.client.running && !entry.stopping) {
-      entry.server.lastActivityMs = Date.now();
+      entry.server.touch();
       return entry.server;
     }
     if (entry.restartTimer) {
-      clearTimeout(entry.restartTimer);
+      this.options.clock.clearTimeout(entry.restartTimer);
       entry.restartTimer = null;
       const loaded = entry.server ? [...entry.server.loadedThreads] : [];
       entry.starting = this.launch(customerId, entry, loaded);
@@ -172,7 +183,7 @@ export class AppServerSupervisor {
     if (!entry) return this.stopping.get(customerId);
     this.entries.delete(customerId);
     entry.stopping = true;
-    if (entry.restartTimer) clearTimeout(entry.restartTimer);
+    this.options.clock.clearTimeout(entry.restartTimer);
     const done = (async () => {
       await entry.starting?.catch(() => undefined);
       await entry.server?.client.stop();
@@ -188,7 +199,7 @@ export class AppServerSupervisor {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweepTimer);
+    this.options.clock.clearInterval(this.sweepTimer);
     await Promise.all([...this.entries.keys()].map((customerId) => this.stop(customerId)));
     await Promise.all([...this.stopping.values()]);
   }
@@ -217,7 +228,7 @@ export class AppServerSupervisor {
           if (server) this.handleExit(customerId, server, exit);
         },
       });
-      server = new ManagedAppServer(customerId, client);
+      server = new ManagedAppServer(customerId, client, this.options.clock);
       try {
         await client.start();
       } catch (error) {
@@ -256,7 +267,7 @@ export class AppServerSupervisor {
       return;
     }
     const delayMs = Math.min(this.options.restartBackoffInitialMs * 2 ** entry.consecutiveFailures, this.options.restartBackoffMaxMs);
-    entry.restartTimer = setTimeout(() => {
+    entry.restartTimer = this.options.clock.setTimeout(() => {
       entry.restartTimer = null;
       entry.restarts += 1;
       entry.starting = this.launch(customerId, entry, loaded);
@@ -268,14 +279,20 @@ export class AppServerSupervisor {
     }, delayMs);
   }
 
+  /**
+   * Every idle customer is decided at the sweep's instant (and leaves the map at once, see `stop`), so what a
+   * sweep stops does not depend on how long the stops before it took.
+   */
   private async stopIdle(): Promise<void> {
-    const now = Date.now();
+    const now = this.options.clock.nowMs();
+    const stops: Promise<void>[] = [];
     for (const [customerId, entry] of this.entries) {
       const server = entry.server;
       if (!server || entry.starting || entry.stopping || !server.client.running) continue;
       if (now - server.lastActivityMs < this.options.idleStopMs || this.hooks.isBusy(customerId)) continue;
       this.options.logger.info({ customerId }, 'stopping idle app-server');
-      await this.stop(customerId).catch(() => undefined);
+      stops.push(this.stop(customerId).catch(() => undefined));
     }
+    await Promise.all(stops);
   }
 }

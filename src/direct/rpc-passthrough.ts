@@ -86,7 +86,7 @@ export class RpcPassthrough {
     // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
     if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));
     const server = await this.deps.acquire(customerId);
-    server.lastActivityMs = Date.now();
+    server.touch();
     const call = () => server.client.callRaw(method, confined);
     let result: unknown;
     try {

@@ -6,6 +6,7 @@ import { createTestContext, bearer, type TestContext } from '../helpers/context.
 import { startModelUpstream, type ModelUpstream, type RecordedRequest, type Reply } from '../fakes/model-upstream.js';
 import type { ProjectEvent } from '../../src/agent/events/types.js';
 import type { TestStorage } from '../helpers/databases.js';
+import type { Clock } from '../../src/kernel/clock.js';
 
 export interface AgentHarness {
   context: TestContext;
@@ -25,6 +26,8 @@ export interface HarnessOptions {
   storage?: TestStorage;
   dataDir?: string;
   keepStorage?: boolean;
+  /** The service's clock: a FakeClock moves the idle stop, restart backoff and approval expiry without sleeping. */
+  clock?: Clock;
 }
 
 export function gatewayConfig(upstreamUrl: string) {
@@ -44,6 +47,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
       agent: { requestTimeoutMs: 20_000, stopGraceMs: 500, restartBackoffInitialMs: 50, ...options.agent },
     } as never,
     storage: options.storage,
+    clock: options.clock,
     env: options.dataDir ? { SWITCHYARD_DATA_DIR: options.dataDir } : undefined,
   });
   await context.listen();

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApprovalBroker } from '../../src/agent/approvals.js';
 import { ProjectEventSink } from '../../src/agent/event-sink.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import type { Storage } from '../../src/storage/database.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 
@@ -110,5 +111,65 @@ describe('approval broker: an approval whose row is still being inserted when it
     expect(row.status).toBe('lost');
     expect(types).toEqual(['approval/requested', 'approval/lost']);
     expect(broker.pendingCount(customerId)).toBe(0);
+  });
+});
+
+describe('approval broker: expiry on the clock', () => {
+  const TIMEOUT_MS = 600_000;
+  let context: TestContext;
+  let customerId: number;
+  let projectId: string;
+  let clock: FakeClock;
+  let broker: ApprovalBroker;
+
+  beforeAll(async () => {
+    context = await createTestContext();
+    const created = await context.services.customers.create({ email: 'expiry@example.com' });
+    customerId = created.customer.id;
+    const project = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bearer(created.systemToken.key) });
+    projectId = project.json().id as string;
+    clock = new FakeClock(Date.UTC(2026, 5, 1));
+    broker = new ApprovalBroker(context.services.storage, new ProjectEventSink(context.services.projectEvents, context.services.logger), clock, TIMEOUT_MS, context.services.logger);
+  });
+  afterAll(async () => {
+    broker?.close();
+    await context?.close();
+  });
+
+  const ask = (threadId: string, serverRequestId: number) =>
+    broker.request({ projectId, customerId, kind: 'commandExecution', serverRequestId, params: { threadId, turnId: 'turn-1', itemId: 'item-1', command: 'ls' } });
+  const rowOf = (threadId: string) => context.services.storage.db.selectFrom('agent_approvals').selectAll().where('thread_id', '=', threadId).executeTakeFirstOrThrow();
+  /** Waits until the broker has a waiter for the request (its row inserted, its timer armed). */
+  async function armed(threadId: string) {
+    await vi.waitFor(() => expect(broker.pendingCount(customerId)).toBe(1));
+    return rowOf(threadId);
+  }
+
+  it('stays pending one ms before the timeout and expires (answered decline) when it is reached', async () => {
+    const reply = ask('expiry-thread-1', 101);
+    const row = await armed('expiry-thread-1');
+    expect(Number(row.expires_at) - Number(row.created_at)).toBe(TIMEOUT_MS);
+    clock.advance(TIMEOUT_MS - 1);
+    expect(await within(reply, 50)).toBe('still pending');
+    expect((await rowOf('expiry-thread-1')).status).toBe('pending');
+    clock.advance(1);
+    expect(await reply).toEqual({ decision: 'decline' });
+    const expired = await rowOf('expiry-thread-1');
+    expect(expired).toMatchObject({ status: 'expired', decision: JSON.stringify('decline') });
+    expect(Number(expired.finished_at)).toBe(Number(row.expires_at));
+    expect(broker.pendingCount(customerId)).toBe(0);
+  });
+
+  it('a decision before the timeout stops its timer: nothing expires later', async () => {
+    const reply = ask('expiry-thread-2', 102);
+    const row = await armed('expiry-thread-2');
+    const timersBefore = clock.pendingTimers();
+    clock.advance(TIMEOUT_MS / 2);
+    await broker.resolve(projectId, row.id, 'accept');
+    expect(await reply).toEqual({ decision: 'accept' });
+    expect(clock.pendingTimers()).toBe(timersBefore - 1);
+    clock.advance(TIMEOUT_MS);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await rowOf('expiry-thread-2')).toMatchObject({ status: 'resolved', decision: JSON.stringify('accept') });
   });
 });

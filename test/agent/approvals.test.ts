@@ -1,14 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { dataOf, startAgentHarness, toolThenText, type AgentHarness } from './agent-harness.js';
 
 const operator = { kind: 'operator', source: 'static', keyId: null } as const;
 
 describe('managed project approvals (real app-server)', () => {
+  const APPROVAL_TIMEOUT_MS = 1_000;
+  // Approvals expire on this clock: the expiry test moves time instead of waiting for it.
+  const clock = new FakeClock(Date.now());
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { approvalTimeoutMs: 1_000 } });
+    harness = await startAgentHarness({ agent: { approvalTimeoutMs: APPROVAL_TIMEOUT_MS }, clock });
   });
   afterAll(async () => harness?.close());
 
@@ -135,6 +139,12 @@ describe('managed project approvals (real app-server)', () => {
   it('an unanswered approval expires after the configured timeout and is answered decline', async () => {
     const { projectId, workspace } = await openProject();
     const { approval } = await startGuardedCommand(projectId, workspace, 'echo never > expired.txt');
+    expect(approval.expires_at - approval.created_at).toBe(APPROVAL_TIMEOUT_MS);
+    // Its timer is armed before approval/requested is appended; one ms short of the timeout nothing happens.
+    clock.advance(APPROVAL_TIMEOUT_MS - 1);
+    const listed = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/approvals`, headers: harness.customer.headers });
+    expect(listed.json().data).toMatchObject([{ request_id: approval.request_id, status: 'pending' }]);
+    clock.advance(1);
     const expired = await harness.waitForEvent(projectId, (event) => event.type === 'approval/expired', 10_000);
     expect(dataOf(expired)).toMatchObject({ request_id: approval.request_id, status: 'expired', decision: 'decline' });
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');

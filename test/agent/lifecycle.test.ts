@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createParser } from 'eventsource-parser';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { dataOf, startAgentHarness, toolThenText, type AgentHarness } from './agent-harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('app-server lifecycle: idle stop, busy hold, one thread per project, SSE', () => {
+  const IDLE_STOP_MS = 1_000;
+  // The idle stop runs on this clock: the test moves time instead of sleeping through the timeout.
+  const clock = new FakeClock(Date.now());
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { idleStopMs: 1_000 } });
+    harness = await startAgentHarness({ agent: { idleStopMs: IDLE_STOP_MS }, clock });
   });
   afterAll(async () => harness?.close());
 
@@ -82,18 +86,22 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     expect(started.statusCode).toBe(202);
     const requested = dataOf(await harness.waitForEvent(projectId, (event) => event.type === 'approval/requested'));
     const pid = services.agent.supervisor.peek(harness.customer.id)!.pid;
-    await sleep(2_000);
+    clock.advance(3 * IDLE_STOP_MS);
     expect(services.agent.supervisor.peek(harness.customer.id)?.pid).toBe(pid);
 
     // A live subscriber holds it as well.
     const unsubscribe = services.projectEvents.subscribe(projectId, () => undefined);
     await post(`/api/v1/projects/${projectId}/approvals/${requested.request_id}/resolve`);
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
-    await sleep(2_000);
+    clock.advance(3 * IDLE_STOP_MS);
     expect(services.agent.supervisor.peek(harness.customer.id)?.pid).toBe(pid);
     unsubscribe();
+    // Each step passes a sweep (every idleStopMs / 4); the loop only waits for the turn's state to settle.
     const deadline = Date.now() + 10_000;
-    while (services.agent.supervisor.peek(harness.customer.id) && Date.now() < deadline) await sleep(100);
+    while (services.agent.supervisor.peek(harness.customer.id) && Date.now() < deadline) {
+      clock.advance(IDLE_STOP_MS);
+      if (services.agent.supervisor.peek(harness.customer.id)) await sleep(50);
+    }
     expect(services.agent.supervisor.peek(harness.customer.id)).toBeNull();
     // Once stopped (the process exited and its key was revoked), the status shows neither.
     let account: { app_server_running: boolean; runtime_key: unknown } | null = null;

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { startAgentHarness, type AgentHarness } from '../agent/agent-harness.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('direct event subscribers and the idle stop', () => {
+  const IDLE_STOP_MS = 1_000;
+  // The idle stop runs on this clock: the test moves time instead of sleeping through the timeout.
+  const clock = new FakeClock(Date.now());
   let harness: AgentHarness;
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { idleStopMs: 1_000 } });
+    harness = await startAgentHarness({ agent: { idleStopMs: IDLE_STOP_MS }, clock });
   });
   afterAll(async () => harness?.close());
 
@@ -17,12 +19,12 @@ describe('direct event subscribers and the idle stop', () => {
     const started = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: harness.customer.headers, payload: { cwd: 'idle' } });
     expect(started.statusCode).toBe(201);
     const pid = services.agent.supervisor.peek(customerId)!.pid;
-    await sleep(2_500);
+    clock.advance(3 * IDLE_STOP_MS);
     // A thread without a first turn lives only in this process: stopping it under a listening client loses the thread.
     expect(services.agent.supervisor.peek(customerId)?.pid).toBe(pid);
     unsubscribe();
-    const deadline = Date.now() + 10_000;
-    while (services.agent.supervisor.peek(customerId) && Date.now() < deadline) await sleep(100);
+    // The next sweep (every idleStopMs / 4) finds it idle and stops it.
+    clock.advance(IDLE_STOP_MS / 4);
     expect(services.agent.supervisor.peek(customerId)).toBeNull();
   });
 });
