@@ -1,4 +1,4 @@
-/** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
+/** The Anthropic-kind provider: Messages API, streamed or not; also counts a Messages request's input tokens upstream. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
@@ -49,12 +49,14 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
 
   return {
     stream,
-    async forward(options) {
+    async countTokens({ request, destination, signal }) {
+      // The caller's Messages body as sent (model rewritten) to Anthropic's own counter.
+      const body = request.native?.protocol === 'anthropic-messages' ? request.native.body : {};
       const response = await http.forward({
-        path: options.path,
-        body: JSON.stringify(options.body ?? {}),
-        headers: { ...headers, ...options.headers },
-        signal: options.signal,
+        path: '/v1/messages/count_tokens',
+        body: JSON.stringify({ ...body, model: destination.model.upstreamModel }),
+        headers,
+        signal,
       });
       const forwarded: Record<string, string> = {};
       for (const name of FORWARDED_HEADERS) {
