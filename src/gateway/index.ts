@@ -57,7 +57,7 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
   const { config } = deps;
   warnAboutMissingKeys(deps);
   const catalog = new ModelCatalog({ providers: config.providers, models: config.models, aliases: config.aliases });
-  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
+  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, (provider) => createProviderAdapter(provider, deps.clock));
   const executeDeps: ExecuteDeps = {
     routing: router,
     meter: billing.meter,
@@ -84,7 +84,7 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
     execute: run,
     driver: { execute: run, clock: deps.clock, logger: deps.logger },
     protocols: createProtocols(stored),
-    countMessageTokens: (options) => countMessageTokens(router, options),
+    countMessageTokens: (options) => countMessageTokens(router, deps.clock, options),
     embed: (options) => embed(executeDeps, options),
     listModels: () => listModels(router, priceOf),
     describeModel: (id) => describeModel(router, id, priceOf),

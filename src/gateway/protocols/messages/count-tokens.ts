@@ -4,6 +4,7 @@
  */
 import type { Principal } from '../../../accounts/principal.js';
 import { modelAllowed } from '../../../billing/policy.js';
+import type { Clock } from '../../../kernel/clock.js';
 import { AppError } from '../../../kernel/errors.js';
 import { resolveModel, type Routing } from '../../execute.js';
 import { UpstreamError, upstreamError, type CallSignal, type ForwardedReply } from '../../normalized/index.js';
@@ -14,7 +15,7 @@ import { decodeMessagesRequest } from './decode.js';
 
 export type TokenCount = { kind: 'counted'; body: { input_tokens: number } } | { kind: 'relayed'; reply: ForwardedReply };
 
-export async function countMessageTokens(routing: Routing, options: { principal: Principal; body: Json; headers: RequestHeaders; signal: CallSignal }): Promise<TokenCount> {
+export async function countMessageTokens(routing: Routing, clock: Clock, options: { principal: Principal; body: Json; headers: RequestHeaders; signal: CallSignal }): Promise<TokenCount> {
   const request = decodeMessagesRequest(options.body, { requireMaxTokens: false, headers: options.headers });
   const destination = resolveModel(routing, request.model);
   const { principal } = options;
@@ -26,7 +27,7 @@ export async function countMessageTokens(routing: Routing, options: { principal:
   try {
     const reply = await adapter.countTokens({ request, destination, signal: options.signal });
     if (reply.status >= 500 || reply.status === 429) {
-      throw upstreamError({ kind: 'status', upstreamStatus: reply.status, retryAfterHeader: reply.headers['retry-after'] });
+      throw upstreamError({ kind: 'status', upstreamStatus: reply.status, retryAfterHeader: reply.headers['retry-after'], nowMs: clock.nowMs() });
     }
     return { kind: 'relayed', reply };
   } catch (error) {
