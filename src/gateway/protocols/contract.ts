@@ -1,11 +1,12 @@
 /**
  * The inbound-protocol contract. Every protocol the gateway speaks (chat, responses, completions, messages) is a
  * folder with the same parts — `decode.ts` (request body and headers → normalized request), `encode.ts` (the whole
- * answer), `stream.ts` (the stream encoder), `errors.ts` (its error forms, before and inside a stream) and
- * optionally a store hook — put together in its `index.ts` as one `InboundProtocol`. `driver.ts` runs any of them.
+ * answer), `stream.ts` (the stream encoder), `errors.ts` (its error forms: the body answered before a stream, which
+ * the `/v1` prefixes' error handlers render through http/error-render.ts, and the frames inside one, which its
+ * stream encoder writes) and optionally a store hook — put together in its `index.ts` as one `InboundProtocol`.
+ * `driver.ts` runs any of them.
  */
 import type { Principal } from '../../accounts/principal.js';
-import type { AppError } from '../../kernel/errors.js';
 import type { GatewayCall, GatewayOperation } from '../execute.js';
 import type { NormalizedRequest, StreamPart } from '../normalized/index.js';
 import type { Json } from './shared/decode-helpers.js';
@@ -50,8 +51,6 @@ export interface InboundProtocol<D extends Decoded = Decoded> {
   collect(decoded: D, call: GatewayCall, context: CallContext): Promise<Json>;
   /** The encoder of a streamed call (chosen once per call: native relay or built from normalized parts). */
   stream(decoded: D, call: GatewayCall, context: CallContext): StreamEncoder;
-  /** The body of an error answered before a stream started (the HTTP status is the error's). */
-  errorBody(error: AppError, requestId: string): Json;
   /** Keeps a finished answer (stored completions and responses); its failures are logged, never answered. */
   store?(decoded: D, result: Json, context: CallContext): Promise<void>;
 }

@@ -1,7 +1,9 @@
-/** Chat completions errors: before the stream, OpenAI's body; inside it, one `data: {error}` chunk, then `[DONE]`. */
+/**
+ * Chat completions errors: before the stream, OpenAI's body (shared/openai-errors.ts); inside it, one `data: {error}`
+ * chunk, then `[DONE]`.
+ */
 import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
-export { openAiErrorBody as chatErrorBody } from '../shared/openai-errors.js';
 
 export function chatStreamError(error: UpstreamError): Json {
   return { error: { message: error.message, type: error.status === 429 ? 'rate_limit_error' : 'api_error', code: error.status === 429 ? 'rate_limited' : 'upstream_failed' } };

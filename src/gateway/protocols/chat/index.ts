@@ -5,7 +5,6 @@ import type { InboundProtocol } from '../contract.js';
 import { collectParts } from '../shared/collect.js';
 import { decodeChatRequest, type DecodedChat } from './decode.js';
 import { chatCompletionObject } from './encode.js';
-import { chatErrorBody } from './errors.js';
 import { storeChatCompletion } from './store.js';
 import { ChatStreamEncoder } from './stream.js';
 
@@ -19,7 +18,6 @@ export function chatProtocol(stored: StoredObjects): InboundProtocol<DecodedChat
       return chatCompletionObject({ id: newId('chatcmpl', 24), createdSeconds: Math.floor(context.nowMs / 1000), model: decoded.request.model, collected });
     },
     stream: (decoded, _call, context) => new ChatStreamEncoder(decoded.request.model, decoded.includeUsage, context.nowMs, decoded.store),
-    errorBody: chatErrorBody,
     store: (decoded, completion, context) => storeChatCompletion(stored, decoded, completion, context),
   };
 }

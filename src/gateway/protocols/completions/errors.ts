@@ -1,7 +1,9 @@
-/** Legacy completions errors: before the stream, OpenAI's body; inside it, one `{error}` chunk, then `[DONE]`. */
+/**
+ * Legacy completions errors: before the stream, OpenAI's body (shared/openai-errors.ts); inside it, one `{error}`
+ * chunk, then `[DONE]`.
+ */
 import type { AppError } from '../../../kernel/errors.js';
 import type { Json } from '../shared/decode-helpers.js';
-export { openAiErrorBody as completionsErrorBody } from '../shared/openai-errors.js';
 
 /** The error chunk written inside an already started legacy stream (5xx other than upstream ones say no more). */
 export function completionStreamError(error: AppError): Json {

@@ -9,7 +9,6 @@ import { collectText } from '../../responses/collect-text.js';
 import type { InboundProtocol } from '../contract.js';
 import { decodeCompletionsRequest, requestForPrompt, type CompletionsRequest } from './decode.js';
 import { completionBody, completionsIdentity } from './encode.js';
-import { completionsErrorBody } from './errors.js';
 import { CompletionsStreamEncoder } from './stream.js';
 
 async function completePrompt(decoded: CompletionsRequest, call: GatewayCall, prompt: string) {
@@ -35,5 +34,4 @@ export const completionsProtocol: InboundProtocol<CompletionsRequest> = {
     return completionBody(completionsIdentity(decoded.template.model, context.nowMs), choices, choices.map((choice) => choice.usage)) as JsonObject;
   },
   stream: (decoded, _call, context) => new CompletionsStreamEncoder(decoded, completionsIdentity(decoded.template.model, context.nowMs), context),
-  errorBody: completionsErrorBody,
 };

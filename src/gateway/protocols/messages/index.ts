@@ -9,7 +9,6 @@ import { PartCollector, collectParts } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { decodeMessagesRequest } from './decode.js';
 import { messageObject } from './encode.js';
-import { messagesErrorBody } from './errors.js';
 import { NativeMessagesRelay } from './native.js';
 import { MessagesStreamEncoder } from './stream.js';
 
@@ -35,5 +34,4 @@ export const messagesProtocol: InboundProtocol<Decoded> = {
     return message;
   },
   stream: ({ request }, call) => (call.native ? new NativeMessagesRelay(request.model) : new MessagesStreamEncoder(request.model, roughInputTokens(call.inputSize))),
-  errorBody: messagesErrorBody,
 };

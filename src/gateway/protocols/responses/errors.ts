@@ -1,10 +1,9 @@
 /**
- * Responses errors: before the stream, OpenAI's body; inside it (or in a stored/background response), the
- * response's own `error` field on a terminal `response.failed` event.
+ * Responses errors: before the stream, OpenAI's body (shared/openai-errors.ts); inside it (or in a stored or
+ * background response), the response's own `error` field on a terminal `response.failed` event.
  */
 import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
-export { openAiErrorBody as responsesErrorBody } from '../shared/openai-errors.js';
 
 /** The `error` of a response that failed after the upstream answered. */
 export function responseError(error: UpstreamError): Json {

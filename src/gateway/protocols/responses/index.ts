@@ -6,7 +6,6 @@
 import type { StoredObjects } from '../../normalized/index.js';
 import type { InboundProtocol } from '../contract.js';
 import { decodeResponses, type DecodedResponses } from './decode.js';
-import { responsesErrorBody } from './errors.js';
 import { responseFromCall } from './run.js';
 import { storeResponse } from './store.js';
 import { responseBuilderFor } from './stream.js';
@@ -21,7 +20,6 @@ export function responsesProtocol(stored: StoredObjects): InboundProtocol<Decode
       return response;
     },
     stream: (decoded, call, context) => responseBuilderFor(call, decoded.request.model, decoded.body, context.nowMs),
-    errorBody: responsesErrorBody,
     store: (decoded, response, context) => storeResponse(stored, decoded, response, context),
   };
 }

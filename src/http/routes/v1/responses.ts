@@ -42,7 +42,7 @@ const ResponsesBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** Writes SSE frames as they come; stops (closing the source, which settles its call) when the client is gone. */
+/** Writes SSE frames as they come; stops (closing the source) when the client is gone. */
 async function sendEvents(request: FastifyRequest, reply: FastifyReply, frames: AsyncIterable<SseFrame>): Promise<FastifyReply> {
   const sse = new SseWriter(reply, request.id);
   try {
@@ -60,15 +60,14 @@ async function sendEvents(request: FastifyRequest, reply: FastifyReply, frames: 
  * The event stream of a stored response (replay, or a background response followed to its end): the opening
  * events at once, the rest when the response has finished. Used by retrieve and by a streamed background create.
  */
-export async function streamStoredResponse(options: {
+async function streamStoredResponse(options: {
   request: FastifyRequest;
   reply: FastifyReply;
   lifecycle: Pick<ResponsesLifecycle, 'waitForEnd'>;
   response: JsonObject;
   startingAfter?: number;
 }): Promise<FastifyReply> {
-  const { request, reply, response, startingAfter } = options;
-  const { lifecycle } = options;
+  const { request, reply, response, startingAfter, lifecycle } = options;
   const principal = principalOf(request);
   const signal = clientAbortSignal(reply);
   async function* replay(): AsyncGenerator<SseFrame> {
