@@ -15,6 +15,13 @@ import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
 import type { IdentityDeps } from '../accounts/deps.js';
+import type { DriverDeps } from './protocols/driver.js';
+import { createProtocols, type Protocols } from './protocols/index.js';
+import { countMessageTokens, type TokenCount } from './protocols/messages/count-tokens.js';
+import type { RequestHeaders } from './protocols/contract.js';
+import type { Principal } from '../accounts/principal.js';
+import type { CallSignal } from './normalized/index.js';
+import type { JsonObject } from '../kernel/json.js';
 
 /** What this domain takes from the composition root. */
 export interface GatewayDeps extends IdentityDeps {
@@ -32,6 +39,12 @@ export interface GatewayServices {
   /** Background responses, cancel, compaction, input tokens, replay (gateway/responses). */
   responses: ResponsesLifecycle;
   execute(options: ExecuteOptions): Promise<GatewayCall>;
+  /** What the model-call driver (protocols/driver.ts) runs with. */
+  driver: DriverDeps;
+  /** The inbound protocols (chat, responses, completions, messages) the model-call routes drive. */
+  protocols: Protocols;
+  /** `POST /v1/messages/count_tokens`: the provider's own count when it has one, else ours. */
+  countMessageTokens(options: { principal: Principal; body: JsonObject; headers: RequestHeaders; signal: CallSignal }): Promise<TokenCount>;
   /** `POST /v1/embeddings` (gateway/embeddings.ts). */
   embed(options: EmbeddingsOptions): Promise<Record<string, unknown>>;
   listModels(): ModelDescriptor[];
@@ -44,7 +57,7 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
   const { config } = deps;
   warnAboutMissingKeys(deps);
   const catalog = new ModelCatalog({ providers: config.providers, models: config.models, aliases: config.aliases });
-  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, createProviderAdapter);
+  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, (provider) => createProviderAdapter(provider, deps.clock));
   const executeDeps: ExecuteDeps = {
     routing: router,
     meter: billing.meter,
@@ -62,12 +75,16 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
     }
   };
   const responses = createResponsesLifecycle(deps, { executeDeps, stored });
+  const run = (options: ExecuteOptions): Promise<GatewayCall> => execute(executeDeps, options);
   return {
     router,
     executeDeps,
     stored,
     responses,
-    execute: (options) => execute(executeDeps, options),
+    execute: run,
+    driver: { execute: run, clock: deps.clock, logger: deps.logger },
+    protocols: createProtocols(stored),
+    countMessageTokens: (options) => countMessageTokens(router, deps.clock, options),
     embed: (options) => embed(executeDeps, options),
     listModels: () => listModels(router, priceOf),
     describeModel: (id) => describeModel(router, id, priceOf),

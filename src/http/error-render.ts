@@ -1,10 +1,15 @@
 /**
  * Error rendering: one `AppError` becomes a body in the caller's protocol. `/api/*` and the service's own routes
  * use `{detail, code, request_id}` (422: FastAPI-style `detail` list); `/v1/*` uses OpenAI's
- * `{error:{message,type,code}}`; `/v1/messages*` uses Anthropic's `{type:"error",error:{type,message}}`.
+ * `{error:{message,type,code}}`; `/v1/messages*` uses Anthropic's `{type:"error",error:{type,message}}` (each protocol's
+ * table lives in its folder under gateway/protocols/). The `/v1` routes pin their format through their prefix's error
+ * handler (http/routes/v1/index.ts); the URL is read only for requests that matched no route.
  */
-import type { FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../kernel/errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppError } from '../kernel/errors.js';
+import { publicMessage } from '../kernel/public-message.js';
+import { messagesErrorBody } from '../gateway/protocols/messages/errors.js';
+import { openAiErrorBody } from '../gateway/protocols/shared/openai-errors.js';
 
 export type ErrorFormat = 'api' | 'openai' | 'anthropic';
 
@@ -15,81 +20,38 @@ export function errorFormatFor(url: string): ErrorFormat {
   return 'api';
 }
 
-const OPENAI_TYPES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: 'invalid_request_error',
-  BAD_REQUEST: 'invalid_request_error',
-  UNAUTHENTICATED: 'authentication_error',
-  INSUFFICIENT_CREDIT: 'insufficient_quota',
-  FORBIDDEN: 'permission_error',
-  MODEL_NOT_ALLOWED: 'permission_error',
-  SURFACE_NOT_ALLOWED: 'permission_error',
-  SPENDING_LIMIT_REACHED: 'permission_error',
-  VIP_REQUIRED: 'permission_error',
-  NOT_FOUND: 'invalid_request_error',
-  CONFLICT: 'invalid_request_error',
-  PAYLOAD_TOO_LARGE: 'invalid_request_error',
-  RATE_LIMITED: 'rate_limit_error',
-  UPSTREAM_FAILED: 'api_error',
-  UPSTREAM_UNAVAILABLE: 'api_error',
-  UPSTREAM_TIMEOUT: 'api_error',
-};
-
-const ANTHROPIC_TYPES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: 'invalid_request_error',
-  BAD_REQUEST: 'invalid_request_error',
-  UNAUTHENTICATED: 'authentication_error',
-  INSUFFICIENT_CREDIT: 'billing_error',
-  FORBIDDEN: 'permission_error',
-  MODEL_NOT_ALLOWED: 'permission_error',
-  SURFACE_NOT_ALLOWED: 'permission_error',
-  SPENDING_LIMIT_REACHED: 'permission_error',
-  VIP_REQUIRED: 'permission_error',
-  NOT_FOUND: 'not_found_error',
-  PAYLOAD_TOO_LARGE: 'request_too_large',
-  RATE_LIMITED: 'rate_limit_error',
-  UPSTREAM_UNAVAILABLE: 'overloaded_error',
-};
-
-/** The message a client may see: 5xx messages are replaced, never echoed. */
-export function publicMessage(error: AppError): string {
-  return error.status >= 500 && error.code !== 'UPSTREAM_FAILED' && error.code !== 'UPSTREAM_UNAVAILABLE' && error.code !== 'UPSTREAM_TIMEOUT' && error.code !== 'NOT_READY'
-    ? 'Internal server error'
-    : error.message;
-}
+/** The message a client may see (kernel/public-message.ts). */
+export { publicMessage };
 
 export function renderError(format: ErrorFormat, error: AppError, requestId: string): Record<string, unknown> {
-  const message = publicMessage(error);
+  if (format === 'openai') return openAiErrorBody(error, requestId);
+  if (format === 'anthropic') return messagesErrorBody(error, requestId);
   const details = error.status >= 500 ? {} : (error.details ?? {});
-  if (format === 'openai') {
-    const issue = error.issues?.[0];
-    return {
-      error: {
-        message: issue ? `${message}: ${issue.loc.join('.')}: ${issue.msg}` : message,
-        type: OPENAI_TYPES[error.code] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
-        code: error.code.toLowerCase(),
-        param: issue ? issue.loc.slice(1).join('.') || null : null,
-        ...details,
-      },
-      request_id: requestId,
-    };
-  }
-  if (format === 'anthropic') {
-    const issue = error.issues?.[0];
-    return {
-      type: 'error',
-      error: {
-        type: ANTHROPIC_TYPES[error.code] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
-        message: issue ? `${issue.loc.join('.')}: ${issue.msg}` : message,
-        ...details,
-      },
-      request_id: requestId,
-    };
-  }
   if (error.issues) return { detail: error.issues, code: error.code, request_id: requestId };
-  return { detail: message, code: error.code, ...details, request_id: requestId };
+  return { detail: publicMessage(error), code: error.code, ...details, request_id: requestId };
 }
 
+/** Requests whose error shape their prefix's error handler chose (see `prefixErrorHandler`). */
+const prefixFormats = new WeakMap<FastifyRequest, ErrorFormat>();
+
 export function formatOf(request: FastifyRequest): ErrorFormat {
+  const prefixed = prefixFormats.get(request);
+  if (prefixed !== undefined) return prefixed;
   const configured = (request.routeOptions?.config as { errorFormat?: ErrorFormat } | undefined)?.errorFormat;
   return configured ?? errorFormatFor(request.url);
+}
+
+type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/**
+ * The error handler of a route prefix (`/v1` answers in OpenAI's shape, `/v1/messages` in Anthropic's): it fixes
+ * the shape for every error of its routes, hooks included, and leaves the rest (status, headers, logging) to
+ * `parent`, the enclosing context's handler (in the end the service's one handler).
+ */
+export function prefixErrorHandler(parent: ErrorHandler, format: ErrorFormat): ErrorHandler {
+  return function handle(this: FastifyInstance, error, request, reply) {
+    // The innermost prefix runs first (`/v1/messages` before `/v1`): its shape stands.
+    if (!prefixFormats.has(request)) prefixFormats.set(request, format);
+    return parent.call(this, error, request, reply);
+  };
 }

@@ -1,7 +1,7 @@
 /** Background responses: what the upstream is sent, what a run that cannot finish is recorded as, early refusals. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayCall } from '../../src/gateway/execute.js';
-import { responseFromCall } from '../../src/gateway/protocols/openai-responses/run.js';
+import { responseFromCall } from '../../src/gateway/protocols/responses/run.js';
 import type { StreamPart } from '../../src/gateway/normalized/index.js';
 import { MODEL, fundedCustomer, storedCounts, storedSetup, type FundedCustomer, type StoredSetup } from './support.js';
 
@@ -58,7 +58,7 @@ function cutShortCall(native: boolean, parts: StreamPart[]): GatewayCall {
 describe('a Responses call that ends before its terminal event', () => {
   it('becomes a failed response with an error, never one left in progress', async () => {
     const body = { model: 'power-ai', input: 'cut short' };
-    const normalized = await responseFromCall(cutShortCall(false, [{ type: 'start' }, { type: 'text-delta', delta: 'partial' }]), body, 'power-ai');
+    const normalized = await responseFromCall(cutShortCall(false, [{ type: 'start' }, { type: 'text-delta', delta: 'partial' }]), body, 'power-ai', 0);
     expect(normalized.response.status).toBe('failed');
     expect(normalized.error).toBeDefined();
     const inProgress = { id: 'resp_upstream', object: 'response', status: 'in_progress', model: 'upstream', output: [] };
@@ -66,6 +66,7 @@ describe('a Responses call that ends before its terminal event', () => {
       cutShortCall(true, [{ type: 'start' }, { type: 'native-event', event: { type: 'response.in_progress', response: inProgress } }]),
       body,
       'power-ai',
+      0,
     );
     expect(native.response).toMatchObject({ id: 'resp_upstream', status: 'failed', model: 'power-ai' });
     expect(native.error).toBeDefined();

@@ -1,8 +1,8 @@
 /** The small pure mappings of the gateway, one assertion group each. */
 import { describe, expect, it } from 'vitest';
 import { checkToolResults } from '../../src/gateway/checks.js';
-import { messageObject } from '../../src/gateway/protocols/anthropic-messages/encode.js';
-import { chatCompletionObject } from '../../src/gateway/protocols/openai-chat/encode.js';
+import { messageObject } from '../../src/gateway/protocols/messages/encode.js';
+import { chatCompletionObject } from '../../src/gateway/protocols/chat/encode.js';
 import { usageFromAnthropic } from '../../src/gateway/providers/anthropic/convert-usage.js';
 import { finishFromAnthropic } from '../../src/gateway/providers/anthropic/map-stop-reason.js';
 import { usageFromChat } from '../../src/gateway/providers/openai/convert-usage.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { toAnthropicRequest } from '../../src/gateway/providers/anthropic/convert-request.js';
 import { toChatRequest } from '../../src/gateway/providers/openai/convert-request.js';
-import { effortOf } from '../../src/gateway/protocols/anthropic-messages/decode.js';
+import { effortOf } from '../../src/gateway/protocols/messages/decode.js';
 import type { NormalizedRequest } from '../../src/gateway/normalized/index.js';
 
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
@@ -67,7 +67,7 @@ describe('reasoning effort ↔ thinking', () => {
 
 describe('legacy chat functions', () => {
   it('accepts role "function" answering a function_call, and functions / function_call', async () => {
-    const { decodeChatRequest } = await import('../../src/gateway/protocols/openai-chat/decode.js');
+    const { decodeChatRequest } = await import('../../src/gateway/protocols/chat/decode.js');
     const { request } = decodeChatRequest({
       model: 'm',
       functions: [{ name: 'lookup', parameters: { type: 'object', properties: {} } }],
@@ -87,7 +87,7 @@ describe('legacy chat functions', () => {
   });
 
   it('refuses a function message that answers no call', async () => {
-    const { decodeChatRequest } = await import('../../src/gateway/protocols/openai-chat/decode.js');
+    const { decodeChatRequest } = await import('../../src/gateway/protocols/chat/decode.js');
     expect(() => decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'function', name: 'lookup', content: 'found' }] })).toThrow();
   });
 });

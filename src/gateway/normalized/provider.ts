@@ -21,8 +21,11 @@ export interface ProviderCall {
 
 export interface ProviderAdapter {
   stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>>;
-  /** Forwards an auxiliary request (Anthropic `/v1/messages/{subpath}`) as-is; used only for its own kind. */
-  forward?(options: { path: string; body: unknown; headers: Record<string, string>; signal: CallSignal }): Promise<ForwardedReply>;
+  /**
+   * Counts a request's input tokens with the provider's own counter (Anthropic-kind: `/v1/messages/count_tokens`
+   * with the caller's native Messages body); the reply is relayed as the provider sent it. Absent: counted locally.
+   */
+  countTokens?(call: { request: NormalizedRequest; destination: Destination; signal: CallSignal }): Promise<ForwardedReply>;
   /** OpenAI-kind: `POST {base}/embeddings` with the caller's body (model rewritten); the parsed JSON reply. */
   embed?(options: { body: Record<string, unknown>; signal: CallSignal; requestId: string }): Promise<Record<string, unknown>>;
   close(): Promise<void>;

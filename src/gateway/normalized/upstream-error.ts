@@ -6,7 +6,8 @@ import { AppError, type ErrorCode } from '../../kernel/errors.js';
 
 export type UpstreamFailure =
   /** The upstream answered with an HTTP error status. */
-  | { kind: 'status'; upstreamStatus: number; retryAfterHeader?: string | null; message?: string; rateLimitHeaders?: Record<string, string> }
+  /** `nowMs` (the service clock) reads a Retry-After given as an HTTP date; without it only delta-seconds are read. */
+  | { kind: 'status'; upstreamStatus: number; retryAfterHeader?: string | null; nowMs?: number; message?: string; rateLimitHeaders?: Record<string, string> }
   /** The connection could not be opened (refused, DNS, connect timeout): the request was provably not sent. */
   | { kind: 'connect' }
   /** No answer, or silence between chunks, for longer than the configured timeout. */
@@ -60,13 +61,16 @@ export function rateLimitHeadersOf(headers: Record<string, string | string[] | u
   return found.length === 0 ? undefined : Object.fromEntries(found.map(([name, value]) => [name, Array.isArray(value) ? value[0]! : value!]));
 }
 
-/** Integer seconds from a Retry-After header (delta-seconds or HTTP date); undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | null | undefined, nowMs = Date.now()): number | undefined {
+/**
+ * Integer seconds from a Retry-After header (delta-seconds, or an HTTP date when the current time `nowMs` is
+ * given); undefined when absent or unreadable.
+ */
+export function parseRetryAfter(header: string | null | undefined, nowMs?: number): number | undefined {
   if (!header) return undefined;
   const trimmed = header.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.max(1, Math.ceil(Number(trimmed)));
   const dateMs = Date.parse(trimmed);
-  return Number.isNaN(dateMs) ? undefined : Math.max(1, Math.ceil((dateMs - nowMs) / 1000));
+  return Number.isNaN(dateMs) || nowMs === undefined ? undefined : Math.max(1, Math.ceil((dateMs - nowMs) / 1000));
 }
 
 /** Keeps upstream wording for client errors but strips anything that looks like a URL or an address. */
@@ -86,7 +90,7 @@ export function upstreamError(failure: UpstreamFailure): UpstreamError {
         return new UpstreamError({
           status: 429,
           retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader) ?? DEFAULT_RATE_LIMIT_RETRY_SECONDS,
+          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_RATE_LIMIT_RETRY_SECONDS,
           message: 'The upstream model provider is rate limiting requests; retry after the delay in Retry-After',
           failure: 'status',
           headers: failure.rateLimitHeaders,
@@ -96,7 +100,7 @@ export function upstreamError(failure: UpstreamFailure): UpstreamError {
         return new UpstreamError({
           status: 503,
           retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
           message: 'The upstream model provider is overloaded or unavailable',
           failure: 'status',
         });
@@ -105,7 +109,7 @@ export function upstreamError(failure: UpstreamFailure): UpstreamError {
         return new UpstreamError({
           status: 502,
           retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
           message: `The upstream model provider failed (status ${status})`,
           failure: 'status',
         });

@@ -7,7 +7,7 @@
 import type { Principal } from '../../accounts/principal.js';
 import { newId } from '../../kernel/ids.js';
 import { execute, type ExecuteDeps } from '../execute.js';
-import { responsesUsage } from '../protocols/openai-responses/encode.js';
+import { responsesUsage } from '../protocols/responses/encode.js';
 import { collectText } from './collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
 import type { CallSignal } from '../normalized/index.js';

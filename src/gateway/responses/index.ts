@@ -1,8 +1,8 @@
 /** Composition of the responses lifecycle (background runs, cancel, compaction, input tokens, replay). */
 import type { ExecuteDeps } from '../execute.js';
-import { decodeResponsesRequest } from '../protocols/openai-responses/decode.js';
-import { ResponsesEncoder } from '../protocols/openai-responses/encode.js';
-import { runResponseInBackground } from '../protocols/openai-responses/run.js';
+import { decodeResponsesRequest } from '../protocols/responses/decode.js';
+import { ResponsesEncoder } from '../protocols/responses/stream.js';
+import { runResponseInBackground } from '../protocols/responses/run.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { ResponsesLifecycle } from './lifecycle.js';
 import type { BaseDeps } from '../../storage/base-deps.js';
@@ -23,7 +23,7 @@ export function createResponsesLifecycle(
     logger: deps.logger,
     secret: deps.config.secret,
     decode: decodeResponsesRequest,
-    run: (options) => runResponseInBackground({ deps: parts.executeDeps, ...options }),
+    run: (options) => runResponseInBackground({ deps: parts.executeDeps, clock: deps.clock, ...options }),
     queuedResponse: (body, nowMs) => ({
       ...new ResponsesEncoder({ model: String(body.model), body, createdAtSeconds: Math.floor(nowMs / 1000) }).response(),
       status: 'queued',

@@ -10,8 +10,9 @@ import { agentRoutes } from './agent.js';
 import { billingRoutes } from './billing.js';
 import { openApiRoutes } from './openapi.js';
 import { directRoutes } from './direct.js';
-import { gatewayRoutes } from './gateway.js';
 import { healthRoutes } from './health.js';
+import { v1Routes } from './v1/index.js';
+import { aliasRoutes } from './api/admin/aliases.js';
 import { metricsRoutes } from './metrics.js';
 import { publicRoutes } from './public.js';
 import { adminMessageRoutes } from './api/admin/messages.js';
@@ -47,7 +48,8 @@ export async function registerRoutes(app: App, services: Services): Promise<void
     accountRoutes,
     adminRoutes,
     billingRoutes,
-    gatewayRoutes,
+    v1Routes,
+    aliasRoutes,
     agentRoutes,
     agentProjectRoutes,
     agentEventsRoutes,

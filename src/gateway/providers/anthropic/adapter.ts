@@ -1,5 +1,6 @@
-/** The Anthropic-kind provider: Messages API, streamed or not; also forwards auxiliary `/v1/messages/*` calls. */
+/** The Anthropic-kind provider: Messages API, streamed or not; also counts a Messages request's input tokens upstream. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import type { Clock } from '../../../kernel/clock.js';
 import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
@@ -13,8 +14,8 @@ import type { AnthropicRequestBody, AnthropicResponseBody } from './wire-types.j
 export const ANTHROPIC_VERSION = '2023-06-01';
 const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
 
-export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapter {
-  const http = new UpstreamHttp(provider, anthropicErrorMessage);
+export function createAnthropicAdapter(provider: ProviderConfig, clock: Clock): ProviderAdapter {
+  const http = new UpstreamHttp(provider, anthropicErrorMessage, clock);
   const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}) };
 
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
@@ -49,12 +50,14 @@ export function createAnthropicAdapter(provider: ProviderConfig): ProviderAdapte
 
   return {
     stream,
-    async forward(options) {
+    async countTokens({ request, destination, signal }) {
+      // The caller's Messages body as sent (model rewritten) to Anthropic's own counter.
+      const body = request.native?.protocol === 'anthropic-messages' ? request.native.body : {};
       const response = await http.forward({
-        path: options.path,
-        body: JSON.stringify(options.body ?? {}),
-        headers: { ...headers, ...options.headers },
-        signal: options.signal,
+        path: '/v1/messages/count_tokens',
+        body: JSON.stringify({ ...body, model: destination.model.upstreamModel }),
+        headers,
+        signal,
       });
       const forwarded: Record<string, string> = {};
       for (const name of FORWARDED_HEADERS) {

@@ -3,6 +3,7 @@
  * destination speaks it and the caller sent a Responses body (passed through with only `model` rewritten).
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import type { Clock } from '../../../kernel/clock.js';
 import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
 import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
@@ -14,8 +15,8 @@ import { openaiErrorMessage } from './map-error.js';
 import { decodeResponsesBody, decodeResponsesStream } from './responses-decoder.js';
 
 
-export function createOpenAiAdapter(provider: ProviderConfig): ProviderAdapter {
-  const http = new UpstreamHttp(provider, openaiErrorMessage);
+export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): ProviderAdapter {
+  const http = new UpstreamHttp(provider, openaiErrorMessage, clock);
   const headers: Record<string, string> = provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
 
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {

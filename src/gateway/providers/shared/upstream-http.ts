@@ -5,6 +5,7 @@
  */
 import { Pool } from 'undici';
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
+import type { Clock } from '../../../kernel/clock.js';
 import { UpstreamError, rateLimitHeadersOf, upstreamError } from '../../normalized/index.js';
 import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
 import type { CallSignal } from '../../normalized/index.js';
@@ -39,6 +40,7 @@ export class UpstreamHttp {
   constructor(
     private readonly provider: ProviderConfig,
     private readonly readErrorMessage: ErrorMessageReader,
+    private readonly clock: Clock,
   ) {
     const base = new URL(provider.baseUrl);
     this.basePath = base.pathname.replace(/\/+$/, '');
@@ -107,6 +109,7 @@ export class UpstreamHttp {
       kind: 'status',
       upstreamStatus: response.statusCode,
       retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      nowMs: this.clock.nowMs(),
       message,
       rateLimitHeaders: response.statusCode === 429 ? rateLimitHeadersOf(response.headers) : undefined,
     });

@@ -5,7 +5,7 @@ import { encodeSseFrame } from '../../../../kernel/sse.js';
 import { researchPdf } from '../../../../desktop/research-pdf.js';
 import { validationError } from '../../../../kernel/errors.js';
 import { customerOf } from '../../accounts.js';
-import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
+import { SseWriter, clientAbortSignal } from '../../../call-context.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

@@ -1,0 +1,83 @@
+/**
+ * The one model-call driver: decode → execute → stream or collect → store, for every inbound protocol. The call's
+ * parts are closed in `finally` on every exit (done, client gone, encoder or store failure), which settles its
+ * hold whatever state it was in (see execute.ts). Pre-stream failures are thrown (`AppError`) for the route's error
+ * handler; once the stream is open, failures are the encoder's in-stream error frames.
+ */
+import type { Logger } from 'pino';
+import type { Principal } from '../../accounts/principal.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { ExecuteOptions, GatewayCall } from '../execute.js';
+import type { CallSignal, NormalizedRequest } from '../normalized/index.js';
+import type { CallContext, Decoded, InboundProtocol, RequestHeaders } from './contract.js';
+import type { Json } from './shared/decode-helpers.js';
+
+export interface DriverDeps {
+  execute(options: ExecuteOptions): Promise<GatewayCall>;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface DriveInput {
+  principal: Principal;
+  body: Json;
+  headers: RequestHeaders;
+  requestId: string;
+  /** Fires when the client goes away. */
+  signal: CallSignal;
+  host?: string;
+}
+
+/** Where a streamed answer goes (the HTTP layer's SSE writer). Opened only once the upstream answered. */
+export interface StreamSink {
+  readonly closed: boolean;
+  write(text: string): Promise<void>;
+  end(): void;
+}
+
+/** The JSON answer of a non-streaming call; undefined when the answer was streamed into the sink. */
+export async function drive<D extends Decoded>(deps: DriverDeps, protocol: InboundProtocol<D>, input: DriveInput, openStream: () => StreamSink): Promise<Json | undefined> {
+  const decoded = protocol.decode(input.body, input.headers);
+  const start = (request: NormalizedRequest): Promise<GatewayCall> =>
+    deps.execute({ principal: input.principal, request, operation: protocol.operation, requestId: input.requestId, signal: input.signal, host: input.host });
+  const context: CallContext = { principal: input.principal, requestId: input.requestId, nowMs: deps.clock.nowMs(), start };
+  let call: GatewayCall | undefined = await start(decoded.request);
+  try {
+    if (!decoded.request.stream) {
+      const result = await protocol.collect(decoded, call, context);
+      await store(deps, protocol, decoded, result, context);
+      return result;
+    }
+    const encoder = protocol.stream(decoded, call, context);
+    const sink = openStream();
+    try {
+      await sink.write(encoder.opening());
+      while (call) {
+        const parts: GatewayCall['parts'] = call.parts;
+        for await (const part of parts) await sink.write(encoder.encode(part));
+        if (!encoder.advance || sink.closed) break;
+        await parts.return(undefined);
+        const after = await encoder.advance();
+        call = after.next;
+        await sink.write(after.text);
+      }
+      await sink.write(encoder.closing());
+    } finally {
+      sink.end();
+    }
+    const result = encoder.result?.();
+    if (result) await store(deps, protocol, decoded, result, context);
+    return undefined;
+  } finally {
+    await call?.parts.return(undefined);
+  }
+}
+
+async function store<D extends Decoded>(deps: DriverDeps, protocol: InboundProtocol<D>, decoded: D, result: Json, context: CallContext): Promise<void> {
+  if (!protocol.store) return;
+  try {
+    await protocol.store(decoded, result, context);
+  } catch (error) {
+    deps.logger.error({ err: error, requestId: context.requestId }, `storing a ${protocol.operation} result failed`);
+  }
+}

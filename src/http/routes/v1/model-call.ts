@@ -1,0 +1,34 @@
+/**
+ * The one helper that registers a model-call route: its schema and auth surface, then the gateway's driver
+ * (decode → execute → stream or collect → store) with the client-disconnect signal and an SSE writer.
+ */
+import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { Decoded, InboundProtocol } from '../../../gateway/protocols/contract.js';
+import { drive, type DriverDeps } from '../../../gateway/protocols/driver.js';
+import type { App } from '../../types.js';
+import { SseWriter, bodyOf, clientAbortSignal, principalOf } from '../../call-context.js';
+
+export interface ModelCallRoute<D extends Decoded> {
+  url: string;
+  config: NonNullable<RouteShorthandOptions['config']>;
+  schema: NonNullable<RouteShorthandOptions['schema']>;
+  protocol: InboundProtocol<D>;
+  /** Runs before the driver; an answer it returns (a queued background response) is the route's answer. */
+  before?(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+}
+
+export function modelCallRoute<D extends Decoded>(app: App, deps: DriverDeps, route: ModelCallRoute<D>): void {
+  const { protocol, before } = route;
+  app.post(route.url, {
+    config: route.config,
+    schema: route.schema,
+    handler: async (request, reply) => {
+      if (before) {
+        const answer = await before(request, reply);
+        if (answer !== undefined) return answer;
+      }
+      const input = { principal: principalOf(request), body: bodyOf(request), headers: request.headers, requestId: request.id, signal: clientAbortSignal(reply), host: request.headers.host };
+      return (await drive(deps, protocol, input, () => new SseWriter(reply, request.id))) ?? reply;
+    },
+  });
+}
