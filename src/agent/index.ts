@@ -16,6 +16,7 @@ import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-con
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentViews } from './agent-views.js';
 import { TurnPolicy } from './turn-policy.js';
+import { TurnRules } from './turn-rules.js';
 import { ThreadRepository } from './thread-repository.js';
 import type { ScaleOut } from '../scale/index.js';
 import type { IdentityDeps } from '../accounts/deps.js';
@@ -41,6 +42,8 @@ export interface AgentServices {
   catalog: AgentViews;
   /** The key-policy checks every thread or turn start passes (project, direct and passthrough alike). */
   turnPolicy: TurnPolicy;
+  /** The model, effort and approval checks every thread or turn start passes (project and direct alike). */
+  rules: TurnRules;
   /** The customer's own agent defaults (toolbox settings), when the accounts domain provides them. */
   customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
   /**
@@ -125,6 +128,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     }
   };
   const turnPolicy = new TurnPolicy({ resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id, db: storage.db, clock });
+  const rules = new TurnRules();
   let runtime!: ProjectRuntime;
   const supervisor = new AppServerSupervisor(
     {
@@ -168,6 +172,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     customerDefaults: domains.customerDefaults,
     turnPrincipals: deps.turnPrincipals,
     policy: turnPolicy,
+    rules,
   });
   const catalog = new AgentViews({ supervisor, binary, runtimeKeys, config: agentConfig });
   scale?.bind({
@@ -189,6 +194,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     supervisor,
     catalog,
     turnPolicy,
+    rules,
     customerDefaults: domains.customerDefaults,
     setServiceUrl(url) {
       serviceUrl = url.replace(/\/+$/, '');

@@ -10,17 +10,17 @@ import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
-import { AppError, validationError } from '../kernel/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
-import { ModelOptions } from './model-options.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { turnPermissions } from './permissions.js';
 import type { TurnPolicy } from './turn-policy.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
-import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
+import { toUserInput, type TurnRequest } from './turn-input.js';
+import type { TurnRules } from './turn-rules.js';
 import { TurnIdempotency } from './turn-idempotency.js';
 import { confineWritableRoots } from './writable-roots.js';
 
@@ -52,6 +52,8 @@ export interface RuntimeDeps {
   logger: Logger;
   turnPrincipals: TurnPrincipals;
   policy: TurnPolicy;
+  /** The model, effort and approval checks every surface shares. */
+  rules: TurnRules;
 }
 
 /** Receives the app-server traffic of threads that belong to no managed project (the direct thread surface). */
@@ -67,7 +69,6 @@ export class ProjectRuntime {
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
-  private readonly models = new ModelOptions();
   private readonly idempotentStarts: TurnIdempotency<Awaited<ReturnType<ProjectRuntime['startTurn']>>>;
 
   private unmanaged: UnmanagedThreadHandler | null = null;
@@ -202,30 +203,16 @@ export class ProjectRuntime {
     // Checked before the app-server is involved, so a refused root starts nothing.
     if (policy?.type === 'workspaceWrite') policy.writableRoots = await confineWritableRoots(project.workspaceDir, policy.writableRoots);
     const { server, threadId } = await this.ensureLoaded(project);
-    if (request.model !== undefined && !(await this.models.known(server, request.model))) {
-      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
-    }
-    const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
-    const params: TurnStartParams = { threadId, input, ...(await this.customerTurnDefaults(server, project.customerId, request)), ...turnOverrides(request, efforts), ...permissions };
+    // A project thread runs on the default model unless a turn names another.
+    const threadModel = this.deps.defaults().model;
+    const selection = { model: request.model, effort: request.effort, approvalPolicy: request.approvalPolicy ?? request.approval_policy };
+    const checked = await this.deps.rules.check(server, selection, threadModel);
+    const defaults = await this.deps.rules.customerDefaults(server, await this.deps.customerDefaults?.(project.customerId), selection, threadModel);
+    const params: TurnStartParams = { threadId, input, ...defaults, ...checked, ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
-  }
-
-  /**
-   * The customer's own effort and approval defaults for a turn that names none (a thread keeps what its last turn
-   * set, so a changed preference must travel with each turn); an effort the turn's model does not support is left out.
-   */
-  private async customerTurnDefaults(server: ManagedAppServer, customerId: number, request: TurnRequest): Promise<Partial<TurnStartParams>> {
-    const chosen = await this.deps.customerDefaults?.(customerId);
-    if (!chosen) return {};
-    const defaults: Partial<TurnStartParams> = {};
-    if (request.approvalPolicy === undefined) defaults.approvalPolicy = chosen.approvalPolicy as TurnStartParams['approvalPolicy'];
-    if (request.effort === undefined && (await this.models.efforts(server, request.model ?? this.deps.defaults().model)).includes(chosen.reasoningEffort)) {
-      defaults.effort = chosen.reasoningEffort as TurnStartParams['effort'];
-    }
-    return defaults;
   }
 
   /** Turn start under an `Idempotency-Key` (see `TurnIdempotency`). */

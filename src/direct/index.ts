@@ -53,7 +53,17 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
   const policy = agent.turnPolicy;
   return {
-    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy, customerDefaults: agent.customerDefaults }),
+    threads: new DirectService({
+      acquire,
+      workspace,
+      owners,
+      threads: live,
+      projectThreads,
+      policy,
+      customerDefaults: agent.customerDefaults,
+      rules: agent.rules,
+      defaultModel: config.agent.defaultModel,
+    }),
     catalog: new DirectModels({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
     rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
     owners,
