@@ -6,7 +6,10 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
+import { AppServerError } from '../appserver/errors.js';
+import { agentCall, mapAppServerError } from './appserver-errors.js';
+
+export { agentCall, mapAppServerError } from './appserver-errors.js';
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
@@ -314,23 +317,4 @@ export class ProjectRuntime {
 
 function isUnsavedThread(error: unknown): boolean {
   return error instanceof AppServerError && /no rollout found/i.test(error.message);
-}
-
-/** Bridge failures as HTTP errors: a refusal is the client's 400, a dead or silent process is temporary. */
-export function mapAppServerError(error: unknown): unknown {
-  if (error instanceof AppServerError) return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
-  if (error instanceof AppServerExitedError) {
-    return new AppError('UPSTREAM_UNAVAILABLE', 'The agent runtime is restarting; retry shortly', { retryAfterSeconds: 1, cause: error });
-  }
-  if (error instanceof AppServerTimeoutError) return new AppError('UPSTREAM_TIMEOUT', 'The agent runtime did not answer in time', { cause: error });
-  return error;
-}
-
-/** Resolves like `work`, with bridge failures mapped by `mapAppServerError`. */
-export async function agentCall<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw mapAppServerError(error);
-  }
 }

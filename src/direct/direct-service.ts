@@ -15,7 +15,8 @@ import { toUserInput, type TurnRequest } from '../agent/turn-input.js';
 import type { TurnRules } from '../agent/turn-rules.js';
 import { relativeToWorkspace } from '../agent/files/workspace-path.js';
 import { AppError, notFound } from '../kernel/errors.js';
-import { customerFor, mapDirectError, threadCustomer } from './access.js';
+import { customerFor, threadCustomer } from './access.js';
+import { mapAppServerError } from '../agent/appserver-errors.js';
 import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from '../agent/permissions.js';
 import type { DirectThreads } from './direct-threads.js';
 import type { DirectThreadOwners } from './thread-owners.js';
@@ -75,7 +76,7 @@ export class DirectService {
     const server = await this.deps.acquire(customerId);
     const listed = await server
       .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
-      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+      .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return this.relative(customerId, {
       data: listed.data.map((thread) => this.threadView(thread)),
       next_cursor: listed.nextCursor,
@@ -89,7 +90,7 @@ export class DirectService {
     const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     const server = await this.deps.acquire(customerId);
     const params = await this.threadParams(server, customerId, request, this.deps.defaultModel);
-    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     await this.adopt(server, customerId, started.thread, true);
     return this.relative(customerId, this.settingsView(started));
   }
@@ -115,7 +116,7 @@ export class DirectService {
     } catch (error) {
       // A thread without a first turn has no rollout to resume from; while it is loaded there is nothing to resume.
       const settings = this.settings.get(threadId);
-      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapDirectError(error);
+      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapAppServerError(error);
       if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
       return this.relative(customerId, { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) });
     }
@@ -135,7 +136,7 @@ export class DirectService {
     const params: TurnStartParams = { threadId, input, ...overrides };
     const result = await this.deps.threads
       .startTurn(threadId, () => server.call('turn/start', params), principal)
-      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+      .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }
 
@@ -149,7 +150,7 @@ export class DirectService {
       if (!(thread.turns ?? []).some((turn) => turn.id === turnId)) throw notFound('Turn');
       throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
     }
-    await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return { turn_id: turnId, thread_id: threadId, interrupted: true };
   }
 
@@ -204,7 +205,7 @@ export class DirectService {
       return await server.call('thread/read', { threadId, includeTurns });
     } catch (error) {
       if (includeTurns && error instanceof AppServerError && /not materialized/.test(error.message)) return server.call('thread/read', { threadId, includeTurns: false });
-      throw mapDirectError(error);
+      throw mapAppServerError(error);
     }
   }
 
@@ -224,7 +225,7 @@ export class DirectService {
   /** A saved thread must be resumed before a turn can start on it. */
   private async ensureLoaded(server: ManagedAppServer, customerId: number, threadId: string): Promise<void> {
     if (server.loadedThreads.has(threadId) && this.deps.threads.knows(threadId, customerId)) return;
-    const resumed = await server.call('thread/resume', { threadId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    const resumed = await server.call('thread/resume', { threadId }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     await this.adopt(server, customerId, resumed.thread, false);
   }
 

@@ -5,6 +5,7 @@
  * started, forked or resumed here become direct threads (events in the caller's direct stream, approvals
  * through the approvals routes, one running turn per thread).
  */
+import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
 import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
@@ -15,6 +16,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isInside, relativeToWorkspace } from '../agent/files/workspace-path.js';
 import { isAppError } from '../kernel/errors.js';
+import { isPublicRefusal, mapAppServerError } from '../agent/appserver-errors.js';
 import { customerFor } from './access.js';
 import type { DirectThreads } from './direct-threads.js';
 import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_SERVER_ERROR, RpcRefusal, ruleFor } from './rpc-guard.js';
@@ -39,7 +41,8 @@ export interface RpcPassthroughDeps {
 export class RpcPassthrough {
   constructor(private readonly deps: RpcPassthroughDeps) {}
 
-  async handle(principal: Principal, body: unknown, customerIdQuery?: number): Promise<RpcReply> {
+  /** `log` (the request's logger, which names the request id) records app-server refusals a client reads only as ours. */
+  async handle(principal: Principal, body: unknown, customerIdQuery?: number, log?: Pick<Logger, 'warn'>): Promise<RpcReply> {
     const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
     const id = envelope && (typeof envelope.id === 'string' || typeof envelope.id === 'number') ? envelope.id : null;
     let root: string | null = null;
@@ -51,7 +54,7 @@ export class RpcPassthrough {
     } catch (error) {
       // Invalid request input (the query, or a path in the body no file system could take) is a 422 like on every route.
       if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0]))) throw error;
-      const rendered = rpcError(error);
+      const rendered = rpcError(publicError(error, log));
       return { jsonrpc: '2.0', id, error: root === null ? rendered : relativeToWorkspace(rendered, root) };
     }
   }
@@ -138,6 +141,16 @@ export class RpcPassthrough {
     }
     return threadId;
   }
+}
+
+/**
+ * The passthrough forwards the app-server's refusals in its own JSON-RPC terms, except those whose text is
+ * internal (configuration, the Codex home): those read as the routes read them, and the original is logged.
+ */
+function publicError(error: unknown, log: Pick<Logger, 'warn'> | undefined): unknown {
+  if (!(error instanceof AppServerError) || isPublicRefusal(error)) return error;
+  log?.warn({ err: error }, 'app-server refusal mapped for the client');
+  return mapAppServerError(error, 'params');
 }
 
 function rpcError(error: unknown): { code: number; message: string; data?: unknown } {
