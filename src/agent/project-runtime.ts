@@ -1,8 +1,8 @@
 /**
  * Managed projects on top of the per-customer app-servers: open (always the project's one thread, resumed after
- * any restart), turns (one at a time per thread), interrupts, and the routing of app-server traffic back to
- * projects. Every notification of a project's thread is appended to the project's event log before any state
- * that clients can observe changes hands.
+ * any restart), turns (one at a time per thread), interrupts, and the app-server traffic of project threads, which
+ * the thread router (thread-router.ts) hands over. Every notification of a project's thread is appended to the
+ * project's event log before any state that clients can observe changes hands.
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
@@ -24,6 +24,7 @@ import type { TurnPolicy } from './turn-policy.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { toUserInput, type TurnRequest } from './turn-input.js';
 import type { TurnRules } from './turn-rules.js';
+import { threadIdOf, type ThreadOwner, type ThreadRouter } from './thread-router.js';
 import { TurnIdempotency } from './turn-idempotency.js';
 import { confineWritableRoots } from './writable-roots.js';
 
@@ -57,51 +58,37 @@ export interface RuntimeDeps {
   policy: TurnPolicy;
   /** The model, effort and approval checks every surface shares. */
   rules: TurnRules;
+  /** Where the project threads' app-server traffic is routed from. */
+  router: ThreadRouter;
 }
 
-/** Receives the app-server traffic of threads that belong to no managed project (the direct thread surface). */
-export interface UnmanagedThreadHandler {
-  onNotification(customerId: number, notification: JsonRpcNotification): void;
-  onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown>;
-  onCrash(customerId: number): void;
-  isBusy(customerId: number): boolean;
-}
-
-export class ProjectRuntime {
+export class ProjectRuntime implements ThreadOwner {
   private readonly turns: ThreadTurns<ThreadState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
   private readonly idempotentStarts: TurnIdempotency<Awaited<ReturnType<ProjectRuntime['startTurn']>>>;
 
-  private unmanaged: UnmanagedThreadHandler | null = null;
-
   constructor(private readonly deps: RuntimeDeps) {
     this.turns = new ThreadTurns<ThreadState>(deps.turnPrincipals);
     this.idempotentStarts = new TurnIdempotency(deps.threads);
   }
 
-  setUnmanagedThreadHandler(handler: UnmanagedThreadHandler): void {
-    this.unmanaged = handler;
-  }
+  // ---- app-server traffic of project threads (ThreadOwner) ---------------------------------------------------
 
-  // ---- app-server traffic -------------------------------------------------------------------------------
-
-  handleNotification(customerId: number, notification: JsonRpcNotification): void {
+  onNotification(customerId: number, notification: JsonRpcNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
-    const threadId = (params.threadId as string | undefined) ?? ((params.thread as { id?: string } | undefined)?.id);
+    const threadId = threadIdOf(params);
     const state = threadId ? this.turns.get(threadId) : undefined;
-    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onNotification(customerId, notification);
     // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
     void this.deps.events.append(state.projectId, notification.method, params);
     this.track(state, notification.method, params);
   }
 
-  async handleServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
+  async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
     const state = this.turns.get(params.threadId);
-    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onServerRequest(customerId, request);
     const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
     if (!state || state.customerId !== customerId || kind === null) {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
@@ -124,20 +111,17 @@ export class ProjectRuntime {
   }
 
   /** The process died: running turns are over (they read back as interrupted after resume). */
-  async onCrash(customerId: number): Promise<void> {
-    this.unmanaged?.onCrash(customerId);
+  onCrash(customerId: number): void {
     for (const state of this.turns.crashed(customerId)) {
       void this.deps.events.append(state.projectId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
     }
-    await this.deps.approvals.markLostForCustomer(customerId);
   }
 
   /**
    * Another node served the customer and stopped without releasing its lease (it died): whatever turn ran there
    * is lost. Each of the customer's project threads is told; the thread itself is resumed on its next use here.
    */
-  async nodeLost(customerId: number, node: string): Promise<void> {
-    this.unmanaged?.onCrash(customerId);
+  async onNodeLost(customerId: number, node: string): Promise<void> {
     for (const record of await this.deps.threads.ofCustomer(customerId)) {
       await this.deps.events.append(record.projectId, 'runtime/exited', { reason: 'the node running this project stopped', node, thread_id: record.threadId });
     }
@@ -162,9 +146,9 @@ export class ProjectRuntime {
     }
   }
 
+  /** A turn runs or starts on one of the customer's project threads. */
   isBusy(customerId: number): boolean {
-    if (this.unmanaged?.isBusy(customerId) || this.turns.isBusy(customerId)) return true;
-    return this.deps.approvals.pendingCount(customerId) > 0;
+    return this.turns.isBusy(customerId);
   }
 
   /** Whether a turn runs or starts in the project (deleting the project now would strand it). */
@@ -312,6 +296,7 @@ export class ProjectRuntime {
 
   private remember(threadId: string, project: Project): void {
     this.turns.remember(threadId, { projectId: project.id, customerId: project.customerId });
+    this.deps.router.route(threadId, project.customerId, this);
   }
 }
 

@@ -47,8 +47,9 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
     subscriberCount: (streamId) => domains.projectEvents.subscriberCount(streamId),
     logger,
     turnPrincipals: deps.turnPrincipals,
+    router: agent.router,
   });
-  agent.runtime.setUnmanagedThreadHandler(live);
+  agent.router.register(live);
   const projectThreads = new ThreadRepository(storage, clock);
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
   const policy = agent.turnPolicy;
