@@ -38,23 +38,23 @@ export class TurnRules {
 
   /**
    * Checks the selection; `threadModel` is the model the thread runs on when the selection names none.
-   * Every failure is reported at once (422, `body.<field>`).
+   * Every failure is reported at once (422, `<loc>.<field>`: `body` on the routes, `params` in the passthrough).
    */
-  async check(server: ManagedAppServer, selection: ModelSelection, threadModel: string | undefined): Promise<CheckedSelection> {
+  async check(server: ManagedAppServer, selection: ModelSelection, threadModel: string | undefined, loc: 'body' | 'params' = 'body'): Promise<CheckedSelection> {
     const issues = [];
     const checked: CheckedSelection = {};
     if (selection.model !== undefined) {
       if ((await this.catalog(server)).has(selection.model)) checked.model = selection.model;
-      else issues.push({ loc: ['body', 'model'], msg: `Unknown model ${selection.model}; see GET /api/models`, type: 'value_error' });
+      else issues.push({ loc: [loc, 'model'], msg: `Unknown model ${selection.model}; see GET /api/models`, type: 'value_error' });
     }
     if (selection.effort !== undefined) {
       const efforts = await this.efforts(server, selection.model ?? threadModel);
       if (efforts.includes(selection.effort)) checked.effort = selection.effort as Effort;
-      else issues.push({ loc: ['body', 'effort'], msg: `effort must be one of ${efforts.join(', ')} for this model`, type: 'enum' });
+      else issues.push({ loc: [loc, 'effort'], msg: `effort must be one of ${efforts.join(', ')} for this model`, type: 'enum' });
     }
     if (selection.approvalPolicy !== undefined) {
       if ((APPROVAL_POLICIES as readonly string[]).includes(selection.approvalPolicy)) checked.approvalPolicy = selection.approvalPolicy as ApprovalPolicy;
-      else issues.push({ loc: ['body', 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
+      else issues.push({ loc: [loc, 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
     }
     if (issues.length > 0) throw validationError(issues);
     return checked;

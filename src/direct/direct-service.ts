@@ -229,9 +229,9 @@ export class DirectService {
     await this.adopt(server, customerId, resumed.thread, false);
   }
 
-  /** The model the thread runs on as its last start or resume here reported it, else the default. */
+  /** The model the thread runs on as its last start or resume reported it, else the default. */
   private threadModel(threadId: string): string {
-    return this.settings.get(threadId)?.model ?? this.deps.defaultModel;
+    return this.deps.threads.modelOf(threadId) ?? this.deps.defaultModel;
   }
 
   private async threadParams(server: ManagedAppServer, customerId: number, request: ThreadStartRequest, threadModel: string): Promise<Partial<ThreadStartParams>> {
@@ -290,6 +290,7 @@ export class DirectService {
       reasoning_effort: response.reasoningEffort,
     };
     this.settings.set(response.thread.id, view);
+    this.deps.threads.noteModel(response.thread.id, response.model);
     return view;
   }
 }

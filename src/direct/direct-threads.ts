@@ -44,6 +44,8 @@ export class DirectThreads implements ThreadOwner {
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly streams = new Map<number, Promise<void>>();
+  /** The model each thread runs on, as its last start or resume (route or passthrough) reported it. */
+  private readonly models = new Map<string, string>();
 
   constructor(private readonly deps: DirectThreadsDeps) {
     this.turns = new ThreadTurns<TurnState>(deps.turnPrincipals);
@@ -81,6 +83,14 @@ export class DirectThreads implements ThreadOwner {
     await this.remember(thread.id, customerId, workspaceRoot);
     server.loadedThreads.add(thread.id);
     if (started) await this.append(customerId, 'thread/started', { thread });
+  }
+
+  noteModel(threadId: string, model: string): void {
+    this.models.set(threadId, model);
+  }
+
+  modelOf(threadId: string): string | undefined {
+    return this.models.get(threadId);
   }
 
   /** Stops routing a thread that turned out not to exist (ids come from callers). */

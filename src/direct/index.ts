@@ -66,7 +66,7 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
       defaultModel: config.agent.defaultModel,
     }),
     catalog: new DirectModels({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
-    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
+    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy, rules: agent.rules, defaultModel: config.agent.defaultModel }),
     owners,
     workspaceRoot: (customerId) => workspace.root(customerId),
     async stream(customerId) {

@@ -11,6 +11,7 @@ import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
 import type { TurnPolicy } from '../agent/turn-policy.js';
+import type { TurnRules } from '../agent/turn-rules.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -36,6 +37,10 @@ export interface RpcPassthroughDeps {
   threads: DirectThreads;
   projectThreads: ThreadRepository;
   policy: TurnPolicy;
+  /** The model and effort checks the project and direct routes apply too. */
+  rules: TurnRules;
+  /** The model a thread runs on when its start names none. */
+  defaultModel: string;
 }
 
 export class RpcPassthrough {
@@ -89,6 +94,7 @@ export class RpcPassthrough {
     // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
     if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));
     const server = await this.deps.acquire(customerId);
+    await this.checkModelSettings(server, method, confined, threadId);
     server.lastActivityMs = Date.now();
     const call = () => server.client.callRaw(method, confined);
     let result: unknown;
@@ -102,8 +108,26 @@ export class RpcPassthrough {
     if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
       const thread = (result as { thread?: Thread }).thread;
       if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
+      const model = (result as { model?: unknown }).model;
+      if (thread && typeof model === 'string') this.deps.threads.noteModel(thread.id, model);
     }
     return result;
+  }
+
+  /**
+   * A model and effort named by a thread or turn start pass the rules the routes apply (`agent/turn-rules.ts`):
+   * a model of the catalog, an effort the thread's model supports, a named approval policy. Refused as -32602
+   * naming `params.<field>`.
+   */
+  private async checkModelSettings(server: ManagedAppServer, method: string, params: Record<string, unknown>, threadId: string | null): Promise<void> {
+    const config = params.config as Record<string, unknown> | null | undefined;
+    const effort = method === 'turn/start' ? params.effort : method.startsWith('thread/') ? config?.model_reasoning_effort : undefined;
+    if (!['turn/start', 'thread/start', 'thread/resume', 'thread/fork'].includes(method)) return;
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    // The granular (object) approval policy has no counterpart on the routes; the app-server checks it.
+    const selection = { model: text(params.model), effort: text(effort), approvalPolicy: text(params.approvalPolicy) };
+    const threadModel = (threadId === null ? undefined : this.deps.threads.modelOf(threadId)) ?? this.deps.defaultModel;
+    await this.deps.rules.check(server, selection, threadModel, 'params');
   }
 
   /**

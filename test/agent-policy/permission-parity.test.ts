@@ -86,6 +86,29 @@ describe('turn selections: project and direct turns agree', () => {
     await sendToBoth(SETTINGS);
   });
 
+  it('refuses the same model, effort and approval selections on the passthrough, naming the same fields', async () => {
+    const { context, customer } = harness;
+    const rpcKey = await harness.userKey(customer, ['projects', 'rpc']);
+    const thread = await context.app.inject({ method: 'POST', url: '/api/threads', headers: customer.headers, payload: {} });
+    const threadId = thread.json().thread.id as string;
+    const input = [{ type: 'text', text: 'hi', text_elements: [] }];
+    for (const selection of SETTINGS.filter((entry) => !('approval_policy' in entry))) {
+      const direct = await context.app.inject({ method: 'POST', url: '/api/turns', headers: customer.headers, payload: { threadId, input: 'hi', ...selection } });
+      if (direct.statusCode !== 422) {
+        await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === direct.json().turn_id);
+        continue;
+      }
+      const rpc = await harness.rpc(rpcKey, 'turn/start', { threadId, input, ...selection });
+      const label = JSON.stringify(selection);
+      expect(rpc.error?.code, `${label}: ${JSON.stringify(rpc)}`).toBe(-32602);
+      const locs = direct.json().detail.map((issue: { loc: string[] }) => ['params', ...issue.loc.slice(1)]);
+      expect(rpc.error.data.issues.map((issue: { loc: unknown }) => issue.loc), label).toEqual(locs);
+    }
+    const accepted = await harness.rpc(rpcKey, 'turn/start', { threadId, input, model: 'power-ai', effort: 'xhigh' });
+    expect(accepted.result?.turn?.id, JSON.stringify(accepted)).toEqual(expect.any(String));
+    await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === accepted.result.turn.id);
+  });
+
   it('answers a profile the app-server does not know with our message on both surfaces, never its configuration text', async () => {
     const { context, customer } = harness;
     const projectId = await harness.createProject();
