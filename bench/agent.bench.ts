@@ -87,7 +87,7 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const connection = new JsonRpcConnection({ send: async () => undefined }, {
       onServerRequest: async () => ({}),
-      onNotification: (notification) => services.agent.runtime.handleNotification(created.customer.id, notification),
+      onNotification: (notification) => services.agent.router.handleNotification(created.customer.id, notification),
       onProtocolError: () => undefined,
     }, 1_000);
     const sentAt = new Map<string, number>();

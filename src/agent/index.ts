@@ -16,6 +16,8 @@ import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-con
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentViews } from './agent-views.js';
 import { TurnPolicy } from './turn-policy.js';
+import { TurnRules } from './turn-rules.js';
+import { ThreadRouter } from './thread-router.js';
 import { ThreadRepository } from './thread-repository.js';
 import type { ScaleOut } from '../scale/index.js';
 import type { IdentityDeps } from '../accounts/deps.js';
@@ -41,6 +43,10 @@ export interface AgentServices {
   catalog: AgentViews;
   /** The key-policy checks every thread or turn start passes (project, direct and passthrough alike). */
   turnPolicy: TurnPolicy;
+  /** The model, effort and approval checks every thread or turn start passes (project and direct alike). */
+  rules: TurnRules;
+  /** Thread id → owning surface (project runtime, direct threads): where each thread's app-server traffic goes. */
+  router: ThreadRouter;
   /** The customer's own agent defaults (toolbox settings), when the accounts domain provides them. */
   customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
   /**
@@ -125,6 +131,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     }
   };
   const turnPolicy = new TurnPolicy({ resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id, db: storage.db, clock });
+  const rules = new TurnRules();
+  const router = new ThreadRouter();
   let runtime!: ProjectRuntime;
   const supervisor = new AppServerSupervisor(
     {
@@ -142,13 +150,17 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     },
     {
       launch,
-      onNotification: (customerId, notification) => runtime.handleNotification(customerId, notification),
-      onServerRequest: (customerId, request) => runtime.handleServerRequest(customerId, request),
-      onCrash: (customerId) => runtime.onCrash(customerId),
+      onNotification: (customerId, notification) => router.handleNotification(customerId, notification),
+      onServerRequest: (customerId, request) => router.handleServerRequest(customerId, request),
+      onCrash: async (customerId) => {
+        await router.crashed(customerId);
+        await approvals.markLostForCustomer(customerId);
+      },
       onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
       onStopped: revokeRuntimeKey,
       onStartFailed: revokeRuntimeKey,
-      isBusy: (customerId) => runtime.isBusy(customerId) || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
+      isBusy: (customerId) =>
+        router.isBusy(customerId) || approvals.pendingCount(customerId) > 0 || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
     },
   );
   runtime = new ProjectRuntime({
@@ -169,13 +181,16 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     customerDefaults: domains.customerDefaults,
     turnPrincipals: deps.turnPrincipals,
     policy: turnPolicy,
+    rules,
+    router,
   });
+  router.register(runtime);
   const catalog = new AgentViews({ supervisor, binary, runtimeKeys, config: agentConfig });
   scale?.bind({
     // Whatever was pending for the customer belonged to an app-server that no longer runs anywhere.
     onAcquired: async (customerId, previous) => {
       await approvals.markLostForCustomer(customerId);
-      if (previous && !previous.released && previous.holderNode !== scale.nodeId) await runtime.nodeLost(customerId, previous.holderNode);
+      if (previous && !previous.released && previous.holderNode !== scale.nodeId) await router.nodeLost(customerId, previous.holderNode);
     },
     onLost: async (customerId) => {
       runtime.leaseLost(customerId);
@@ -190,6 +205,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     supervisor,
     catalog,
     turnPolicy,
+    rules,
+    router,
     customerDefaults: domains.customerDefaults,
     setServiceUrl(url) {
       serviceUrl = url.replace(/\/+$/, '');

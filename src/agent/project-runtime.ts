@@ -1,26 +1,30 @@
 /**
  * Managed projects on top of the per-customer app-servers: open (always the project's one thread, resumed after
- * any restart), turns (one at a time per thread), interrupts, and the routing of app-server traffic back to
- * projects. Every notification of a project's thread is appended to the project's event log before any state
- * that clients can observe changes hands.
+ * any restart), turns (one at a time per thread), interrupts, and the app-server traffic of project threads, which
+ * the thread router (thread-router.ts) hands over. Every notification of a project's thread is appended to the
+ * project's event log before any state that clients can observe changes hands.
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
+import { AppServerError } from '../appserver/errors.js';
+import { agentCall, mapAppServerError } from './appserver-errors.js';
+
+export { agentCall, mapAppServerError } from './appserver-errors.js';
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread, TurnStartParams } from '../appserver/protocol.js';
-import { AppError, validationError } from '../kernel/errors.js';
+import { AppError } from '../kernel/errors.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ProjectEventSink } from './event-sink.js';
 import type { Project, ProjectStore } from './projects/types.js';
 import type { ThreadRepository } from './thread-repository.js';
-import { ModelOptions } from './model-options.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { turnPermissions } from './permissions.js';
 import type { TurnPolicy } from './turn-policy.js';
 import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
-import { KNOWN_EFFORTS, toUserInput, turnOverrides, type TurnRequest } from './turn-input.js';
+import { toUserInput, type TurnRequest } from './turn-input.js';
+import type { TurnRules } from './turn-rules.js';
+import { threadIdOf, type ThreadOwner, type ThreadRouter } from './thread-router.js';
 import { TurnIdempotency } from './turn-idempotency.js';
 import { confineWritableRoots } from './writable-roots.js';
 
@@ -52,52 +56,39 @@ export interface RuntimeDeps {
   logger: Logger;
   turnPrincipals: TurnPrincipals;
   policy: TurnPolicy;
+  /** The model, effort and approval checks every surface shares. */
+  rules: TurnRules;
+  /** Where the project threads' app-server traffic is routed from. */
+  router: ThreadRouter;
 }
 
-/** Receives the app-server traffic of threads that belong to no managed project (the direct thread surface). */
-export interface UnmanagedThreadHandler {
-  onNotification(customerId: number, notification: JsonRpcNotification): void;
-  onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown>;
-  onCrash(customerId: number): void;
-  isBusy(customerId: number): boolean;
-}
-
-export class ProjectRuntime {
+export class ProjectRuntime implements ThreadOwner {
   private readonly turns: ThreadTurns<ThreadState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
-  private readonly models = new ModelOptions();
   private readonly idempotentStarts: TurnIdempotency<Awaited<ReturnType<ProjectRuntime['startTurn']>>>;
-
-  private unmanaged: UnmanagedThreadHandler | null = null;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.turns = new ThreadTurns<ThreadState>(deps.turnPrincipals);
     this.idempotentStarts = new TurnIdempotency(deps.threads);
   }
 
-  setUnmanagedThreadHandler(handler: UnmanagedThreadHandler): void {
-    this.unmanaged = handler;
-  }
+  // ---- app-server traffic of project threads (ThreadOwner) ---------------------------------------------------
 
-  // ---- app-server traffic -------------------------------------------------------------------------------
-
-  handleNotification(customerId: number, notification: JsonRpcNotification): void {
+  onNotification(customerId: number, notification: JsonRpcNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
-    const threadId = (params.threadId as string | undefined) ?? ((params.thread as { id?: string } | undefined)?.id);
+    const threadId = threadIdOf(params);
     const state = threadId ? this.turns.get(threadId) : undefined;
-    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onNotification(customerId, notification);
     // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
     void this.deps.events.append(state.projectId, notification.method, params);
     this.track(state, notification.method, params);
   }
 
-  async handleServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
+  async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
     const state = this.turns.get(params.threadId);
-    if ((!state || state.customerId !== customerId) && this.unmanaged) return this.unmanaged.onServerRequest(customerId, request);
     const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
     if (!state || state.customerId !== customerId || kind === null) {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
@@ -120,20 +111,17 @@ export class ProjectRuntime {
   }
 
   /** The process died: running turns are over (they read back as interrupted after resume). */
-  async onCrash(customerId: number): Promise<void> {
-    this.unmanaged?.onCrash(customerId);
+  onCrash(customerId: number): void {
     for (const state of this.turns.crashed(customerId)) {
       void this.deps.events.append(state.projectId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
     }
-    await this.deps.approvals.markLostForCustomer(customerId);
   }
 
   /**
    * Another node served the customer and stopped without releasing its lease (it died): whatever turn ran there
    * is lost. Each of the customer's project threads is told; the thread itself is resumed on its next use here.
    */
-  async nodeLost(customerId: number, node: string): Promise<void> {
-    this.unmanaged?.onCrash(customerId);
+  async onNodeLost(customerId: number, node: string): Promise<void> {
     for (const record of await this.deps.threads.ofCustomer(customerId)) {
       await this.deps.events.append(record.projectId, 'runtime/exited', { reason: 'the node running this project stopped', node, thread_id: record.threadId });
     }
@@ -158,9 +146,9 @@ export class ProjectRuntime {
     }
   }
 
+  /** A turn runs or starts on one of the customer's project threads. */
   isBusy(customerId: number): boolean {
-    if (this.unmanaged?.isBusy(customerId) || this.turns.isBusy(customerId)) return true;
-    return this.deps.approvals.pendingCount(customerId) > 0;
+    return this.turns.isBusy(customerId);
   }
 
   /** Whether a turn runs or starts in the project (deleting the project now would strand it). */
@@ -202,30 +190,16 @@ export class ProjectRuntime {
     // Checked before the app-server is involved, so a refused root starts nothing.
     if (policy?.type === 'workspaceWrite') policy.writableRoots = await confineWritableRoots(project.workspaceDir, policy.writableRoots);
     const { server, threadId } = await this.ensureLoaded(project);
-    if (request.model !== undefined && !(await this.models.known(server, request.model))) {
-      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${request.model}; see GET /v1/models`, type: 'value_error' }]);
-    }
-    const efforts = request.effort === undefined ? KNOWN_EFFORTS : await this.models.efforts(server, request.model ?? this.deps.defaults().model);
-    const params: TurnStartParams = { threadId, input, ...(await this.customerTurnDefaults(server, project.customerId, request)), ...turnOverrides(request, efforts), ...permissions };
+    // A project thread runs on the default model unless a turn names another.
+    const threadModel = this.deps.defaults().model;
+    const selection = { model: request.model, effort: request.effort, approvalPolicy: request.approvalPolicy ?? request.approval_policy };
+    const checked = await this.deps.rules.check(server, selection, threadModel);
+    const defaults = await this.deps.rules.customerDefaults(server, await this.deps.customerDefaults?.(project.customerId), selection, threadModel);
+    const params: TurnStartParams = { threadId, input, ...defaults, ...checked, ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
-  }
-
-  /**
-   * The customer's own effort and approval defaults for a turn that names none (a thread keeps what its last turn
-   * set, so a changed preference must travel with each turn); an effort the turn's model does not support is left out.
-   */
-  private async customerTurnDefaults(server: ManagedAppServer, customerId: number, request: TurnRequest): Promise<Partial<TurnStartParams>> {
-    const chosen = await this.deps.customerDefaults?.(customerId);
-    if (!chosen) return {};
-    const defaults: Partial<TurnStartParams> = {};
-    if (request.approvalPolicy === undefined) defaults.approvalPolicy = chosen.approvalPolicy as TurnStartParams['approvalPolicy'];
-    if (request.effort === undefined && (await this.models.efforts(server, request.model ?? this.deps.defaults().model)).includes(chosen.reasoningEffort)) {
-      defaults.effort = chosen.reasoningEffort as TurnStartParams['effort'];
-    }
-    return defaults;
   }
 
   /** Turn start under an `Idempotency-Key` (see `TurnIdempotency`). */
@@ -322,28 +296,10 @@ export class ProjectRuntime {
 
   private remember(threadId: string, project: Project): void {
     this.turns.remember(threadId, { projectId: project.id, customerId: project.customerId });
+    this.deps.router.route(threadId, project.customerId, this);
   }
 }
 
 function isUnsavedThread(error: unknown): boolean {
   return error instanceof AppServerError && /no rollout found/i.test(error.message);
-}
-
-/** Bridge failures as HTTP errors: a refusal is the client's 400, a dead or silent process is temporary. */
-export function mapAppServerError(error: unknown): unknown {
-  if (error instanceof AppServerError) return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
-  if (error instanceof AppServerExitedError) {
-    return new AppError('UPSTREAM_UNAVAILABLE', 'The agent runtime is restarting; retry shortly', { retryAfterSeconds: 1, cause: error });
-  }
-  if (error instanceof AppServerTimeoutError) return new AppError('UPSTREAM_TIMEOUT', 'The agent runtime did not answer in time', { cause: error });
-  return error;
-}
-
-/** Resolves like `work`, with bridge failures mapped by `mapAppServerError`. */
-export async function agentCall<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    throw mapAppServerError(error);
-  }
 }

@@ -49,13 +49,13 @@ export class ThreadTurns<State extends TurnState> {
     return state;
   }
 
-  /** Stops tracking a thread unless a turn runs or starts on it. */
-  forgetIdle(threadId: string): void {
+  /** Stops tracking a thread unless a turn runs or starts on it; whether it was forgotten. */
+  forgetIdle(threadId: string): boolean {
     const state = this.states.get(threadId);
-    if (state && !isTurnBusy(state)) {
-      this.states.delete(threadId);
-      this.principals?.unbind(threadId);
-    }
+    if (!state || isTurnBusy(state)) return false;
+    this.states.delete(threadId);
+    this.principals?.unbind(threadId);
+    return true;
   }
 
   activeTurn(threadId: string): string | null {

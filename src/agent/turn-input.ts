@@ -1,11 +1,13 @@
 /**
- * Turn-start request → app-server `turn/start` params. Pure checks with clear 422s: input items (text and
- * data:-URL images only; the app-server refuses remote image URLs), approval policy and reasoning effort. The
- * permission selection is translated by `permissions.ts`, the rule set every surface shares.
+ * Turn-start request → app-server `turn/start` input items, with clear 422s (text and data:-URL images only; the
+ * app-server refuses remote image URLs). The permission selection is translated by `permissions.ts`, the model,
+ * effort and approval policy checked by `turn-rules.ts`: the rule sets every surface shares.
  */
 import { validationError, type ValidationIssue } from '../kernel/errors.js';
-import type { TurnStartParams, UserInput } from '../appserver/protocol.js';
+import type { UserInput } from '../appserver/protocol.js';
 import type { PermissionSelection } from './permissions.js';
+
+export { APPROVAL_POLICIES, KNOWN_EFFORTS } from './turn-rules.js';
 
 export interface TurnRequest extends PermissionSelection {
   input?: string | Array<{ type: string; text?: string; url?: string; image_url?: string; detail?: string }>;
@@ -13,10 +15,10 @@ export interface TurnRequest extends PermissionSelection {
   model?: string;
   effort?: string;
   approvalPolicy?: string;
+  /** Alias of `approvalPolicy` (the direct routes' name). */
+  approval_policy?: string;
 }
 
-export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
-export const KNOWN_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 const IMAGE_DETAILS = ['auto', 'low', 'high', 'original'];
 
 export function toUserInput(request: TurnRequest): UserInput[] {
@@ -50,24 +52,4 @@ export function toUserInput(request: TurnRequest): UserInput[] {
   if (issues.length > 0) throw validationError(issues);
   if (items.length === 0) throw validationError([{ loc: ['body', 'input'], msg: 'A turn needs input (text or images)', type: 'missing' }]);
   return items;
-}
-
-/** The model, effort and approval overrides of turn/start; `supportedEfforts` comes from the app-server's model/list. */
-export function turnOverrides(request: TurnRequest, supportedEfforts: readonly string[]): Partial<TurnStartParams> {
-  const issues: ValidationIssue[] = [];
-  const overrides: Partial<TurnStartParams> = {};
-  if (request.model !== undefined) overrides.model = request.model;
-  if (request.effort !== undefined) {
-    if (supportedEfforts.includes(request.effort)) overrides.effort = request.effort as TurnStartParams['effort'];
-    else issues.push({ loc: ['body', 'effort'], msg: `effort must be one of ${supportedEfforts.join(', ')} for this model`, type: 'enum' });
-  }
-  if (request.approvalPolicy !== undefined) {
-    if ((APPROVAL_POLICIES as readonly string[]).includes(request.approvalPolicy)) {
-      overrides.approvalPolicy = request.approvalPolicy as TurnStartParams['approvalPolicy'];
-    } else {
-      issues.push({ loc: ['body', 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
-    }
-  }
-  if (issues.length > 0) throw validationError(issues);
-  return overrides;
 }

@@ -1,10 +1,9 @@
 /**
- * Who a direct call acts for, and how app-server refusals read over HTTP. A customer acts on its own
- * app-server; an operator names the customer (`customer_id`), or reaches a thread through its owner record.
+ * Who a direct call acts for. A customer acts on its own app-server; an operator names the customer
+ * (`customer_id`), or reaches a thread through its owner record.
  */
 import type { Principal } from '../accounts/principal.js';
-import { AppServerError } from '../appserver/errors.js';
-import { AppError, notFound, validationError } from '../kernel/errors.js';
+import { notFound, validationError } from '../kernel/errors.js';
 import type { DirectThreadOwners } from './thread-owners.js';
 
 export function customerFor(principal: Principal, customerId: number | undefined): number {
@@ -35,12 +34,4 @@ export async function recordedThreadCustomer(principal: Principal, threadId: str
   const owner = await owners.ownerOf(threadId);
   if (!owner || (principal.kind === 'customer' && owner.customerId !== principal.customerId)) throw notFound('Thread');
   return owner.customerId;
-}
-
-const THREAD_MISSING = /thread not found|thread not loaded|no rollout found|not found for thread|invalid thread id|failed to load rollout/i;
-
-export function mapDirectError(error: unknown): unknown {
-  if (!(error instanceof AppServerError)) return error;
-  if (THREAD_MISSING.test(error.message)) return notFound('Thread');
-  return new AppError('BAD_REQUEST', `The agent refused the request: ${error.message}`);
 }

@@ -11,10 +11,12 @@ import type { TurnPolicy } from '../agent/turn-policy.js';
 import type { CustomerAgentDefaults } from '../agent/project-runtime.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import { threadView as projectThreadView } from '../agent/thread-state.js';
-import { APPROVAL_POLICIES, KNOWN_EFFORTS, toUserInput, type TurnRequest } from '../agent/turn-input.js';
+import { toUserInput, type TurnRequest } from '../agent/turn-input.js';
+import type { TurnRules } from '../agent/turn-rules.js';
 import { relativeToWorkspace } from '../agent/files/workspace-path.js';
-import { AppError, notFound, validationError } from '../kernel/errors.js';
-import { customerFor, mapDirectError, threadCustomer } from './access.js';
+import { AppError, notFound } from '../kernel/errors.js';
+import { customerFor, threadCustomer } from './access.js';
+import { mapAppServerError } from '../agent/appserver-errors.js';
 import { threadPermissions, turnPermissions, writableRootsOf, type PermissionSelection } from '../agent/permissions.js';
 import type { DirectThreads } from './direct-threads.js';
 import type { DirectThreadOwners } from './thread-owners.js';
@@ -55,10 +57,13 @@ export interface DirectServiceDeps {
   policy: TurnPolicy;
   /** A customer's own agent defaults (toolbox); absent: the app-server's. */
   customerDefaults?: (customerId: number) => Promise<CustomerAgentDefaults>;
+  /** The model, effort and approval checks every surface shares. */
+  rules: TurnRules;
+  /** The model a thread runs on when its start names none (the app-servers' configured default). */
+  defaultModel: string;
 }
 
 export class DirectService {
-  private efforts: Map<string, readonly string[]> | null = null;
   /** Settings of each thread as the last start or resume reported them. */
   private readonly settings = new Map<string, ReturnType<DirectService['settingsView']>>();
 
@@ -71,7 +76,7 @@ export class DirectService {
     const server = await this.deps.acquire(customerId);
     const listed = await server
       .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
-      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+      .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return this.relative(customerId, {
       data: listed.data.map((thread) => this.threadView(thread)),
       next_cursor: listed.nextCursor,
@@ -84,8 +89,8 @@ export class DirectService {
     const customerId = customerFor(principal, customerIdQuery);
     const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     const server = await this.deps.acquire(customerId);
-    const params = await this.threadParams(server, customerId, request);
-    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    const params = await this.threadParams(server, customerId, request, this.deps.defaultModel);
+    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     await this.adopt(server, customerId, started.thread, true);
     return this.relative(customerId, this.settingsView(started));
   }
@@ -103,7 +108,7 @@ export class DirectService {
     const customerId = await this.threadCustomer(principal, threadId);
     await this.refuseManaged(threadId);
     const server = await this.deps.acquire(customerId);
-    const params = await this.threadParams(server, customerId, request);
+    const params = await this.threadParams(server, customerId, request, this.threadModel(threadId));
     const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.workingDirectory(customerId, request.cwd);
     let resumed: ThreadResumeResponse;
     try {
@@ -111,7 +116,7 @@ export class DirectService {
     } catch (error) {
       // A thread without a first turn has no rollout to resume from; while it is loaded there is nothing to resume.
       const settings = this.settings.get(threadId);
-      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapDirectError(error);
+      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapAppServerError(error);
       if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
       return this.relative(customerId, { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) });
     }
@@ -126,12 +131,12 @@ export class DirectService {
     await this.refuseManaged(threadId);
     const input = toUserInput({ input: request.input });
     const server = await this.deps.acquire(customerId);
-    const overrides = await this.turnOverrides(server, customerId, request);
+    const overrides = await this.turnOverrides(server, customerId, request, this.threadModel(threadId));
     await this.ensureLoaded(server, customerId, threadId);
     const params: TurnStartParams = { threadId, input, ...overrides };
     const result = await this.deps.threads
       .startTurn(threadId, () => server.call('turn/start', params), principal)
-      .catch((error: unknown) => Promise.reject(mapDirectError(error)));
+      .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }
 
@@ -145,7 +150,7 @@ export class DirectService {
       if (!(thread.turns ?? []).some((turn) => turn.id === turnId)) throw notFound('Turn');
       throw new AppError('CONFLICT', 'This turn is not running', { details: { turn_id: turnId } });
     }
-    await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    await server.call('turn/interrupt', { threadId, turnId }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return { turn_id: turnId, thread_id: threadId, interrupted: true };
   }
 
@@ -200,7 +205,7 @@ export class DirectService {
       return await server.call('thread/read', { threadId, includeTurns });
     } catch (error) {
       if (includeTurns && error instanceof AppServerError && /not materialized/.test(error.message)) return server.call('thread/read', { threadId, includeTurns: false });
-      throw mapDirectError(error);
+      throw mapAppServerError(error);
     }
   }
 
@@ -220,19 +225,25 @@ export class DirectService {
   /** A saved thread must be resumed before a turn can start on it. */
   private async ensureLoaded(server: ManagedAppServer, customerId: number, threadId: string): Promise<void> {
     if (server.loadedThreads.has(threadId) && this.deps.threads.knows(threadId, customerId)) return;
-    const resumed = await server.call('thread/resume', { threadId }).catch((error: unknown) => Promise.reject(mapDirectError(error)));
+    const resumed = await server.call('thread/resume', { threadId }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     await this.adopt(server, customerId, resumed.thread, false);
   }
 
-  private async threadParams(server: ManagedAppServer, customerId: number, request: ThreadStartRequest): Promise<Partial<ThreadStartParams>> {
+  /** The model the thread runs on as its last start or resume reported it, else the default. */
+  private threadModel(threadId: string): string {
+    return this.deps.threads.modelOf(threadId) ?? this.deps.defaultModel;
+  }
+
+  private async threadParams(server: ManagedAppServer, customerId: number, request: ThreadStartRequest, threadModel: string): Promise<Partial<ThreadStartParams>> {
     const permissions = threadPermissions(request);
+    const checked = await this.deps.rules.check(server, request, threadModel);
     const params: Partial<ThreadStartParams> = {};
-    if (request.model !== undefined) params.model = await this.checkModel(server, request.model);
-    if (request.approvalPolicy !== undefined) params.approvalPolicy = checkApproval(request.approvalPolicy);
+    if (checked.model !== undefined) params.model = checked.model;
+    if (checked.approvalPolicy !== undefined) params.approvalPolicy = checked.approvalPolicy;
     if (permissions.permissions !== undefined) params.permissions = permissions.permissions;
     if (permissions.sandbox !== undefined) params.sandbox = permissions.sandbox;
     const config: Record<string, unknown> = { ...permissions.config };
-    if (request.effort !== undefined) config.model_reasoning_effort = await this.checkEffort(server, request.model, request.effort);
+    if (checked.effort !== undefined) config.model_reasoning_effort = checked.effort;
     if (config['sandbox_workspace_write.writable_roots'] !== undefined) {
       config['sandbox_workspace_write.writable_roots'] = await this.insideAll(customerId, writableRootsOf(permissions));
     }
@@ -242,51 +253,20 @@ export class DirectService {
     return params;
   }
 
-  private async turnOverrides(server: ManagedAppServer, customerId: number, request: TurnStartRequest): Promise<Partial<TurnStartParams>> {
-    const overrides: Partial<TurnStartParams> = { ...(await this.customerTurnDefaults(server, customerId, request)), ...turnPermissions(request) };
+  private async turnOverrides(server: ManagedAppServer, customerId: number, request: TurnStartRequest, threadModel: string): Promise<Partial<TurnStartParams>> {
+    const permissions = turnPermissions(request);
+    const checked = await this.deps.rules.check(server, request, threadModel);
+    const defaults = await this.deps.rules.customerDefaults(server, await this.deps.customerDefaults?.(customerId), request, threadModel);
+    const overrides: Partial<TurnStartParams> = { ...defaults, ...permissions, ...checked };
     if (overrides.sandboxPolicy?.type === 'workspaceWrite') {
       overrides.sandboxPolicy = { ...overrides.sandboxPolicy, writableRoots: await this.insideAll(customerId, overrides.sandboxPolicy.writableRoots) };
     }
-    if (request.model !== undefined) overrides.model = await this.checkModel(server, request.model);
-    if (request.effort !== undefined) overrides.effort = (await this.checkEffort(server, request.model, request.effort)) as TurnStartParams['effort'];
-    if (request.approvalPolicy !== undefined) overrides.approvalPolicy = checkApproval(request.approvalPolicy);
     if (request.cwd !== undefined) overrides.cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     return overrides;
   }
 
-  /** The customer's own effort and approval defaults (toolbox) for a turn that names none. */
-  private async customerTurnDefaults(server: ManagedAppServer, customerId: number, request: TurnStartRequest): Promise<Partial<TurnStartParams>> {
-    const chosen = await this.deps.customerDefaults?.(customerId);
-    if (!chosen) return {};
-    const defaults: Partial<TurnStartParams> = {};
-    if (request.approvalPolicy === undefined) defaults.approvalPolicy = chosen.approvalPolicy as TurnStartParams['approvalPolicy'];
-    const efforts = request.model === undefined ? undefined : (await this.modelEfforts(server)).get(request.model);
-    if (request.effort === undefined && (efforts ?? KNOWN_EFFORTS).includes(chosen.reasoningEffort)) defaults.effort = chosen.reasoningEffort as TurnStartParams['effort'];
-    return defaults;
-  }
-
   private async insideAll(customerId: number, paths: string[]): Promise<string[]> {
     return Promise.all(paths.map((entry, index) => this.deps.workspace.inside(customerId, entry, ['body', 'writable_roots', index])));
-  }
-
-  private async modelEfforts(server: ManagedAppServer): Promise<Map<string, readonly string[]>> {
-    if (this.efforts) return this.efforts;
-    const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
-    this.efforts = new Map(listed.data.map((entry) => [entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort)]));
-    return this.efforts;
-  }
-
-  private async checkModel(server: ManagedAppServer, model: string): Promise<string> {
-    if (!(await this.modelEfforts(server)).has(model)) {
-      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${model}; see GET /api/models`, type: 'value_error' }]);
-    }
-    return model;
-  }
-
-  private async checkEffort(server: ManagedAppServer, model: string | undefined, effort: string): Promise<string> {
-    const efforts = (model === undefined ? undefined : (await this.modelEfforts(server)).get(model)) ?? KNOWN_EFFORTS;
-    if (!efforts.includes(effort)) throw validationError([{ loc: ['body', 'effort'], msg: `effort must be one of ${efforts.join(', ')}`, type: 'enum' }]);
-    return effort;
   }
 
   threadView(thread: Thread, includeTurns = false) {
@@ -310,13 +290,7 @@ export class DirectService {
       reasoning_effort: response.reasoningEffort,
     };
     this.settings.set(response.thread.id, view);
+    this.deps.threads.noteModel(response.thread.id, response.model);
     return view;
   }
-}
-
-function checkApproval(policy: string): TurnStartParams['approvalPolicy'] {
-  if (!(APPROVAL_POLICIES as readonly string[]).includes(policy)) {
-    throw validationError([{ loc: ['body', 'approval_policy'], msg: `approval_policy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' }]);
-  }
-  return policy as TurnStartParams['approvalPolicy'];
 }

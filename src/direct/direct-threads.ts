@@ -2,7 +2,7 @@
  * Live state of direct threads and the routing of their app-server traffic: every notification of a direct
  * thread is appended to the customer's direct event stream (one durable stream per customer in the project
  * event log), approval requests go through the agent's approval broker under that stream, and one turn runs
- * per thread at a time. Threads of managed projects never reach this class (the project runtime owns them).
+ * per thread at a time. The thread router hands this class the traffic of the threads it routed here only.
  */
 import type { Logger } from 'pino';
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
@@ -10,7 +10,7 @@ import type { Thread } from '../appserver/protocol.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { ApprovalBroker } from '../agent/approvals.js';
 import type { ProjectEventSink } from '../agent/event-sink.js';
-import type { UnmanagedThreadHandler } from '../agent/project-runtime.js';
+import type { ThreadOwner, ThreadRouter } from '../agent/thread-router.js';
 import type { Principal } from '../accounts/principal.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { applyNotification, ThreadTurns, type TurnState } from '../agent/thread-state.js';
@@ -35,13 +35,17 @@ export interface DirectThreadsDeps {
   subscriberCount(streamId: string): number;
   logger: Logger;
   turnPrincipals: TurnPrincipals;
+  /** Where the direct threads' app-server traffic is routed from. */
+  router: ThreadRouter;
 }
 
-export class DirectThreads implements UnmanagedThreadHandler {
+export class DirectThreads implements ThreadOwner {
   private readonly turns: ThreadTurns<TurnState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
   private readonly streams = new Map<number, Promise<void>>();
+  /** The model each thread runs on, as its last start or resume (route or passthrough) reported it. */
+  private readonly models = new Map<string, string>();
 
   constructor(private readonly deps: DirectThreadsDeps) {
     this.turns = new ThreadTurns<TurnState>(deps.turnPrincipals);
@@ -70,6 +74,7 @@ export class DirectThreads implements UnmanagedThreadHandler {
   async remember(threadId: string, customerId: number, workspaceRoot: string): Promise<void> {
     await this.ensureStream(customerId, workspaceRoot);
     this.turns.remember(threadId, { customerId });
+    this.deps.router.route(threadId, customerId, this);
   }
 
   /** A thread started, forked or resumed for the customer: owner record, live routing, loaded on its app-server. */
@@ -80,9 +85,17 @@ export class DirectThreads implements UnmanagedThreadHandler {
     if (started) await this.append(customerId, 'thread/started', { thread });
   }
 
+  noteModel(threadId: string, model: string): void {
+    this.models.set(threadId, model);
+  }
+
+  modelOf(threadId: string): string | undefined {
+    return this.models.get(threadId);
+  }
+
   /** Stops routing a thread that turned out not to exist (ids come from callers). */
   forget(threadId: string): void {
-    this.turns.forgetIdle(threadId);
+    if (this.turns.forgetIdle(threadId)) this.deps.router.unroute(threadId, this);
   }
 
   knows(threadId: string, customerId: number): boolean {
@@ -102,7 +115,7 @@ export class DirectThreads implements UnmanagedThreadHandler {
     return this.turns.start(threadId, 'A turn is already running on this thread; interrupt it or wait for it to finish', start, startedBy);
   }
 
-  // ---- app-server traffic (UnmanagedThreadHandler) ----------------------------------------------------------
+  // ---- app-server traffic of direct threads (ThreadOwner) ----------------------------------------------------
 
   onNotification(customerId: number, notification: JsonRpcNotification): void {
     const params = (notification.params ?? {}) as Record<string, unknown>;
@@ -136,6 +149,11 @@ export class DirectThreads implements UnmanagedThreadHandler {
   onCrash(customerId: number): void {
     this.turns.crashed(customerId);
     if (this.streams.has(customerId)) void this.append(customerId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
+  }
+
+  /** Another node served the customer and died: whatever turn ran there is over. */
+  onNodeLost(customerId: number): void {
+    this.onCrash(customerId);
   }
 
   /** A running turn, or a client listening to the direct events (as a project subscriber holds the process). */

@@ -47,15 +47,26 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
     subscriberCount: (streamId) => domains.projectEvents.subscriberCount(streamId),
     logger,
     turnPrincipals: deps.turnPrincipals,
+    router: agent.router,
   });
-  agent.runtime.setUnmanagedThreadHandler(live);
+  agent.router.register(live);
   const projectThreads = new ThreadRepository(storage, clock);
   const acquire = (customerId: number) => agent.supervisor.acquire(customerId);
   const policy = agent.turnPolicy;
   return {
-    threads: new DirectService({ acquire, workspace, owners, threads: live, projectThreads, policy, customerDefaults: agent.customerDefaults }),
+    threads: new DirectService({
+      acquire,
+      workspace,
+      owners,
+      threads: live,
+      projectThreads,
+      policy,
+      customerDefaults: agent.customerDefaults,
+      rules: agent.rules,
+      defaultModel: config.agent.defaultModel,
+    }),
     catalog: new DirectModels({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
-    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy }),
+    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy, rules: agent.rules, defaultModel: config.agent.defaultModel }),
     owners,
     workspaceRoot: (customerId) => workspace.root(customerId),
     async stream(customerId) {

@@ -5,16 +5,19 @@
  * started, forked or resumed here become direct threads (events in the caller's direct stream, approvals
  * through the approvals routes, one running turn per thread).
  */
+import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
 import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
 import type { TurnPolicy } from '../agent/turn-policy.js';
+import type { TurnRules } from '../agent/turn-rules.js';
 import type { ThreadRepository } from '../agent/thread-repository.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isInside, relativeToWorkspace } from '../agent/files/workspace-path.js';
 import { isAppError } from '../kernel/errors.js';
+import { isPublicRefusal, mapAppServerError } from '../agent/appserver-errors.js';
 import { customerFor } from './access.js';
 import type { DirectThreads } from './direct-threads.js';
 import { RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_SERVER_ERROR, RpcRefusal, ruleFor } from './rpc-guard.js';
@@ -34,12 +37,17 @@ export interface RpcPassthroughDeps {
   threads: DirectThreads;
   projectThreads: ThreadRepository;
   policy: TurnPolicy;
+  /** The model and effort checks the project and direct routes apply too. */
+  rules: TurnRules;
+  /** The model a thread runs on when its start names none. */
+  defaultModel: string;
 }
 
 export class RpcPassthrough {
   constructor(private readonly deps: RpcPassthroughDeps) {}
 
-  async handle(principal: Principal, body: unknown, customerIdQuery?: number): Promise<RpcReply> {
+  /** `log` (the request's logger, which names the request id) records app-server refusals a client reads only as ours. */
+  async handle(principal: Principal, body: unknown, customerIdQuery?: number, log?: Pick<Logger, 'warn'>): Promise<RpcReply> {
     const envelope = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
     const id = envelope && (typeof envelope.id === 'string' || typeof envelope.id === 'number') ? envelope.id : null;
     let root: string | null = null;
@@ -51,7 +59,7 @@ export class RpcPassthrough {
     } catch (error) {
       // Invalid request input (the query, or a path in the body no file system could take) is a 422 like on every route.
       if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0]))) throw error;
-      const rendered = rpcError(error);
+      const rendered = rpcError(publicError(error, log));
       return { jsonrpc: '2.0', id, error: root === null ? rendered : relativeToWorkspace(rendered, root) };
     }
   }
@@ -86,6 +94,7 @@ export class RpcPassthrough {
     // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
     if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));
     const server = await this.deps.acquire(customerId);
+    await this.checkModelSettings(server, method, confined, threadId);
     server.touch();
     const call = () => server.client.callRaw(method, confined);
     let result: unknown;
@@ -99,8 +108,26 @@ export class RpcPassthrough {
     if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
       const thread = (result as { thread?: Thread }).thread;
       if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
+      const model = (result as { model?: unknown }).model;
+      if (thread && typeof model === 'string') this.deps.threads.noteModel(thread.id, model);
     }
     return result;
+  }
+
+  /**
+   * A model and effort named by a thread or turn start pass the rules the routes apply (`agent/turn-rules.ts`):
+   * a model of the catalog, an effort the thread's model supports, a named approval policy. Refused as -32602
+   * naming `params.<field>`.
+   */
+  private async checkModelSettings(server: ManagedAppServer, method: string, params: Record<string, unknown>, threadId: string | null): Promise<void> {
+    const config = params.config as Record<string, unknown> | null | undefined;
+    const effort = method === 'turn/start' ? params.effort : method.startsWith('thread/') ? config?.model_reasoning_effort : undefined;
+    if (!['turn/start', 'thread/start', 'thread/resume', 'thread/fork'].includes(method)) return;
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    // The granular (object) approval policy has no counterpart on the routes; the app-server checks it.
+    const selection = { model: text(params.model), effort: text(effort), approvalPolicy: text(params.approvalPolicy) };
+    const threadModel = (threadId === null ? undefined : this.deps.threads.modelOf(threadId)) ?? this.deps.defaultModel;
+    await this.deps.rules.check(server, selection, threadModel, 'params');
   }
 
   /**
@@ -138,6 +165,16 @@ export class RpcPassthrough {
     }
     return threadId;
   }
+}
+
+/**
+ * The passthrough forwards the app-server's refusals in its own JSON-RPC terms, except those whose text is
+ * internal (configuration, the Codex home): those read as the routes read them, and the original is logged.
+ */
+function publicError(error: unknown, log: Pick<Logger, 'warn'> | undefined): unknown {
+  if (!(error instanceof AppServerError) || isPublicRefusal(error)) return error;
+  log?.warn({ err: error }, 'app-server refusal mapped for the client');
+  return mapAppServerError(error, 'params');
 }
 
 function rpcError(error: unknown): { code: number; message: string; data?: unknown } {

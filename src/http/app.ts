@@ -253,6 +253,8 @@ function toAppError(error: FastifyError | AppError): AppError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
+  // A refusal rewritten for the client (an app-server's internal text, say) keeps its original in the log only.
+  else if (error.cause !== undefined) request.log.warn({ err: error.cause, requestId: request.id }, 'request refused');
   if (error.headers) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   // 429 and 503 always tell the client when to come back, even when the thrower named no delay.
   const retryAfterSeconds = error.retryAfterSeconds ?? (error.status === 429 || error.status === 503 ? 1 : undefined);

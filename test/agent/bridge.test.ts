@@ -163,9 +163,11 @@ describe('bridge failures as HTTP errors', () => {
   it('maps refusals to 400, exits to 503 with Retry-After and timeouts to 504', async () => {
     const { mapAppServerError } = await import('../../src/agent/project-runtime.js');
     const { AppServerError } = await import('../../src/appserver/errors.js');
-    const refused = mapAppServerError(new AppServerError('thread not found: x', -32600)) as { status: number; message: string };
+    const refused = mapAppServerError(new AppServerError('turn input must not be empty', -32600)) as { status: number; message: string };
     expect(refused.status).toBe(400);
-    expect(refused.message).toContain('thread not found');
+    expect(refused.message).toContain('turn input must not be empty');
+    // A thread the app-server does not have is a 404 on every surface (one mapping for project and direct routes).
+    expect((mapAppServerError(new AppServerError('thread not found: x', -32600)) as { status: number }).status).toBe(404);
     const exited = mapAppServerError(new AppServerExitedError('gone')) as { status: number; retryAfterSeconds: number };
     expect([exited.status, exited.retryAfterSeconds]).toEqual([503, 1]);
     expect((mapAppServerError(new AppServerTimeoutError('turn/start', 10)) as { status: number }).status).toBe(504);

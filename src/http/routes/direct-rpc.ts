@@ -54,7 +54,7 @@ export async function directRpcRoutes(app: App, services: Services): Promise<voi
         body: Type.Unknown({ description: '{"jsonrpc":"2.0","id":1,"method":"thread/goal/get","params":{…}}' }),
       },
     },
-    (request) => services.direct.rpc.handle(request.principal!, request.body, request.query.customer_id),
+    (request) => services.direct.rpc.handle(request.principal!, request.body, request.query.customer_id, request.log),
   );
 
   app.get(

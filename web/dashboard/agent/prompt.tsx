@@ -8,7 +8,6 @@ const APPROVALS: [string, string][] = [
   ['', 'Default (never ask)'],
   ['untrusted', 'Ask for untrusted commands'],
   ['on-request', 'When the agent asks'],
-  ['on-failure', 'After a failure'],
   ['never', 'Never ask'],
 ];
 const PERMISSIONS: [string, string][] = [
