@@ -11,11 +11,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { createParser } from 'eventsource-parser';
 import type { RunningService } from '../src/main.js';
 import { round, startBenchService, type BenchReport } from './harness.js';
-import { hrNowMs } from './sse-clients.js';
+import { hrNowMs, workerClients } from './sse-clients.js';
 
 const SUBSCRIBERS = 100;
 const LATENCY_EVENTS = 300;
@@ -60,32 +59,12 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<v
   }
 }
 
-/** SSE clients in a worker thread (bench/sse-clients.ts); resolves once all of them are connected. */
-async function workerClients(url: string, token: string, count: number): Promise<{ collect(frames: number): Promise<number[]>; stop(): Promise<void> }> {
-  const worker = new Worker(new URL('./sse-clients.js', import.meta.url), { workerData: { url, token, count } });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('message', (message: { type: string }) => (message.type === 'ready' ? resolve() : reject(new Error(`unexpected ${message.type}`))));
-  });
-  return {
-    collect: (frames) =>
-      new Promise((resolve, reject) => {
-        worker.once('error', reject);
-        worker.once('message', (message: { latencies: number[] }) => resolve(message.latencies));
-        worker.postMessage({ type: 'collect', frames, timeoutMs: 60_000 });
-      }),
-    stop: async () => {
-      await worker.terminate();
-    },
-  };
-}
-
 async function measureLatency(running: RunningService, token: string, customerId: number, subscriberCount: number, events = LATENCY_EVENTS) {
   const project = await running.services.projects.create(customerId, `latency-${subscriberCount}`);
   const url = `${running.url}/api/v1/projects/${project.id}/events`;
   globalThis.gc?.();
   const rssBefore = process.memoryUsage().rss;
-  const clients = await workerClients(url, token, subscriberCount);
+  const clients = await workerClients({ url, token, count: subscriberCount, types: ['bench'] });
   let all: number[] = [];
   let rssPeak = process.memoryUsage().rss;
   const overflowsBefore = running.services.projectEvents.stats().overflowDisconnects;
@@ -97,7 +76,7 @@ async function measureLatency(running: RunningService, token: string, customerId
       if (index % 20 === 0) rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
     }
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    all = (await clients.collect(events)).sort((a, b) => a - b);
+    all = ((await clients.collect(events)).bench ?? []).sort((a, b) => a - b);
   } finally {
     await clients.stop();
   }
