@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createParser } from 'eventsource-parser';
 import { JsonRpcConnection } from '../src/appserver/connection.js';
 import type { RunningService } from '../src/main.js';
 import { startModelUpstream } from '../test/fakes/model-upstream.js';
 import { round, startBenchService, type BenchReport } from './harness.js';
+import { hrNowMs, workerClients } from './sse-clients.js';
 
 const SUBSCRIBERS = 100;
 const EVENTS = 200;
@@ -27,20 +27,6 @@ function percentile(sorted: number[], fraction: number): number {
 async function json(response: Response, expected: number): Promise<any> {
   if (response.status !== expected) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-/** One SSE subscriber: calls `onEvent(type, data, receivedAtMs)` per frame until aborted. */
-async function subscribe(url: string, token: string, signal: AbortSignal, onEvent: (type: string, data: string, atMs: number) => void): Promise<void> {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal });
-  const parser = createParser({ onEvent: (event) => onEvent(event.event ?? 'message', event.data, performance.now()) });
-  const decoder = new TextDecoder();
-  void (async () => {
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // aborted at the end of the run
-    }
-  })();
 }
 
 export default async function agentBench(report: BenchReport): Promise<void> {
@@ -71,44 +57,31 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     const opened = await json(await fetch(`${base}/api/v1/projects/${project.id}/open`, { method: 'POST', headers, body: '{}' }), 200);
     const threadId = opened.thread.id as string;
 
-    // (1) latency at 100 subscribers
-    const received = new Map<string, number[]>();
-    let connected = 0;
-    for (let index = 0; index < SUBSCRIBERS; index += 1) {
-      await subscribe(`${base}/api/v1/projects/${project.id}/events`, token, abort.signal, (type, data, atMs) => {
-        if (type !== 'bench/marker' && type !== 'bench/direct') return;
-        const marker = (JSON.parse(data) as { marker: string }).marker;
-        const times = received.get(marker) ?? [];
-        times.push(atMs);
-        received.set(marker, times);
-      });
-      connected += 1;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const connection = new JsonRpcConnection({ send: async () => undefined }, {
-      onServerRequest: async () => ({}),
-      onNotification: (notification) => services.agent.router.handleNotification(created.customer.id, notification),
-      onProtocolError: () => undefined,
-    }, 1_000);
-    const sentAt = new Map<string, number>();
-    const measure = async (kind: 'line' | 'direct'): Promise<number[]> => {
-      const markers: string[] = [];
-      for (let index = 0; index < EVENTS; index += 1) {
-        const marker = `${kind}-${index}`;
-        markers.push(marker);
-        sentAt.set(marker, performance.now());
-        if (kind === 'line') connection.handleLine(JSON.stringify({ method: 'bench/marker', params: { threadId, marker } }));
-        else void services.projectEvents.append(project.id, 'bench/direct', { threadId, marker });
-        await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
+    // (1) latency at 100 subscribers, the clients in a worker thread (bench/sse-clients.ts)
+    const clients = await workerClients({ url: `${base}/api/v1/projects/${project.id}/events`, token, count: SUBSCRIBERS, types: ['bench/marker', 'bench/direct'] });
+    let byType: Record<string, number[]> = {};
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const connection = new JsonRpcConnection({ send: async () => undefined }, {
+        onServerRequest: async () => ({}),
+        onNotification: (notification) => services.agent.router.handleNotification(created.customer.id, notification),
+        onProtocolError: () => undefined,
+      }, 1_000);
+      for (const kind of ['line', 'direct'] as const) {
+        for (let index = 0; index < EVENTS; index += 1) {
+          const marker = `${kind}-${index}`;
+          if (kind === 'line') connection.handleLine(JSON.stringify({ method: 'bench/marker', params: { threadId, marker, sentAt: hrNowMs() } }));
+          else void services.projectEvents.append(project.id, 'bench/direct', { threadId, marker, sentAt: hrNowMs() });
+          await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
+        }
       }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const latencies: number[] = [];
-      for (const marker of markers) for (const atMs of received.get(marker) ?? []) latencies.push(atMs - sentAt.get(marker)!);
-      return latencies.sort((a, b) => a - b);
-    };
-    const viaBridge = await measure('line');
-    const direct = await measure('direct');
-    report.line(`${connected} SSE subscribers on one project, ${EVENTS} events ${EVENT_GAP_MS} ms apart; subscribers run in the service's process.`);
+      byType = await clients.collect(2 * EVENTS);
+    } finally {
+      await clients.stop();
+    }
+    const viaBridge = (byType['bench/marker'] ?? []).sort((a, b) => a - b);
+    const direct = (byType['bench/direct'] ?? []).sort((a, b) => a - b);
+    report.line(`${SUBSCRIBERS} SSE subscribers on one project, ${EVENTS} events ${EVENT_GAP_MS} ms apart; the subscribers read in a worker thread of the same process (their parsing off the service's event loop).`);
     report.table([
       { path: 'notification line → SSE frame', 'p50 ms': round(percentile(viaBridge, 0.5), 2), 'p99 ms': round(percentile(viaBridge, 0.99), 2), frames: viaBridge.length },
       { path: 'baseline: event log append → SSE frame', 'p50 ms': round(percentile(direct, 0.5), 2), 'p99 ms': round(percentile(direct, 0.99), 2), frames: direct.length },

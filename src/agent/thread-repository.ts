@@ -71,8 +71,15 @@ export class ThreadRepository {
     );
   }
 
+  /**
+   * Marks the project's thread as used now (every turn start). An activity timestamp: its commit does not wait
+   * for the disk, which on SQLite would be an fsync on the event loop in front of the turn's 202.
+   */
   async touch(projectId: string): Promise<void> {
-    await this.write(projectId, (db) => db.updateTable('agent_project_threads').set({ updated_at: this.clock.nowMs() }).where('project_id', '=', projectId).execute());
+    await this.storage.relaxedTransaction(async (trx) => {
+      if (this.fence) await this.fence.check(trx, [projectId]);
+      await trx.updateTable('agent_project_threads').set({ updated_at: this.clock.nowMs() }).where('project_id', '=', projectId).execute();
+    });
   }
 
   async findTurnRequest(projectId: string, idempotencyKey: string): Promise<{ requestHash: string; response: unknown } | null> {

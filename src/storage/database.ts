@@ -37,6 +37,13 @@ export interface Storage {
    * at BEGIN IMMEDIATE already, so there it has nothing to do.
    */
   lockInTransaction(trx: Transaction<Database>, scope: number, key: number): Promise<void>;
+  /**
+   * Runs `work` in a transaction whose commit does not wait for the disk: durable against a crash of the process,
+   * not of the machine (SQLite: synchronous=NORMAL on the held connection — WAL, synced with the next full commit
+   * or checkpoint; PostgreSQL: `synchronous_commit = off`). For records that narrate rather than decide (event
+   * log, activity timestamps): on SQLite a full commit is an fsync on the event loop.
+   */
+  relaxedTransaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** PostgreSQL only: the connection pool's figures (metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -138,6 +145,11 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
       lockInTransaction: async (trx, scope, key) => {
         await sql`select pg_advisory_xact_lock(${scope}::integer, ${key % 2_147_483_647}::integer)`.execute(trx);
       },
+      relaxedTransaction: (work) =>
+        db.transaction().execute(async (trx) => {
+          await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+          return work(trx);
+        }),
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
@@ -151,6 +163,16 @@ export async function createStorage(options: StorageOptions): Promise<Storage> {
     dialect: 'sqlite',
     capabilities: { concurrentWriters: false },
     lockInTransaction: async () => undefined,
+    // The connection is held for the whole exchange, so no other statement commits with the relaxed setting.
+    relaxedTransaction: (work) =>
+      db.connection().execute(async (connection) => {
+        await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+        try {
+          return await connection.transaction().execute(work);
+        } finally {
+          await sql`PRAGMA synchronous = FULL`.execute(connection);
+        }
+      }),
     sqlitePath: file,
     close: () => db.destroy(),
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectEventSink } from '../../src/agent/event-sink.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
 describe('project event log', () => {
@@ -34,6 +35,25 @@ describe('project event log', () => {
     expect(seqs).toEqual(Array.from({ length: 300 }, (_, index) => index + 1));
     expect(received).toEqual(seqs);
     expect(context.services.projectEvents.stats().commits - commitsBefore).toBeLessThanOrEqual(3);
+  });
+
+  it('appends notifications that arrive together in one commit, in arrival order, without waiting for each (ProjectEventSink)', async () => {
+    const project = await context.services.projects.create(customerId);
+    const sink = new ProjectEventSink(context.services.projectEvents, context.services.logger);
+    const received: string[] = [];
+    const unsubscribe = context.services.projectEvents.subscribe(project.id, (event) => received.push(event.type));
+    const commitsBefore = context.services.projectEvents.stats().commits;
+    const types = ['item/agentMessage/delta', 'thread/tokenUsage/updated', 'account/rateLimits/updated', 'turn/completed'];
+    await Promise.all(types.map((type) => sink.append(project.id, type, { type })));
+    unsubscribe();
+    expect(received).toEqual(types);
+    expect(context.services.projectEvents.stats().commits - commitsBefore).toBe(1);
+    const stored = await context.services.projectEvents.readAfter(project.id, 0, 10);
+    expect(stored.map((event) => [event.seq, event.type])).toEqual(types.map((type, index) => [index + 1, type]));
+    // A failed append is logged, never thrown at the notification handler, and does not hold back the next one.
+    await expect(sink.append('prj_doesnotexist0000000000', 'a', 1)).resolves.toBeUndefined();
+    await sink.append(project.id, 'after', null);
+    expect((await context.services.projectEvents.readAfter(project.id, 4, 10)).map((event) => event.type)).toEqual(['after']);
   });
 
   it('fails only the bad append of a batch', async () => {

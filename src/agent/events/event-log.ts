@@ -1,16 +1,17 @@
 /**
  * The SQL side of the project event log. Appends are group-committed: every append issued while a commit is
- * running joins the next transaction, so a burst of notifications costs a few fsyncs instead of one each.
+ * running joins the next transaction, so a burst of notifications costs a few commits instead of one each.
  * Sequence numbers are assigned inside that transaction from a per-project cache (loaded from the table on
  * first use); the (project_id, seq) primary key turns a stale cache into a failed insert, never a duplicate.
  * Committed events are handed to `onCommitted` in sequence order, after the commit.
  *
- * An event commit does not wait for the disk: on SQLite it commits with synchronous=NORMAL (WAL: durable against
+ * An event commit does not wait for the disk (`storage.relaxedTransaction`): on SQLite it commits with
+ * synchronous=NORMAL (WAL: durable against
  * a crash of the process, synced with the next commit that moves money or the next checkpoint), on PostgreSQL with
  * `synchronous_commit = off`. Events narrate what the app-server did (its own thread files keep the conversation);
  * an fsync per burst stalled the event loop on SQLite and delayed every frame behind it.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Storage } from '../../storage/database.js';
@@ -126,10 +127,7 @@ export class SqlEventLog {
 
   private async commit(batch: PendingAppend[]): Promise<void> {
     const createdAt = this.options.clock.nowMs();
-    const { storage } = this.options;
-    const sqlite = storage.dialect === 'sqlite';
-    const inTransaction = (executor: Kysely<Database>) => executor.transaction().execute(async (trx) => {
-      if (!sqlite) await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+    const { events, next } = await this.options.storage.relaxedTransaction(async (trx) => {
       if (this.options.fence) await this.options.fence.check(trx, batch.map((item) => item.projectId));
       const next = new Map<string, number>();
       const events: ProjectEvent[] = [];
@@ -144,17 +142,6 @@ export class SqlEventLog {
         .execute();
       return { events, next };
     });
-    // The connection is held for the whole exchange, so no other statement commits with the relaxed setting.
-    const { events, next } = sqlite
-      ? await storage.db.connection().execute(async (connection) => {
-          await sql`PRAGMA synchronous = NORMAL`.execute(connection);
-          try {
-            return await inTransaction(connection);
-          } finally {
-            await sql`PRAGMA synchronous = FULL`.execute(connection);
-          }
-        })
-      : await inTransaction(storage.db);
     this.commits += 1;
     for (const [projectId, seq] of next) {
       this.lastSeq.set(projectId, seq);

@@ -1,6 +1,9 @@
 /** The durable per-project event log (append before fan-out; SSE replays from it). */
 export interface ProjectEventLog {
-  /** Appends one event durably and fans it out to live subscribers; resolves with its sequence number. */
+  /**
+   * Appends one event durably and fans it out to live subscribers; resolves with its sequence number. A project's
+   * events take their sequence numbers in the order of the calls, without waiting for earlier calls to resolve.
+   */
   append(projectId: string, type: string, data: unknown): Promise<number>;
 }
 
