@@ -11,6 +11,7 @@ import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { KeyPolicy } from '../accounts/principal.js';
 import { placeHold } from './hold-transaction.js';
+import { needsSpareCredit, settlementOf } from './settlement-rule.js';
 import { spendingLimitReached } from './policy.js';
 import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
@@ -248,18 +249,23 @@ export class Wallet {
       .returning('status')
       .executeTakeFirst();
     if (!claimed) return { costMicros: 0, covered: held.covered, alreadySettled: true };
-    const holdMicros = claimed.status === 'open' ? held.holdMicros : 0;
-    const fullCost = held.covered ? 0 : costOf(usage, held.rates);
-    let costMicros = fullCost;
-    if (fullCost > holdMicros) {
-      // Usage above the hold: collect only what the wallet still has beyond other holds. A no-op update first
+    const status = claimed.status === 'open' ? 'open' : 'released';
+    const fullCostMicros = held.covered ? 0 : costOf(usage, held.rates);
+    let spareMicros: number | undefined;
+    if (needsSpareCredit({ status, holdMicros: held.holdMicros, fullCostMicros })) {
+      // Usage above the hold collects only what the wallet still has beyond other holds. A no-op update first
       // takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same spare
       // credit; on SQLite the transaction already holds the write lock.
       await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros` }).where('id', '=', held.accountId).execute();
       const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
-      const spare = Math.max(0, account.balance_micros - account.held_micros);
-      costMicros = holdMicros + Math.min(spare, fullCost - holdMicros);
+      spareMicros = Number(account.balance_micros) - Number(account.held_micros);
     }
+    const { releasedHoldMicros: holdMicros, collectedMicros: costMicros, uncollectedMicros } = settlementOf({
+      status,
+      holdMicros: held.holdMicros,
+      fullCostMicros,
+      spareMicros,
+    });
     await trx
       .updateTable('billing_calls')
       .set({
@@ -271,7 +277,7 @@ export class Wallet {
         cache_write_1h_tokens: usage.cacheWrite1hTokens,
         usage_source: usage.source,
         cost_micros: costMicros,
-        uncollected_micros: fullCost - costMicros,
+        uncollected_micros: uncollectedMicros,
         outcome,
         settled_at: nowMs,
       })
