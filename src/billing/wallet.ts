@@ -17,7 +17,8 @@ import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
 import type { SettlementJournal, UsageCounts } from './settlement-journal.js';
-import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
+import type { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
+import { CALL_COLUMNS } from '../storage/sqlite-ledger-statements.js';
 import type { WriterQueue } from './writer-queue.js';
 
 export interface HoldRequest {
