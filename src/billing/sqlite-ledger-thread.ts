@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { assert } from '../kernel/assert.js';
+import { assert, assertMicros } from '../kernel/assert.js';
 import { openLedgerStatements, type LedgerStatements } from '../storage/sqlite-ledger-statements.js';
 import { needsSpareCredit, settlementOf } from './settlement-rule.js';
 import type { HoldOperation, LedgerAnswer, LedgerOperation, LedgerResult, LedgerThreadData, SettleOperation } from './sqlite-ledger-worker.js';
@@ -22,6 +22,7 @@ interface QueuedOperation {
 }
 
 function hold(ledger: LedgerStatements, op: HoldOperation): LedgerResult {
+  assertMicros(op.holdMicros, 'holdMicros');
   if (op.holdMicros > 0 && !ledger.guardHold(op.accountId, op.holdMicros)) return null;
   return ledger.insertCall(op.call);
 }

@@ -3,6 +3,7 @@
  * by a crash, credits and corrections. Holds and settlements go through the writer queue (group commit).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { assertMicros } from '../kernel/assert.js';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { moneyJson } from '../kernel/money.js';
@@ -101,6 +102,7 @@ export class Wallet {
     const account = await this.walletAccount(request.customerId);
     const rates = ratesOf(request.card);
     const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(rates, request.estimatedInputTokens, request.maxOutputTokens);
+    assertMicros(holdMicros, 'holdMicros');
     const call = {
       customer_id: request.customerId,
       account_id: account,
@@ -338,6 +340,7 @@ export class Wallet {
         // Settled or released by another transaction since the read (PostgreSQL re-checks the row after its
         // lock): that one already took the hold off the wallet, so this one must not take it off again.
         if (Number(closed.numUpdatedRows) !== 1) return false;
+        assertMicros(Number(call.hold_micros), 'a released call’s hold_micros');
         await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros - ${call.hold_micros}` }).where('id', '=', call.account_id).execute();
         return true;
       });
