@@ -43,6 +43,8 @@ async function rebuildSqliteTable(db: Kysely<any>, table: string, checks: [strin
   const { rows: tables } = await sql<{ sql: string }>`select sql from sqlite_schema where type = 'table' and name = ${table}`.execute(db);
   const create = tables[0]?.sql;
   if (!create) throw new Error(`table ${table} not found`);
+  // Already rebuilt (another process sharing the file migrated first): nothing to do.
+  if (checks.every(([name]) => create.includes(`constraint ${name} `))) return;
   const { rows: dependents } = await sql<{ sql: string }>`select sql from sqlite_schema where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null`.execute(db);
   const { rows: sequence } = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
   const rebuilt = `${table}_rebuilt`;
