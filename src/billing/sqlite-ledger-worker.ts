@@ -11,16 +11,20 @@
  * disk, which is what synchronous=FULL gives, but the fsync runs on the thread pool after the write lock is
  * released: holds (and the next batches) keep committing while the disk syncs, instead of queueing behind it. One
  * fsync covers every commit before it, so a durable settlement never lacks its hold.
+ *
+ * This is the main thread's side (the queue and one message per group commit); the thread is the checked module
+ * sqlite-ledger-thread.ts, and its SQL lives in storage/sqlite-ledger-statements.ts.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../kernel/worker-script.js';
+import type { CallColumnValue } from '../storage/sqlite-ledger-statements.js';
 
 export interface HoldOperation {
   kind: 'hold';
   accountId: number;
   holdMicros: number;
   /** billing_calls column values, in CALL_COLUMNS order. */
-  call: (string | number | null)[];
+  call: CallColumnValue[];
 }
 
 export interface SettleOperation {
@@ -40,135 +44,19 @@ export type LedgerOperation = HoldOperation | SettleOperation;
 /** hold: the call id, or null when the guard refused. settle: the collected cost, or null if already closed. */
 export type LedgerResult = number | null;
 
-export const CALL_COLUMNS = [
-  'customer_id', 'account_id', 'key_id', 'request_id', 'node_id', 'model', 'requested_model', 'operation', 'surface', 'rate_card',
-  'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million', 'cache_write_micros_per_million',
-  'cache_write_1h_micros_per_million', 'estimated_input_tokens',
-  'max_output_tokens', 'hold_micros', 'covered_plan', 'status', 'created_at',
-] as const;
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { randomUUID } = require('node:crypto');
-const fs = require('node:fs');
-const SQLite = require(workerData.driverPath);
-const db = new SQLite(workerData.file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 10000');
-db.pragma('foreign_keys = ON');
-const columns = workerData.callColumns;
-const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros + ? WHERE id = ? AND balance_micros - held_micros >= ?');
-const insertCall = db.prepare('INSERT INTO billing_calls (' + columns.join(', ') + ') VALUES (' + columns.map(() => '?').join(', ') + ')');
-const spare = db.prepare('SELECT balance_micros - held_micros AS spare FROM billing_accounts WHERE id = ?');
-const callStatus = db.prepare('SELECT status FROM billing_calls WHERE id = ?').pluck();
-const closeCall = db.prepare("UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, cache_write_1h_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?");
-const debit = db.prepare('UPDATE billing_accounts SET held_micros = held_micros - ?, balance_micros = balance_micros - ? WHERE id = ?');
-const entry = db.prepare("INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)");
-const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
-
-function hold(op) {
-  if (op.holdMicros > 0 && guard.run(op.holdMicros, op.accountId, op.holdMicros).changes !== 1) return null;
-  return Number(insertCall.run(...op.call).lastInsertRowid);
+/** What the thread answers for one operation. */
+export interface LedgerAnswer {
+  id: number;
+  ok: boolean;
+  value?: LedgerResult;
+  error?: string;
 }
 
-// A call released meanwhile (its process judged gone, or the age backstop) still owes what it used: its hold is
-// already off the wallet, so it settles as if it had held nothing. Only a settled call changes nothing.
-function settle(op, revenue) {
-  const status = callStatus.get(op.callId);
-  if (status !== 'open' && status !== 'released') return null;
-  const held = status === 'open' ? op.holdMicros : 0;
-  let cost = op.fullCostMicros;
-  if (cost > held) cost = held + Math.min(Math.max(0, spare.get(op.accountId).spare), cost - held);
-  const u = op.usage;
-  if (closeCall.run(u.inputTokens, u.outputTokens, u.cachedInputTokens, u.cacheWriteTokens, u.cacheWrite1hTokens, u.source, cost, op.fullCostMicros - cost, op.outcome, op.nowMs, op.callId, status).changes !== 1) return null;
-  if (held > 0 || cost > 0) debit.run(held, cost, op.accountId);
-  if (cost > 0) {
-    const transfer = randomUUID();
-    entry.run(transfer, op.accountId, -cost, 'call:' + op.callId, op.requestId, op.nowMs);
-    entry.run(transfer, op.revenueAccountId, cost, 'call:' + op.callId, op.requestId, op.nowMs);
-    revenue.set(op.revenueAccountId, (revenue.get(op.revenueAccountId) || 0) + cost);
-  }
-  return cost;
+/** The thread's start-up data. */
+export interface LedgerThreadData {
+  file: string;
+  maxBatch: number;
 }
-
-const batch = db.transaction((ops) => {
-  const revenue = new Map();
-  const results = ops.map((op) => (op.kind === 'hold' ? hold(op) : settle(op, revenue)));
-  for (const [id, amount] of revenue) credit.run(amount, id);
-  return results;
-});
-// BEGIN IMMEDIATE: a deferred transaction that has read cannot wait for the write lock (SQLite answers SQLITE_BUSY
-// at once, busy_timeout or not), so a batch starting with a read would fail whenever another connection writes.
-const runBatch = (ops) => batch.immediate(ops);
-
-function commitAll(batch) {
-  try {
-    const values = runBatch(batch.map((item) => item.op));
-    return batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] }));
-  } catch {
-    return batch.map((item) => {
-      try {
-        return { id: item.id, ok: true, value: runBatch([item.op])[0] };
-      } catch (error) {
-        return { id: item.id, ok: false, error: String(error && error.message || error) };
-      }
-    });
-  }
-}
-
-// Settlements committed and waiting for the WAL to reach the disk. An fsync answers only the commits made before it
-// started; what commits meanwhile waits for the next one.
-let walFd = null;
-let syncing = false;
-let unsynced = [];
-function syncWal() {
-  if (syncing || unsynced.length === 0) return;
-  const answers = unsynced;
-  unsynced = [];
-  syncing = true;
-  try {
-    walFd ??= fs.openSync(workerData.file + '-wal', 'r');
-  } catch (error) {
-    syncing = false;
-    parentPort.postMessage({ answers: answers.map((answer) => ({ id: answer.id, ok: false, error: 'opening the WAL to sync it failed: ' + error.message })) });
-    return;
-  }
-  fs.fsync(walFd, (error) => {
-    syncing = false;
-    parentPort.postMessage({ answers: error ? answers.map((answer) => ({ id: answer.id, ok: false, error: 'syncing the WAL failed: ' + error.message })) : answers });
-    syncWal();
-  });
-}
-
-// A drain commits what queued up: each batch's holds first (they answer at once; holds going first can only see
-// less spare credit than in arrival order), then its settlements, which answer after the next fsync.
-let queue = [];
-let scheduled = false;
-function drain() {
-  scheduled = false;
-  while (queue.length > 0) {
-    const batch = queue.splice(0, workerData.maxBatch);
-    const holds = batch.filter((item) => item.op.kind === 'hold');
-    const settlements = batch.filter((item) => item.op.kind !== 'hold');
-    if (holds.length > 0) parentPort.postMessage({ answers: commitAll(holds) });
-    if (settlements.length > 0) {
-      for (const answer of commitAll(settlements)) {
-        if (answer.ok) unsynced.push(answer);
-        else parentPort.postMessage({ answers: [answer] });
-      }
-    }
-  }
-  // Free for the next batch, while the fsync (if any) runs on the thread pool.
-  parentPort.postMessage({ idle: true });
-  syncWal();
-}
-parentPort.on('message', (items) => {
-  queue.push(...items);
-  // Let every message already queued on the port join this batch before committing.
-  if (!scheduled) { scheduled = true; setImmediate(drain); }
-});
-`;
 
 interface Pending {
   resolve(value: LedgerResult): void;
@@ -193,10 +81,10 @@ export class SqliteLedgerWorker {
   }
 
   constructor(file: string, maxBatch: number) {
-    const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driverPath, maxBatch, callColumns: CALL_COLUMNS } });
+    const workerData: LedgerThreadData = { file, maxBatch };
+    this.worker = new Worker(workerScript(new URL('./sqlite-ledger-thread.js', import.meta.url)), { workerData });
     this.worker.unref();
-    this.worker.on('message', (message: { answers?: { id: number; ok: boolean; value?: LedgerResult; error?: string }[]; idle?: boolean }) => {
+    this.worker.on('message', (message: { answers?: LedgerAnswer[]; idle?: boolean }) => {
       for (const result of message.answers ?? []) {
         const waiter = this.pending.get(result.id);
         this.pending.delete(result.id);

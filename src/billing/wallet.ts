@@ -3,6 +3,7 @@
  * by a crash, credits and corrections. Holds and settlements go through the writer queue (group commit).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { assertMicros } from '../kernel/assert.js';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import { moneyJson } from '../kernel/money.js';
@@ -11,12 +12,14 @@ import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { KeyPolicy } from '../accounts/principal.js';
 import { placeHold } from './hold-transaction.js';
+import { needsSpareCredit, settlementOf } from './settlement-rule.js';
 import { spendingLimitReached } from './policy.js';
 import type { BilledCallStatus } from '../storage/tables/billing.js';
 import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
 import type { SettlementJournal, UsageCounts } from './settlement-journal.js';
-import { CALL_COLUMNS, type SqliteLedgerWorker } from './sqlite-ledger-worker.js';
+import type { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
+import { CALL_COLUMNS } from '../storage/sqlite-ledger-statements.js';
 import type { WriterQueue } from './writer-queue.js';
 
 export interface HoldRequest {
@@ -99,6 +102,7 @@ export class Wallet {
     const account = await this.walletAccount(request.customerId);
     const rates = ratesOf(request.card);
     const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(rates, request.estimatedInputTokens, request.maxOutputTokens);
+    assertMicros(holdMicros, 'holdMicros');
     const call = {
       customer_id: request.customerId,
       account_id: account,
@@ -248,18 +252,23 @@ export class Wallet {
       .returning('status')
       .executeTakeFirst();
     if (!claimed) return { costMicros: 0, covered: held.covered, alreadySettled: true };
-    const holdMicros = claimed.status === 'open' ? held.holdMicros : 0;
-    const fullCost = held.covered ? 0 : costOf(usage, held.rates);
-    let costMicros = fullCost;
-    if (fullCost > holdMicros) {
-      // Usage above the hold: collect only what the wallet still has beyond other holds. A no-op update first
+    const status = claimed.status === 'open' ? 'open' : 'released';
+    const fullCostMicros = held.covered ? 0 : costOf(usage, held.rates);
+    let spareMicros: number | undefined;
+    if (needsSpareCredit({ status, holdMicros: held.holdMicros, fullCostMicros })) {
+      // Usage above the hold collects only what the wallet still has beyond other holds. A no-op update first
       // takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same spare
       // credit; on SQLite the transaction already holds the write lock.
       await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros` }).where('id', '=', held.accountId).execute();
       const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
-      const spare = Math.max(0, account.balance_micros - account.held_micros);
-      costMicros = holdMicros + Math.min(spare, fullCost - holdMicros);
+      spareMicros = Number(account.balance_micros) - Number(account.held_micros);
     }
+    const { releasedHoldMicros: holdMicros, collectedMicros: costMicros, uncollectedMicros } = settlementOf({
+      status,
+      holdMicros: held.holdMicros,
+      fullCostMicros,
+      spareMicros,
+    });
     await trx
       .updateTable('billing_calls')
       .set({
@@ -271,7 +280,7 @@ export class Wallet {
         cache_write_1h_tokens: usage.cacheWrite1hTokens,
         usage_source: usage.source,
         cost_micros: costMicros,
-        uncollected_micros: fullCost - costMicros,
+        uncollected_micros: uncollectedMicros,
         outcome,
         settled_at: nowMs,
       })
@@ -331,6 +340,7 @@ export class Wallet {
         // Settled or released by another transaction since the read (PostgreSQL re-checks the row after its
         // lock): that one already took the hold off the wallet, so this one must not take it off again.
         if (Number(closed.numUpdatedRows) !== 1) return false;
+        assertMicros(Number(call.hold_micros), 'a released call’s hold_micros');
         await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros - ${call.hold_micros}` }).where('id', '=', call.account_id).execute();
         return true;
       });

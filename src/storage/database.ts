@@ -2,8 +2,6 @@
  * The dialect factory: the only module that knows whether we run on SQLite or PostgreSQL. Differences the rest
  * of the code must know about are exposed as capability flags on `Storage`, never as dialect checks elsewhere.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -18,6 +16,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { CurrentSchemaPostgresDialect } from './postgres-introspector.js';
+import { openSqliteConnection } from './sqlite-connection.js';
 import type { Database } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -76,13 +75,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 export function openSqlite(file: string): SQLite.Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = FULL');
-  database.pragma('busy_timeout = 10000');
-  database.pragma('foreign_keys = ON');
-  return database;
+  return openSqliteConnection(file, { synchronous: 'FULL', createDirectory: true });
 }
 
 /**

@@ -35,7 +35,7 @@ export function tempDir(prefix = 'switchyard-test-'): string {
  */
 const SCHEMA_LOCK_KEY = 53_790_417;
 
-async function withSchemaLock<T>(fn: () => Promise<T>): Promise<T> {
+export async function withSchemaLock<T>(fn: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {

@@ -18,6 +18,7 @@ import * as desktopCoder from './0016-desktop-coder.js';
 import * as desktopChatResearch from './0017-desktop-chat-research.js';
 import * as objectWorkspaceChatbot from './0018-object-workspace-chatbot.js';
 import * as scaleLeases from './0019-scale-leases.js';
+import * as moneyChecks from './0020-money-checks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0017-desktop-chat-research': desktopChatResearch,
   '0018-object-workspace-chatbot': objectWorkspaceChatbot,
   '0019-scale-leases': scaleLeases,
+  '0020-money-checks': moneyChecks,
 };
