@@ -3,7 +3,7 @@
  * archives fetched from an https URL (SSRF-safe; archives checked before anything is written).
  */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { COMMIT_PATTERN, PROJECT_ID_PATTERN, REPOSITORY_NAME_PATTERN } from '../../../../desktop/object-workspace/workspace.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;

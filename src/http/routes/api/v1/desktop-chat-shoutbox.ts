@@ -1,6 +1,6 @@
 /** The shared desktop shoutbox: bootstrap, messages (plain text, JSON only) and the caller's username. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { SHOUTBOX_USERNAME_PATTERN } from '../../../../desktop/shoutbox.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';

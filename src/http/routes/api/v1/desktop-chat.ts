@@ -4,7 +4,7 @@ import { collectParts, PartCollector } from '../../../../gateway/protocols/share
 import { encodeSseFrame } from '../../../../kernel/sse.js';
 import { researchPdf } from '../../../../desktop/research-pdf.js';
 import { validationError } from '../../../../kernel/errors.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';

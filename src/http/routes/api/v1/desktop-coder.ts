@@ -1,7 +1,7 @@
 /** Desktop coding mode: coder projects (workspace + managed database), bought slots, deletion. */
 import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

@@ -4,7 +4,7 @@
  * replaces exactly that version (stale: 409 with `current_version`; too large: 413).
  */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { DocumentKind } from '../../../../desktop/documents.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';

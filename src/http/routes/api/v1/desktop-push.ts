@@ -1,6 +1,6 @@
 /** Assistant-desktop service messages: the caller's live push messages and per-customer dismissal. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

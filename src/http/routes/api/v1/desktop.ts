@@ -1,6 +1,6 @@
 /** Desktop app housekeeping: bug reports (stored, listed for operators) and the presence heartbeat. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

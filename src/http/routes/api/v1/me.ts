@@ -1,10 +1,11 @@
 /**
- * Account settings (`api`, account surface: System Token, username token, login key or dashboard session):
- * authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
+ * The account, `GET /api/v1/me`, and its settings (`api`, account surface: System Token, username token, login key or
+ * dashboard session): authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
  */
 import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
-import { customerOf } from '../../accounts.js';
+import { describeAccount } from '../../../../accounts/account-profile.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
@@ -37,7 +38,27 @@ const AlertQuery = Type.Object({ include_acknowledged: Type.Optional(Type.Boolea
 const account = { auth: 'api', surface: 'account' } as const;
 
 export async function meRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config } = services;
+  const { accounts, config, customers } = services;
+
+  app.get(
+    '/api/v1/me',
+    {
+      config: account,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Account, wallet and CLI configuration; with the dashboard profile (edge region and its base URL, names, show_name_dialog, two_factor_enabled, session)',
+      },
+    },
+    async (request) => {
+      const caller = customerOf(request);
+      const [described, profile, twoFactor] = await Promise.all([
+        describeAccount({ customers, wallets: services.billing, config, prices: () => services.gateway.listModels() }, caller),
+        services.accounts.settings.profile(caller.customerId),
+        services.accounts.webAuth.twoFactorEnabled(caller.customerId),
+      ]);
+      return { ...described, profile, two_factor_enabled: twoFactor, session: isSessionPrincipal(caller) };
+    },
+  );
 
   app.post(
     '/api/v1/me/2fa/setup',

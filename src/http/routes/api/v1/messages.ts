@@ -1,6 +1,6 @@
 /** The customer inbox: messages to this customer and broadcasts, newest first, with the unread count. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

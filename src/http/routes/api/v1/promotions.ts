@@ -8,7 +8,7 @@ import { AppError } from '../../../../kernel/errors.js';
 import type { ConversionInput } from '../../../../promotions/ad-network.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);

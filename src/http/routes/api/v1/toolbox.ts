@@ -1,7 +1,7 @@
 /** Toolbox (the customer's agent defaults) and customer-engagement (notification preferences). */
 import { Type } from '@sinclair/typebox';
 import { KNOWN_EFFORTS } from '../../../../agent/turn-input.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 

@@ -7,7 +7,7 @@ import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.j
 import { moneyJson } from '../../../../kernel/money.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 

@@ -4,21 +4,13 @@
  * text through a content-type parser of this plugin only; every other route keeps the global JSON parser.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { CustomerPrincipal } from '../../../../accounts/principal.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
-import { notFound } from '../../../../kernel/errors.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;
-
-export function customerOf(request: FastifyRequest): CustomerPrincipal {
-  const principal = request.principal;
-  if (principal?.kind !== 'customer') throw notFound('Wallet');
-  return principal;
-}
 
 const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, STRICT);
 const ConfirmBody = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT);

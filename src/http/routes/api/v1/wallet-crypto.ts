@@ -10,7 +10,7 @@ import { receiptPdf } from '../../../../billing/payments/receipt.js';
 import { notFound } from '../../../../kernel/errors.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;

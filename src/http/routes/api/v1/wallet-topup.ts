@@ -5,7 +5,7 @@ import { moneyJson } from '../../../../kernel/money.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
 import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;

@@ -1,18 +1,18 @@
 /**
- * Agent runtime routes: status, permission profiles and skills, and the runtime of one managed project (open, state, thread,
- * turns, interrupts, approvals). Every project route checks ownership first (another customer's project is a
- * 404). Project create/list live in agent-projects.ts, events in agent-events.ts, files in agent-files.ts.
+ * The runtime of one managed project, `/api/v1/projects/{projectId}` and below: metadata, open, state, thread,
+ * turns, interrupts and approvals. Every route checks ownership first (another customer's project is a 404).
+ * Create and list live in projects.ts, events in events.ts, files in files.ts.
  */
 import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
-import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
-import { relativeToWorkspace } from '../../agent/files/workspace-path.js';
-import { projectView } from '../../agent/projects/index.js';
-import { agentCall } from '../../agent/project-runtime.js';
-import type { TurnRequest } from '../../agent/turn-input.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
-import { permissionFields, permissionSelectionOf } from './permission-fields.js';
+import { APPROVAL_DECISIONS } from '../../../../../agent/approvals.js';
+import { relativeToWorkspace } from '../../../../../agent/files/workspace-path.js';
+import { projectView } from '../../../../../agent/projects/index.js';
+import { agentCall } from '../../../../../agent/project-runtime.js';
+import type { TurnRequest } from '../../../../../agent/turn-input.js';
+import type { Services } from '../../../../../services.js';
+import type { App } from '../../../../types.js';
+import { permissionFields, permissionSelectionOf } from '../../../shared/permission-fields.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -27,7 +27,7 @@ const TurnBody = Type.Object({
   ...permissionFields,
 });
 
-export async function agentRoutes(app: App, services: Services): Promise<void> {
+export async function projectRuntimeRoutes(app: App, services: Services): Promise<void> {
   const { agent } = services;
   const runtime = agent.runtime;
 
@@ -39,16 +39,6 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       agent.setServiceUrl(`http://${host}:${address.port}`);
     }
   });
-
-  app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
-    agentCall(agent.catalog.status(request.principal!)),
-  );
-  app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
-    agentCall(agent.catalog.permissions(request.principal!)),
-  );
-  app.get('/api/v1/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
-    agentCall(agent.catalog.skills(request.principal!)),
-  );
 
   app.get(
     '/api/v1/projects/:projectId',

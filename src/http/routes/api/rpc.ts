@@ -5,11 +5,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { customerFor } from '../../direct/access.js';
-import { validationError } from '../../kernel/errors.js';
-import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { customerFor } from '../../../direct/access.js';
+import { validationError } from '../../../kernel/errors.js';
+import { encodeSseComment, SSE_HEADERS } from '../../../kernel/sse.js';
+import type { Services } from '../../../services.js';
+import type { App } from '../../types.js';
 
 const rpcRoute = { auth: 'api', surface: 'rpc' } as const;
 const CustomerQuery = Type.Object({

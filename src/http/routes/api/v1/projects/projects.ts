@@ -1,13 +1,13 @@
 /** Managed projects: create and list (the runtime routes of one project live in agent.ts). */
 import { Type } from '@sinclair/typebox';
-import { projectView } from '../../agent/projects/index.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { projectView } from '../../../../../agent/projects/index.js';
+import { AppError } from '../../../../../kernel/errors.js';
+import type { Services } from '../../../../../services.js';
+import type { App } from '../../../../types.js';
 
 const ProjectJson = Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), created_at: Type.Integer() });
 
-export async function agentProjectRoutes(app: App, services: Services): Promise<void> {
+export async function projectRoutes(app: App, services: Services): Promise<void> {
   app.post(
     '/api/v1/projects',
     {

@@ -1,31 +1,14 @@
 /**
- * Operator routes under `/api/admin` (operator bearer only; hidden from the public OpenAPI document): create and list
- * customers, issue and revoke managed keys.
+ * `/api/admin/keys*` (operator bearer only; hidden from the public OpenAPI document): issue and revoke managed keys.
  */
 import { Type } from '@sinclair/typebox';
-import { createdCustomerView, customerView } from '../../accounts/account-profile.js';
-import { applyPolicyInput, keyView } from '../../accounts/key-policy.js';
-import { parsePolicy } from '../../accounts/principal.js';
-import { notFound, validationError } from '../../kernel/errors.js';
-import type { App } from '../types.js';
-import type { Services } from '../../services.js';
+import { applyPolicyInput, keyView } from '../../../../accounts/key-policy.js';
+import { parsePolicy } from '../../../../accounts/principal.js';
+import { notFound, validationError } from '../../../../kernel/errors.js';
+import type { App } from '../../../types.js';
+import type { Services } from '../../../../services.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
-
-const CreateCustomerBody = Type.Object(
-  {
-    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }),
-    password: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    vip: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
-
-const ListCustomersQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-  after_id: Type.Optional(Type.Integer({ minimum: 0 })),
-});
 
 const IssueKeyBody = Type.Object(
   {
@@ -39,24 +22,8 @@ const IssueKeyBody = Type.Object(
 
 const KeyIdParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-export async function adminRoutes(app: App, services: Services): Promise<void> {
-  const { customers, keys, storage, clock, config } = services;
-
-  app.post(
-    '/api/admin/customers',
-    { config: operator, schema: { tags: ['admin'], summary: 'Create a customer; returns its System Token once', body: CreateCustomerBody } },
-    async (request, reply) => reply.code(201).send(createdCustomerView(await customers.create(request.body), config)),
-  );
-
-  app.get(
-    '/api/admin/customers',
-    { config: operator, schema: { tags: ['admin'], summary: 'List customers (paged by id)', querystring: ListCustomersQuery } },
-    async (request) => {
-      const rows = await customers.list({ limit: request.query.limit, afterId: request.query.after_id });
-      const data = rows.map((row) => ({ ...customerView(row), status: row.status, vip: row.vip === 1 }));
-      return { data, next_after_id: rows.length === request.query.limit ? rows[rows.length - 1]!.id : null };
-    },
-  );
+export async function adminKeyRoutes(app: App, services: Services): Promise<void> {
+  const { customers, keys, storage, clock } = services;
 
   app.post(
     '/api/admin/keys',

@@ -1,9 +1,9 @@
 /** The project event stream (SSE): live events, replay after Last-Event-ID or ?after=, reset and overflow frames. */
 import { Type } from '@sinclair/typebox';
-import { validationError } from '../../kernel/errors.js';
-import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { validationError } from '../../../../../kernel/errors.js';
+import { encodeSseComment, SSE_HEADERS } from '../../../../../kernel/sse.js';
+import type { Services } from '../../../../../services.js';
+import type { App } from '../../../../types.js';
 
 function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
   // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
@@ -15,7 +15,7 @@ function cursorFrom(lastEventId: string | string[] | undefined, after: number | 
   return Number(text.trim());
 }
 
-export async function agentEventsRoutes(app: App, services: Services): Promise<void> {
+export async function projectEventRoutes(app: App, services: Services): Promise<void> {
   app.addHook('preClose', async () => services.projectEvents.endStreams());
 
   app.get(

@@ -1,8 +1,8 @@
 /** Project workspace files: tree, read and atomic write, confined to the project's workspace. */
 import { Type } from '@sinclair/typebox';
-import { FileService } from '../../agent/files/file-service.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { FileService } from '../../../../../agent/files/file-service.js';
+import type { Services } from '../../../../../services.js';
+import type { App } from '../../../../types.js';
 
 const config = { auth: 'api', surface: 'projects' } as const;
 const params = Type.Object({ projectId: Type.String() });
@@ -17,7 +17,7 @@ function headerValues(value: string | string[] | undefined): string[] | undefine
     .filter((item) => item !== '');
 }
 
-export async function agentFilesRoutes(app: App, services: Services): Promise<void> {
+export async function projectFileRoutes(app: App, services: Services): Promise<void> {
   const files = new FileService({ fileSizeLimitBytes: services.config.agent.fileSizeLimitBytes });
   // Base64 grows content by 4/3; the service itself answers 413 against the configured limit.
   const bodyLimit = Math.ceil((services.config.agent.fileSizeLimitBytes * 4) / 3) + 64 * 1024;

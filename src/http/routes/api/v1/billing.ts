@@ -1,0 +1,43 @@
+/** Billing reports of the caller's wallet: `/api/v1/billing/token-usage` and `/api/v1/billing/currency-estimates`. */
+import { Type } from '@sinclair/typebox';
+import { tokenUsage } from '../../../../billing/reports.js';
+import { moneyJson } from '../../../../kernel/money.js';
+import { walletOwnerOf as customerOf } from '../../../caller.js';
+import type { App } from '../../../types.js';
+import type { Services } from '../../../../services.js';
+
+const account = { auth: 'api', surface: 'account' } as const;
+
+export async function billingRoutes(app: App, services: Services): Promise<void> {
+  const { billing, config, storage, clock } = services;
+
+  app.get(
+    '/api/v1/billing/token-usage',
+    {
+      config: account,
+      schema: {
+        tags: ['wallet'],
+        summary: 'Token transactions (billed calls) and daily spend',
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }),
+      },
+    },
+    async (request) => tokenUsage(storage.db, customerOf(request).customerId, clock.nowMs(), request.query),
+  );
+
+  app.get('/api/v1/billing/currency-estimates', { config: account, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } }, async (request) => {
+    const summary = await billing.walletSummary(customerOf(request).customerId);
+    const { rates, asOf } = config.currencyEstimates;
+    return {
+      estimate: true,
+      checkout_currency: 'USD',
+      note: 'Local-currency values are estimates only; checkout and billing are in USD.',
+      as_of: asOf ?? null,
+      available: moneyJson(summary.availableMicros),
+      estimates: Object.entries(rates).map(([currency, perUsd]) => ({
+        currency,
+        per_usd: perUsd,
+        available_estimate: Number(((summary.availableMicros / 1_000_000) * perUsd).toFixed(2)),
+      })),
+    };
+  });
+}

@@ -1,0 +1,36 @@
+/** `POST /api/v1/customer/register`: self-service registration (public); the System Token is returned once. */
+import { Type } from '@sinclair/typebox';
+import { createdCustomerView } from '../../../../accounts/account-profile.js';
+import type { App } from '../../../types.js';
+import type { Services } from '../../../../services.js';
+
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+const Password = Type.String({ minLength: 8, maxLength: 256 });
+
+const RegisterBody = Type.Object(
+  {
+    email: Email,
+    password: Password,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    humanCheckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' })),
+    humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+const publicAccount = { auth: 'public', surface: 'account' } as const;
+
+export async function customerRoutes(app: App, services: Services): Promise<void> {
+  const { config, customers } = services;
+
+  app.post(
+    '/api/v1/customer/register',
+    { config: publicAccount, schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody } },
+    async (request, reply) => {
+      const { humanCheckId, humanCheckAnswer, ...input } = request.body;
+      if (services.accounts.humanCheckRequired('register')) await services.accounts.humanChecks.verify({ humanCheckId, humanCheckAnswer });
+      const created = await customers.create(input);
+      return reply.code(201).send(createdCustomerView(created, config));
+    },
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * The customer's own keys, `/api/v1/me/api-keys*` (list, create, change, revoke, replace, per-key usage and health)
+ * and the username-token rotation `/api/v1/me/api-token/rotate`. Bodies reject unknown fields, so they cannot set
+ * owner, balance, role or kind.
+ */
+import { Type } from '@sinclair/typebox';
+import { ApiKeyService } from '../../../../accounts/api-key-service.js';
+import { UserApiKeyCreateBody, UserApiKeyUpdateBody } from '../../../../accounts/key-policy.js';
+import type { CustomerPrincipal } from '../../../../accounts/principal.js';
+import { healthReport } from '../../../../billing/health.js';
+import { keyUsage } from '../../../../billing/reports.js';
+import { probeProvider } from '../../../../gateway/providers/probe.js';
+import { notFound } from '../../../../kernel/errors.js';
+import { customerOf, walletOwnerOf } from '../../../caller.js';
+import type { App } from '../../../types.js';
+import type { Services } from '../../../../services.js';
+
+const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1 }) });
+const KeyIdParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+const account = { auth: 'api', surface: 'account' } as const;
+
+export async function apiKeyRoutes(app: App, services: Services): Promise<void> {
+  const { config } = services;
+  const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
+  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
+  const apiKeys = new ApiKeyService(services.storage, services.keys, services.clock, {
+    knownModels: () => knownModels,
+    knownRateLimitPlans: () => knownRateLimitPlans,
+  });
+
+  app.get(
+    '/api/v1/me/api-keys',
+    { config: account, schema: { tags: ['accounts'], summary: 'List the System Token, username token and User API Keys (never secrets)' } },
+    async (request) => ({ data: await apiKeys.list(customerOf(request).customerId) }),
+  );
+
+  app.post(
+    '/api/v1/me/api-keys',
+    { config: account, schema: { tags: ['accounts'], summary: 'Create a User API Key; the secret is returned once', body: UserApiKeyCreateBody } },
+    async (request, reply) => {
+      const caller = customerOf(request);
+      apiKeys.assertMayManageKeys(caller);
+      const issued = await apiKeys.create(caller.customerId, request.body);
+      return reply.code(201).send({ ...issued.view, key: issued.key });
+    },
+  );
+
+  app.patch(
+    '/api/v1/me/api-keys/:key_id',
+    { config: account, schema: { tags: ['accounts'], summary: 'Change a User API Key policy', params: KeyIdParams, body: UserApiKeyUpdateBody } },
+    async (request) => {
+      const caller = customerOf(request);
+      apiKeys.assertMayManageKeys(caller);
+      return apiKeys.update(caller.customerId, request.params.key_id, request.body);
+    },
+  );
+
+  app.delete(
+    '/api/v1/me/api-keys/:key_id',
+    { config: account, schema: { tags: ['accounts'], summary: 'Revoke one of your keys', params: KeyIdParams } },
+    async (request) => {
+      const caller = customerOf(request);
+      apiKeys.assertMayManageKeys(caller);
+      const revoked = await apiKeys.revoke(caller.customerId, request.params.key_id);
+      await services.accounts.alerts.raise(caller.customerId, { cause: 'key_revoked', causeKey: `key:${request.params.key_id}`, keyId: request.params.key_id, details: { key_id: request.params.key_id } });
+      return { ...revoked, revoked: true };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/api-keys/:key_id/replace',
+    { config: account, schema: { tags: ['accounts'], summary: 'Revoke a key and issue a new secret with the same policy', params: KeyIdParams } },
+    async (request, reply) => {
+      const caller = customerOf(request);
+      apiKeys.assertMayManageKeys(caller);
+      const issued = await apiKeys.replace(caller.customerId, request.params.key_id);
+      await services.accounts.alerts.raise(caller.customerId, {
+        cause: 'key_replaced',
+        causeKey: `key:${request.params.key_id}`,
+        keyId: request.params.key_id,
+        details: { key_id: request.params.key_id, replaced_by: issued.view.id },
+      });
+      return reply.code(201).send({ ...issued.view, key: issued.key, replaces: request.params.key_id });
+    },
+  );
+
+  app.post(
+    '/api/v1/me/api-token/rotate',
+    { config: account, schema: { tags: ['accounts'], summary: 'Rotate the username token (once per 24 hours)' } },
+    async (request) => {
+      const caller = customerOf(request);
+      apiKeys.assertMayManageKeys(caller);
+      const rotated = await apiKeys.rotateUsernameToken(caller.customerId);
+      return { ...rotated.view, username_token: rotated.key, next_rotation_at: rotated.nextRotationAt };
+    },
+  );
+
+  app.get(
+    '/api/v1/me/api-keys/:key_id/usage',
+    {
+      config: account,
+      schema: { tags: ['keys'], summary: 'Usage of one of your API keys per day', params: KeyParams, querystring: Type.Object({ days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }) },
+    },
+    async (request) => {
+      const principal = walletOwnerOf(request);
+      const key = await services.keys.findForCustomer(services.storage.db, principal.customerId, request.params.key_id);
+      if (!key) throw notFound('API key');
+      return keyUsage(services.storage.db, principal.customerId, key.id, services.clock.nowMs(), request.query.days);
+    },
+  );
+
+  app.get(
+    '/api/v1/me/api-keys/:key_id/health',
+    {
+      config: account,
+      schema: { tags: ['keys'], summary: 'Non-billable health check of a key: key, wallet and destination reachability', params: KeyParams, querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }) },
+    },
+    async (request) => keyHealth(services, walletOwnerOf(request), request.params.key_id, request.query.model),
+  );
+}
+
+/** The non-billable health check of one of the caller's keys: key, wallet and destination reachability. */
+export async function keyHealth(services: Services, principal: CustomerPrincipal, keyId: number, model: string | undefined) {
+  const { billing, config, storage, clock, keys } = services;
+  const key = await keys.findForCustomer(storage.db, principal.customerId, keyId);
+  if (!key) throw notFound('API key');
+  const summary = await billing.walletSummary(principal.customerId);
+  const timeoutMs = config.billing.healthProbeTimeoutMs;
+  return healthReport(config, { key, nowMs: clock.nowMs(), wallet: summary, model, probe: (modelId) => probeProvider(config, modelId, timeoutMs) });
+}
