@@ -3,6 +3,7 @@
  * here: request ids, JSON parsing, authentication (onRequest, before any body is read), error rendering in
  * the caller's protocol, 404s and the OpenAPI document.
  */
+import type { AddressInfo } from 'node:net';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -64,6 +65,12 @@ function checkCsrf(method: string, sent: string | string[] | undefined, expected
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+
+function loopbackFor(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '::1';
+  return address;
+}
 
 export function requestIdFor(inbound: string | string[] | undefined): string {
   return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : `req_${randomBase62(20)}`;
@@ -166,6 +173,16 @@ export async function buildApp(services: Services): Promise<App> {
 
   // Several nodes: requests needing a customer's app-server go to the node holding its lease (after authentication).
   if (services.scale) registerAffinity(app, services.scale);
+
+  // The app-servers call this service's own /v1 as their model provider; once listening, its real loopback address
+  // is the one to use (wired here, once, for every listener: `main.ts` and the tests' `listen()` alike).
+  app.addHook('onListen', async () => {
+    const address = app.server.address() as AddressInfo | null;
+    if (address && typeof address === 'object') {
+      const host = address.family === 'IPv6' ? `[${loopbackFor(address.address)}]` : loopbackFor(address.address);
+      services.agent.setServiceUrl(`http://${host}:${address.port}`);
+    }
+  });
 
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
   // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first

@@ -1,4 +1,9 @@
-/** Registers every route module. Each surface owns one module (or a folder) under `routes/`. */
+/**
+ * The composition of the HTTP surface: every route module is an encapsulated Fastify plugin, registered here with
+ * only the services its deps interface names (picked from `Services`; no route module sees the whole bag or the
+ * database). Route files are shaped like their URLs: `api/v1/…`, `api/…` (the direct surface), `api/admin/…`, and
+ * the root-level ones (health, metrics, openapi, web).
+ */
 import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 import { gatewayRoutes } from './gateway.js';
@@ -56,61 +61,64 @@ import { walletTopUpRoutes } from './api/v1/wallet-topup.js';
 import { walletRoutes } from './api/v1/wallet.js';
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
-  for (const module of [
-    healthRoutes,
-    metricsRoutes,
-    openApiRoutes,
-    statusRoutes,
-    versionRoutes,
-    customerRoutes,
-    cliLoginRoutes,
-    meRoutes,
-    apiKeyRoutes,
-    setupRoutes,
-    adminCustomerRoutes,
-    adminKeyRoutes,
-    adminBillingRoutes,
-    walletRoutes,
-    billingRoutes,
-    vipRoutes,
-    unlimitedCodingRoutes,
-    marketplaceRoutes,
-    gatewayRoutes,
-    agentRoutes,
-    projectRoutes,
-    projectRuntimeRoutes,
-    projectEventRoutes,
-    projectFileRoutes,
-    modelRoutes,
-    threadRoutes,
-    turnRoutes,
-    directProjectRoutes,
-    coreRoutes,
-    directEventRoutes,
-    directRpcRoutes,
-    authRoutes,
-    messageRoutes,
-    toolboxRoutes,
-    adminMessageRoutes,
-    walletCardRoutes,
-    promotionRoutes,
-    walletCryptoRoutes,
-    cashWalletRoutes,
-    walletTopUpRoutes,
-    walletAutoTopupRoutes,
-    desktopDocumentRoutes,
-    desktopRoutes,
-    desktopPushRoutes,
-    desktopShoutboxRoutes,
-    desktopChatRoutes,
-    adminDesktopRoutes,
-    operatorAuthRoutes,
-    adminSessionRoutes,
-    webRoutes,
-    desktopCoderRoutes,
-    assistantDesktopWorkspaceRoutes,
-    chatbotRoutes,
-  ]) {
-    await module(app, services);
-  }
+  await app.register(healthRoutes, { database: services.database });
+  // With `metrics.listen` set the series are served by a listener of their own (metrics/server.ts).
+  if (services.config.metrics.listen === undefined) await app.register(metricsRoutes, { serviceMetrics: services.serviceMetrics });
+  await app.register(openApiRoutes, { identity: services.identity });
+  await app.register(webRoutes);
+  await gatewayRoutes(app, services);
+  await registerApiRoutes(app, services);
+}
+
+/** Everything under `/api`: the account, wallet, agent, desktop and operator routes, and the direct surface. */
+async function registerApiRoutes(api: App, services: Services): Promise<void> {
+  const { config, clock, customers, accounts, billing, payments, desktop, direct, agent, projects, projectEvents } = services;
+  await api.register(statusRoutes, { platform: services.platform });
+  await api.register(versionRoutes, { platform: services.platform });
+  await api.register(customerRoutes, { accounts, customers, config });
+  await api.register(cliLoginRoutes, { accounts, customers, config });
+  await api.register(authRoutes, { accounts, config, clock });
+  await api.register(operatorAuthRoutes, { accounts, config, clock });
+  await api.register(meRoutes, { accounts, customers, billing, gateway: services.gateway, config });
+  await api.register(apiKeyRoutes, { apiKeys: services.apiKeys, accounts, accountReports: services.accountReports });
+  await api.register(setupRoutes, { accountReports: services.accountReports });
+  await api.register(messageRoutes, { accounts });
+  await api.register(toolboxRoutes, { accounts });
+  await api.register(walletRoutes, { billing, payments, accountReports: services.accountReports });
+  await api.register(billingRoutes, { billing, accountReports: services.accountReports, config });
+  await api.register(walletCardRoutes, { payments });
+  await api.register(walletCryptoRoutes, { payments, customers, config });
+  await api.register(cashWalletRoutes, { payments });
+  await api.register(walletTopUpRoutes, { payments, customers, config });
+  await api.register(walletAutoTopupRoutes, { payments });
+  await api.register(vipRoutes, { identity: services.identity, config });
+  await api.register(unlimitedCodingRoutes, { billing, config });
+  await api.register(marketplaceRoutes, { billing });
+  await api.register(promotionRoutes, { promotions: services.promotions, billing, config });
+  await api.register(agentRoutes, { agent });
+  await api.register(projectRoutes, { projects });
+  await api.register(projectRuntimeRoutes, { projects, agent });
+  await api.register(projectEventRoutes, { projects, projectEvents });
+  await api.register(projectFileRoutes, { projects, files: services.projectFiles, fileSizeLimitBytes: config.agent.fileSizeLimitBytes });
+  await api.register(desktopRoutes, { desktop, config });
+  await api.register(desktopDocumentRoutes, { desktop, config });
+  await api.register(desktopPushRoutes, { desktop });
+  await api.register(desktopShoutboxRoutes, { desktop });
+  await api.register(desktopChatRoutes, { desktop, gateway: services.gateway, config });
+  await api.register(desktopCoderRoutes, { desktop });
+  await api.register(assistantDesktopWorkspaceRoutes, { objectWorkspace: services.objectWorkspace });
+  await api.register(chatbotRoutes, { chatbot: services.chatbot, config });
+  await api.register(modelRoutes, { direct });
+  await api.register(threadRoutes, { direct, agent });
+  await api.register(turnRoutes, { direct });
+  await api.register(directProjectRoutes, { direct });
+  await api.register(coreRoutes, { direct });
+  await api.register(directEventRoutes, { direct, projectEvents });
+  await api.register(directRpcRoutes, { direct, projectEvents });
+  await api.register(adminCustomerRoutes, { customers, billing, managedKeys: services.managedKeys, config });
+  await api.register(adminKeyRoutes, { customers, managedKeys: services.managedKeys });
+  await api.register(adminBillingRoutes, { billing, config, clock });
+  await api.register(adminSessionRoutes, { accounts, config });
+  await api.register(adminMessageRoutes, { accounts });
+  await api.register(adminDesktopRoutes, { desktop });
 }

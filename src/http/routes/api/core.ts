@@ -1,10 +1,14 @@
 /** `GET /api/core/releases/current`: the app-server release that runs here. */
-import type { Services } from '../../../services.js';
+import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { directRoute, tags } from './threads.js';
 
-export async function coreRoutes(app: App, services: Services): Promise<void> {
-  const { direct } = services;
+export interface CoreRouteDeps {
+  direct: Pick<DirectServices, 'catalog'>;
+}
+
+export async function coreRoutes(app: App, deps: CoreRouteDeps): Promise<void> {
+  const { direct } = deps;
 
   app.get(
     '/api/core/releases/current',

@@ -2,12 +2,16 @@
 import { Type } from '@sinclair/typebox';
 import { CATALOGUE_CUSTOMER_ID } from '../../../agent/index.js';
 import { agentCall } from '../../../agent/project-runtime.js';
-import type { Services } from '../../../services.js';
+import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { CustomerQuery, directRoute, tags } from './threads.js';
 
-export async function modelRoutes(app: App, services: Services): Promise<void> {
-  const { direct } = services;
+export interface ModelRouteDeps {
+  direct: Pick<DirectServices, 'catalog'>;
+}
+
+export async function modelRoutes(app: App, deps: ModelRouteDeps): Promise<void> {
+  const { direct } = deps;
 
   app.get(
     '/api/models',

@@ -1,7 +1,7 @@
 /** `POST /api/projects/open`: open a working directory of the direct surface (its latest thread, else a new one). */
 import { Type } from '@sinclair/typebox';
 import { agentCall } from '../../../agent/project-runtime.js';
-import type { Services } from '../../../services.js';
+import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { CustomerQuery, directRoute, tags, ThreadStartBody, threadRequest } from './threads.js';
 
@@ -10,8 +10,12 @@ const ProjectOpenBody = Type.Object(
   { title: 'ProjectOpenBody' },
 );
 
-export async function directProjectRoutes(app: App, services: Services): Promise<void> {
-  const { direct } = services;
+export interface DirectProjectRouteDeps {
+  direct: Pick<DirectServices, 'threads'>;
+}
+
+export async function directProjectRoutes(app: App, deps: DirectProjectRouteDeps): Promise<void> {
+  const { direct } = deps;
 
   app.post(
     '/api/projects/open',

@@ -11,7 +11,8 @@ import { agentCall } from '../../../agent/project-runtime.js';
 import type { ThreadStartRequest } from '../../../direct/direct-service.js';
 import { recordedThreadCustomer } from '../../../direct/access.js';
 import { notFound } from '../../../kernel/errors.js';
-import type { Services } from '../../../services.js';
+import type { AgentServices } from '../../../agent/index.js';
+import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { permissionFields, permissionSelectionOf } from '../shared/permission-fields.js';
 
@@ -53,8 +54,13 @@ export function threadRequest(body: Body): ThreadStartRequest {
   };
 }
 
-export async function threadRoutes(app: App, services: Services): Promise<void> {
-  const { direct } = services;
+export interface ThreadRouteDeps {
+  direct: Pick<DirectServices, 'threads' | 'owners' | 'stream' | 'workspaceRoot'>;
+  agent: Pick<AgentServices, 'approvals'>;
+}
+
+export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<void> {
+  const { direct } = deps;
 
   app.get(
     '/api/threads',
@@ -111,7 +117,7 @@ export async function threadRoutes(app: App, services: Services): Promise<void> 
     async (request) => {
       const customerId = await recordedThreadCustomer(request.principal!, request.params.thread_id, direct.owners);
       const status = request.query.status === 'all' ? undefined : (request.query.status as 'pending');
-      const data = await services.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status });
+      const data = await deps.agent.approvals.list(await direct.stream(customerId), { threadId: request.params.thread_id, status });
       return { data: relativeToWorkspace(data, await direct.workspaceRoot(customerId)) };
     },
   );
@@ -132,11 +138,11 @@ export async function threadRoutes(app: App, services: Services): Promise<void> 
       const { thread_id: threadId, request_id: requestId } = request.params;
       const customerId = await recordedThreadCustomer(request.principal!, threadId, direct.owners);
       const stream = await direct.stream(customerId);
-      const known = await services.agent.approvals.list(stream, { threadId });
+      const known = await deps.agent.approvals.list(stream, { threadId });
       if (!known.some((approval) => approval.request_id === requestId)) throw notFound('Approval request');
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
-      const resolved = await services.agent.approvals.resolve(stream, requestId, decision);
+      const resolved = await deps.agent.approvals.resolve(stream, requestId, decision);
       return { ...relativeToWorkspace(resolved, await direct.workspaceRoot(customerId)), decision_applied: decision };
     },
   );

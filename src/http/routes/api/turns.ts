@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { agentCall } from '../../../agent/project-runtime.js';
 import type { TurnStartRequest } from '../../../direct/direct-service.js';
 import { validationError } from '../../../kernel/errors.js';
-import type { Services } from '../../../services.js';
+import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { directRoute, first, settingFields, tags, threadRequest, type Body } from './threads.js';
 
@@ -18,8 +18,12 @@ const TurnStartBody = Type.Object(
   { title: 'TurnStartBody' },
 );
 
-export async function turnRoutes(app: App, services: Services): Promise<void> {
-  const { direct } = services;
+export interface TurnRouteDeps {
+  direct: Pick<DirectServices, 'threads'>;
+}
+
+export async function turnRoutes(app: App, deps: TurnRouteDeps): Promise<void> {
+  const { direct } = deps;
 
   app.post(
     '/api/turns',

@@ -1,14 +1,22 @@
 /** Operator money routes: the rate cards (`/api/admin/rate-cards*`) and the ledger invariant check (`/api/admin/billing/invariants`). */
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../../kernel/errors.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { Clock } from '../../../../kernel/clock.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;
 
-export async function adminBillingRoutes(app: App, services: Services): Promise<void> {
-  const { billing, config, clock } = services;
+export interface AdminBillingRouteDeps {
+  billing: Pick<BillingServices, 'rateCards' | 'checkLedger'>;
+  config: AppConfig;
+  clock: Clock;
+}
+
+export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps): Promise<void> {
+  const { billing, config, clock } = deps;
 
   app.get('/api/admin/rate-cards', { config: operator, schema: { tags: ['admin'], summary: 'Rate cards and the card in force per model and alias' } }, async () => {
     await billing.rateCards.refresh(true);

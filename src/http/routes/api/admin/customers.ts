@@ -7,8 +7,11 @@ import { createdCustomerView, customerView } from '../../../../accounts/account-
 import { keyView } from '../../../../accounts/key-policy.js';
 import { parsePolicy } from '../../../../accounts/principal.js';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { ManagedKeys } from '../../../../accounts/managed-keys.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletJson } from '../../shared/wallet-json.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
@@ -33,8 +36,15 @@ const ListCustomersQuery = Type.Object({
   after_id: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
-export async function adminCustomerRoutes(app: App, services: Services): Promise<void> {
-  const { billing, customers, keys, storage, config } = services;
+export interface AdminCustomerRouteDeps {
+  customers: CustomerService;
+  billing: Pick<BillingServices, 'walletSummary' | 'adjust' | 'unlimited'>;
+  managedKeys: Pick<ManagedKeys, 'listForCustomer'>;
+  config: AppConfig;
+}
+
+export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps): Promise<void> {
+  const { billing, customers, managedKeys, config } = deps;
 
   app.post(
     '/api/admin/customers',
@@ -64,7 +74,7 @@ export async function adminCustomerRoutes(app: App, services: Services): Promise
     },
     async (request) => {
       const customer = await customers.get(request.params.customer_id);
-      const [summary, rows] = await Promise.all([billing.walletSummary(customer.id), keys.listForCustomer(storage.db, customer.id)]);
+      const [summary, rows] = await Promise.all([billing.walletSummary(customer.id), managedKeys.listForCustomer(customer.id)]);
       return {
         customer: customerView({ ...customer, created_at: Number(customer.created_at) }),
         status: customer.status,

@@ -2,11 +2,12 @@
  * `/api/admin/keys*` (operator bearer only; hidden from the public OpenAPI document): issue and revoke managed keys.
  */
 import { Type } from '@sinclair/typebox';
-import { applyPolicyInput, keyView } from '../../../../accounts/key-policy.js';
+import { keyView } from '../../../../accounts/key-policy.js';
 import { parsePolicy } from '../../../../accounts/principal.js';
-import { notFound, validationError } from '../../../../kernel/errors.js';
+import { validationError } from '../../../../kernel/errors.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { ManagedKeys } from '../../../../accounts/managed-keys.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
 
@@ -22,8 +23,13 @@ const IssueKeyBody = Type.Object(
 
 const KeyIdParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
-export async function adminKeyRoutes(app: App, services: Services): Promise<void> {
-  const { customers, keys, storage, clock } = services;
+export interface AdminKeyRouteDeps {
+  customers: Pick<CustomerService, 'get'>;
+  managedKeys: ManagedKeys;
+}
+
+export async function adminKeyRoutes(app: App, deps: AdminKeyRouteDeps): Promise<void> {
+  const { customers, managedKeys } = deps;
 
   app.post(
     '/api/admin/keys',
@@ -34,14 +40,7 @@ export async function adminKeyRoutes(app: App, services: Services): Promise<void
         throw validationError([{ loc: ['body', 'customer_id'], msg: 'Give either customer_id or role "operator"', type: 'value_error' }]);
       }
       if (customerId !== undefined) await customers.get(customerId);
-      const settings = applyPolicyInput({ name: null, policy: {}, expiresAt: null }, { expires_at }, { nowMs: clock.nowMs() });
-      const issued = await keys.issue(storage.db, {
-        customerId: customerId ?? null,
-        kind: 'managed',
-        role: role === 'operator' ? 'operator' : 'customer',
-        name: name ?? null,
-        expiresAt: settings.expiresAt,
-      });
+      const issued = await managedKeys.issue({ customerId: customerId ?? null, role: role === 'operator' ? 'operator' : 'customer', name: name ?? null, expiresAt: expires_at });
       const view = keyView(issued.row, {});
       return reply.code(201).send({ ...view, role: issued.row.role, customer_id: issued.row.customer_id, key: issued.plaintext });
     },
@@ -51,9 +50,7 @@ export async function adminKeyRoutes(app: App, services: Services): Promise<void
     '/api/admin/keys/:key_id',
     { config: operator, schema: { tags: ['admin'], summary: 'Revoke any key (effective on the next request)', params: KeyIdParams } },
     async (request) => {
-      const row = await keys.findById(storage.db, request.params.key_id);
-      if (!row) throw notFound('API key');
-      await keys.revoke(storage.db, row.id);
+      const row = await managedKeys.revoke(request.params.key_id);
       return { ...keyView(row, parsePolicy(row.policy_json)), role: row.role, customer_id: row.customer_id, revoked: true };
     },
   );

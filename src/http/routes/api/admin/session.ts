@@ -3,14 +3,20 @@
  * session.
  */
 import { isOperatorSession } from '../../../../accounts/operator-sessions.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { clearOperatorCookies } from '../v1/auth-operator.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
 
-export async function adminSessionRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config } = services;
+export interface AdminSessionRouteDeps {
+  accounts: Pick<AccountServices, 'operatorSessions'>;
+  config: AppConfig;
+}
+
+export async function adminSessionRoutes(app: App, deps: AdminSessionRouteDeps): Promise<void> {
+  const { accounts, config } = deps;
 
   app.get(
     '/api/admin/session',

@@ -1,12 +1,16 @@
 /** Agent metadata: defaults and live runtime state, permission profile presets and skills (`/api/v1/agent/status`, `/api/v1/permissions`, `/api/v1/skills`). */
 import { agentCall } from '../../../../agent/project-runtime.js';
-import type { Services } from '../../../../services.js';
+import type { AgentServices } from '../../../../agent/index.js';
 import type { App } from '../../../types.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;
 
-export async function agentRoutes(app: App, services: Services): Promise<void> {
-  const { agent } = services;
+export interface AgentRouteDeps {
+  agent: Pick<AgentServices, 'catalog'>;
+}
+
+export async function agentRoutes(app: App, deps: AgentRouteDeps): Promise<void> {
+  const { agent } = deps;
 
   app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
     agentCall(agent.catalog.status(request.principal!)),

@@ -5,8 +5,8 @@
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../../caller.js';
 import { COMMIT_PATTERN, PROJECT_ID_PATTERN, REPOSITORY_NAME_PATTERN } from '../../../../desktop/object-workspace/workspace.js';
+import type { ObjectWorkspaces } from '../../../../desktop/object-workspace/workspace.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const ProjectBody = Type.Object(
   { name: Type.String({ description: '1-100 letters, digits, space, dot, underscore or hyphen; not only dots; unique per customer (409).' }) },
@@ -20,8 +20,12 @@ const RepositoryQuery = Type.Object({
 });
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function assistantDesktopWorkspaceRoutes(app: App, services: Services): Promise<void> {
-  const workspaces = services.objectWorkspace;
+export interface AssistantDesktopWorkspaceRouteDeps {
+  objectWorkspace: ObjectWorkspaces;
+}
+
+export async function assistantDesktopWorkspaceRoutes(app: App, deps: AssistantDesktopWorkspaceRouteDeps): Promise<void> {
+  const workspaces = deps.objectWorkspace;
 
   app.post(
     '/api/v1/assistant-desktop/object-workspace',

@@ -2,8 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import { cliConfiguration } from '../../../../accounts/account-profile.js';
 import { AppError, validationError } from '../../../../kernel/errors.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const LoginBody = Type.Object(
   {
@@ -18,8 +20,14 @@ const LoginBody = Type.Object(
 
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
-export async function cliLoginRoutes(app: App, services: Services): Promise<void> {
-  const { config, customers } = services;
+export interface CliLoginRouteDeps {
+  accounts: Pick<AccountServices, 'lockout'>;
+  customers: Pick<CustomerService, 'login'>;
+  config: AppConfig;
+}
+
+export async function cliLoginRoutes(app: App, deps: CliLoginRouteDeps): Promise<void> {
+  const { config, customers } = deps;
 
   app.post(
     '/api/v1/auth/login',
@@ -31,7 +39,7 @@ export async function cliLoginRoutes(app: App, services: Services): Promise<void
         throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
       }
       // Failures count per account and per address (429 with Retry-After over the limit), as for web login.
-      const { lockout } = services.accounts;
+      const { lockout } = deps.accounts;
       const accountKey = given[0]!.includes('@') ? given[0]!.trim().toLowerCase() : given[0]!.trim();
       await lockout.check('login', accountKey, request.ip);
       const issued = await customers.login(given[0]!, password).catch(async (error: unknown) => {

@@ -1,15 +1,22 @@
 /** Billing reports of the caller's wallet: `/api/v1/billing/token-usage` and `/api/v1/billing/currency-estimates`. */
 import { Type } from '@sinclair/typebox';
-import { tokenUsage } from '../../../../billing/reports.js';
 import { moneyJson } from '../../../../kernel/money.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
+import type { AccountReports } from '../../../../billing/account-reports.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function billingRoutes(app: App, services: Services): Promise<void> {
-  const { billing, config, storage, clock } = services;
+export interface BillingRouteDeps {
+  billing: Pick<BillingServices, 'walletSummary'>;
+  accountReports: Pick<AccountReports, 'tokenUsage'>;
+  config: AppConfig;
+}
+
+export async function billingRoutes(app: App, deps: BillingRouteDeps): Promise<void> {
+  const { billing, accountReports, config } = deps;
 
   app.get(
     '/api/v1/billing/token-usage',
@@ -21,7 +28,7 @@ export async function billingRoutes(app: App, services: Services): Promise<void>
         querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }),
       },
     },
-    async (request) => tokenUsage(storage.db, customerOf(request).customerId, clock.nowMs(), request.query),
+    async (request) => accountReports.tokenUsage(customerOf(request).customerId, request.query),
   );
 
   app.get('/api/v1/billing/currency-estimates', { config: account, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } }, async (request) => {

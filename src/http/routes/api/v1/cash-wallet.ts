@@ -1,16 +1,20 @@
 /** Purchases paid from the cash wallet: a token-wallet package, an Unlimited Coding plan (Idempotency-Key required). */
 import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
 
-export async function cashWalletRoutes(app: App, services: Services): Promise<void> {
-  const { payments } = services;
+export interface CashWalletRouteDeps {
+  payments: Pick<PaymentServices, 'cash'>;
+}
+
+export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Promise<void> {
+  const { payments } = deps;
   const tags = ['cash-wallet'];
 
   app.post(

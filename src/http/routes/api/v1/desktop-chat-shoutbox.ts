@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../../caller.js';
 import { SHOUTBOX_USERNAME_PATTERN } from '../../../../desktop/shoutbox.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const BootstrapQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) });
@@ -18,8 +18,12 @@ const DesktopShoutboxProfileBody = Type.Object(
 );
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function desktopShoutboxRoutes(app: App, services: Services): Promise<void> {
-  const { shoutbox } = services.desktop;
+export interface DesktopShoutboxRouteDeps {
+  desktop: Pick<DesktopServices, 'shoutbox'>;
+}
+
+export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRouteDeps): Promise<void> {
+  const { shoutbox } = deps.desktop;
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/bootstrap',

@@ -6,8 +6,10 @@ import { researchPdf } from '../../../../desktop/research-pdf.js';
 import { validationError } from '../../../../kernel/errors.js';
 import { customerOf } from '../../../caller.js';
 import { SseWriter, clientAbortSignal } from '../../gateway/call-context.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
+import type { GatewayServices } from '../../../../gateway/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const ConversationParams = Type.Object({ conversation_id: Id });
@@ -36,8 +38,14 @@ const SendBody = Type.Object(
 );
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function desktopChatRoutes(app: App, services: Services): Promise<void> {
-  const { chat } = services.desktop;
+export interface DesktopChatRouteDeps {
+  desktop: Pick<DesktopServices, 'chat' | 'chatQuota'>;
+  gateway: Pick<GatewayServices, 'listModels'>;
+  config: AppConfig;
+}
+
+export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): Promise<void> {
+  const { chat } = deps.desktop;
 
   app.get(
     '/api/v1/desktop-chat/bootstrap',
@@ -47,9 +55,9 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
       const conversations = await chat.list(customerId, request.query.limit);
       return {
         conversations: conversations.data,
-        models: services.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: services.desktop.chatQuota.coversModel(model.id) })),
-        default_model: services.config.agent.defaultModel,
-        free_quota: await services.desktop.chatQuota.status(customerId),
+        models: deps.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: deps.desktop.chatQuota.coversModel(model.id) })),
+        default_model: deps.config.agent.defaultModel,
+        free_quota: await deps.desktop.chatQuota.status(customerId),
       };
     },
   );
@@ -115,7 +123,7 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
         const collected = await collectParts(sent.parts);
         if (collected.error) throw collected.error.toAppError();
         const messages = await sent.complete(collected);
-        return reply.code(201).send({ messages, free: sent.free, free_quota: await services.desktop.chatQuota.status(caller.customerId) });
+        return reply.code(201).send({ messages, free: sent.free, free_quota: await deps.desktop.chatQuota.status(caller.customerId) });
       }
       const sse = new SseWriter(reply, request.id);
       const collector = new PartCollector();

@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
 import { customerOf } from '../../../caller.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const tags = ['desktop'];
@@ -14,8 +14,12 @@ const CreateBody = Type.Object(
 const NameParams = Type.Object({ project_name: Type.String({ minLength: 1, maxLength: 200 }) });
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
 
-export async function desktopCoderRoutes(app: App, services: Services): Promise<void> {
-  const { coder } = services.desktop;
+export interface DesktopCoderRouteDeps {
+  desktop: Pick<DesktopServices, 'coder'>;
+}
+
+export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps): Promise<void> {
+  const { coder } = deps.desktop;
 
   app.get(
     '/api/v1/desktop/coder/projects',

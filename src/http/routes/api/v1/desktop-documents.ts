@@ -6,8 +6,9 @@
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../../caller.js';
 import type { DocumentKind } from '../../../../desktop/documents.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const PutBody = Type.Object(
   {
@@ -18,10 +19,15 @@ const PutBody = Type.Object(
 );
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function desktopDocumentRoutes(app: App, services: Services): Promise<void> {
-  const { documents } = services.desktop;
+export interface DesktopDocumentRouteDeps {
+  desktop: Pick<DesktopServices, 'documents'>;
+  config: AppConfig;
+}
+
+export async function desktopDocumentRoutes(app: App, deps: DesktopDocumentRouteDeps): Promise<void> {
+  const { documents } = deps.desktop;
   // Room for the document's own limit plus JSON escaping overhead; the exact limit is checked on the parsed data.
-  const bodyLimit = services.config.desktop.documentMaxBytes * 2 + 4096;
+  const bodyLimit = deps.config.desktop.documentMaxBytes * 2 + 4096;
   const routes: [string, DocumentKind, string][] = [
     ['/api/v1/desktop/coding-session', 'coding-session', 'coding conversation history'],
     ['/api/v1/assistant-desktop/sync', 'assistant-sync', 'synchronized assistant history'],

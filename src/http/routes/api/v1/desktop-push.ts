@@ -1,16 +1,20 @@
 /** Assistant-desktop service messages: the caller's live push messages and per-customer dismissal. */
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../../caller.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 export const MESSAGE_KEY_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
 const ListQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
 const KeyParams = Type.Object({ message_key: Type.String({ pattern: MESSAGE_KEY_PATTERN }) });
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function desktopPushRoutes(app: App, services: Services): Promise<void> {
-  const { push } = services.desktop;
+export interface DesktopPushRouteDeps {
+  desktop: Pick<DesktopServices, 'push'>;
+}
+
+export async function desktopPushRoutes(app: App, deps: DesktopPushRouteDeps): Promise<void> {
+  const { push } = deps.desktop;
 
   app.get(
     '/api/v1/assistant-desktop/push',

@@ -1,8 +1,9 @@
 /** Desktop app housekeeping: bug reports (stored, listed for operators) and the presence heartbeat. */
 import { Type } from '@sinclair/typebox';
 import { customerOf } from '../../../caller.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const BugReportBody = Type.Object(
   {
@@ -26,9 +27,14 @@ const BootstrapQuery = Type.Object({
 });
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function desktopRoutes(app: App, services: Services): Promise<void> {
-  const { bugReports, presence, bootstrap } = services.desktop;
-  const bugReportBodyLimit = services.config.desktop.bugReportMaxBytes * 2 + 4096;
+export interface DesktopRouteDeps {
+  desktop: Pick<DesktopServices, 'bugReports' | 'presence' | 'bootstrap'>;
+  config: AppConfig;
+}
+
+export async function desktopRoutes(app: App, deps: DesktopRouteDeps): Promise<void> {
+  const { bugReports, presence, bootstrap } = deps.desktop;
+  const bugReportBodyLimit = deps.config.desktop.bugReportMaxBytes * 2 + 4096;
 
   app.get(
     '/api/v1/desktop/bootstrap',

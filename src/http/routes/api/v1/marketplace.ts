@@ -1,14 +1,18 @@
 /** `POST /api/v1/marketplace/register`: a marketplace buyer account with its token-wallet credit (public). */
 import { Type } from '@sinclair/typebox';
 import { moneyJson } from '../../../../kernel/money.js';
+import type { BillingServices } from '../../../../billing/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 /** Bodies that grant access refuse unknown fields. */
 const STRICT = { additionalProperties: false } as const;
 
-export async function marketplaceRoutes(app: App, services: Services): Promise<void> {
-  const { billing } = services;
+export interface MarketplaceRouteDeps {
+  billing: Pick<BillingServices, 'marketplace'>;
+}
+
+export async function marketplaceRoutes(app: App, deps: MarketplaceRouteDeps): Promise<void> {
+  const { billing } = deps;
 
   app.post(
     '/api/v1/marketplace/register',

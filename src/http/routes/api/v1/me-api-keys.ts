@@ -4,30 +4,27 @@
  * owner, balance, role or kind.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiKeyService } from '../../../../accounts/api-key-service.js';
 import { UserApiKeyCreateBody, UserApiKeyUpdateBody } from '../../../../accounts/key-policy.js';
-import type { CustomerPrincipal } from '../../../../accounts/principal.js';
-import { healthReport } from '../../../../billing/health.js';
-import { keyUsage } from '../../../../billing/reports.js';
-import { probeProvider } from '../../../../gateway/providers/probe.js';
-import { notFound } from '../../../../kernel/errors.js';
 import { customerOf, walletOwnerOf } from '../../../caller.js';
+import type { ApiKeyService } from '../../../../accounts/api-key-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AccountReports } from '../../../../billing/account-reports.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1 }) });
 const KeyIdParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function apiKeyRoutes(app: App, services: Services): Promise<void> {
-  const { config } = services;
-  const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
-  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
-  const apiKeys = new ApiKeyService(services.storage, services.keys, services.clock, {
-    knownModels: () => knownModels,
-    knownRateLimitPlans: () => knownRateLimitPlans,
-  });
+export interface ApiKeyRouteDeps {
+  apiKeys: ApiKeyService;
+  accounts: Pick<AccountServices, 'alerts'>;
+  accountReports: Pick<AccountReports, 'keyUsage' | 'keyHealth'>;
+}
+
+export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<void> {
+  const { apiKeys, accountReports } = deps;
+  const { alerts } = deps.accounts;
 
   app.get(
     '/api/v1/me/api-keys',
@@ -63,7 +60,7 @@ export async function apiKeyRoutes(app: App, services: Services): Promise<void> 
       const caller = customerOf(request);
       apiKeys.assertMayManageKeys(caller);
       const revoked = await apiKeys.revoke(caller.customerId, request.params.key_id);
-      await services.accounts.alerts.raise(caller.customerId, { cause: 'key_revoked', causeKey: `key:${request.params.key_id}`, keyId: request.params.key_id, details: { key_id: request.params.key_id } });
+      await alerts.raise(caller.customerId, { cause: 'key_revoked', causeKey: `key:${request.params.key_id}`, keyId: request.params.key_id, details: { key_id: request.params.key_id } });
       return { ...revoked, revoked: true };
     },
   );
@@ -75,7 +72,7 @@ export async function apiKeyRoutes(app: App, services: Services): Promise<void> 
       const caller = customerOf(request);
       apiKeys.assertMayManageKeys(caller);
       const issued = await apiKeys.replace(caller.customerId, request.params.key_id);
-      await services.accounts.alerts.raise(caller.customerId, {
+      await alerts.raise(caller.customerId, {
         cause: 'key_replaced',
         causeKey: `key:${request.params.key_id}`,
         keyId: request.params.key_id,
@@ -104,9 +101,7 @@ export async function apiKeyRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const principal = walletOwnerOf(request);
-      const key = await services.keys.findForCustomer(services.storage.db, principal.customerId, request.params.key_id);
-      if (!key) throw notFound('API key');
-      return keyUsage(services.storage.db, principal.customerId, key.id, services.clock.nowMs(), request.query.days);
+      return accountReports.keyUsage(principal.customerId, request.params.key_id, request.query.days);
     },
   );
 
@@ -116,16 +111,7 @@ export async function apiKeyRoutes(app: App, services: Services): Promise<void> 
       config: account,
       schema: { tags: ['keys'], summary: 'Non-billable health check of a key: key, wallet and destination reachability', params: KeyParams, querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }) },
     },
-    async (request) => keyHealth(services, walletOwnerOf(request), request.params.key_id, request.query.model),
+    async (request) => accountReports.keyHealth(walletOwnerOf(request).customerId, request.params.key_id, request.query.model),
   );
 }
 
-/** The non-billable health check of one of the caller's keys: key, wallet and destination reachability. */
-export async function keyHealth(services: Services, principal: CustomerPrincipal, keyId: number, model: string | undefined) {
-  const { billing, config, storage, clock, keys } = services;
-  const key = await keys.findForCustomer(storage.db, principal.customerId, keyId);
-  if (!key) throw notFound('API key');
-  const summary = await billing.walletSummary(principal.customerId);
-  const timeoutMs = config.billing.healthProbeTimeoutMs;
-  return healthReport(config, { key, nowMs: clock.nowMs(), wallet: summary, model, probe: (modelId) => probeProvider(config, modelId, timeoutMs) });
-}

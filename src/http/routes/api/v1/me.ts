@@ -6,8 +6,12 @@ import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { describeAccount } from '../../../../accounts/account-profile.js';
 import { customerOf } from '../../../caller.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { GatewayServices } from '../../../../gateway/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit authenticator-app code.' });
 const EnableBody = Type.Object({ code: Code }, { additionalProperties: false });
@@ -37,8 +41,16 @@ const AlertQuery = Type.Object({ include_acknowledged: Type.Optional(Type.Boolea
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function meRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config, customers } = services;
+export interface MeRouteDeps {
+  accounts: Pick<AccountServices, 'alerts' | 'settings' | 'sso' | 'webAuth'>;
+  customers: CustomerService;
+  billing: BillingServices;
+  gateway: Pick<GatewayServices, 'listModels'>;
+  config: AppConfig;
+}
+
+export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
+  const { accounts, config, customers } = deps;
 
   app.get(
     '/api/v1/me',
@@ -52,9 +64,9 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
     async (request) => {
       const caller = customerOf(request);
       const [described, profile, twoFactor] = await Promise.all([
-        describeAccount({ customers, wallets: services.billing, config, prices: () => services.gateway.listModels() }, caller),
-        services.accounts.settings.profile(caller.customerId),
-        services.accounts.webAuth.twoFactorEnabled(caller.customerId),
+        describeAccount({ customers, wallets: deps.billing, config, prices: () => deps.gateway.listModels() }, caller),
+        deps.accounts.settings.profile(caller.customerId),
+        deps.accounts.webAuth.twoFactorEnabled(caller.customerId),
       ]);
       return { ...described, profile, two_factor_enabled: twoFactor, session: isSessionPrincipal(caller) };
     },

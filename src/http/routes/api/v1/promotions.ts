@@ -6,8 +6,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../kernel/errors.js';
 import type { ConversionInput } from '../../../../promotions/ad-network.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { PromotionServices } from '../../../../promotions/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
@@ -15,8 +17,14 @@ const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Typ
 
 const visitOf = (request: FastifyRequest) => ({ address: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
 
-export async function promotionRoutes(app: App, services: Services): Promise<void> {
-  const { promotions } = services;
+export interface PromotionRouteDeps {
+  promotions: PromotionServices;
+  billing: Pick<BillingServices, 'limiter'>;
+  config: AppConfig;
+}
+
+export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promise<void> {
+  const { promotions } = deps;
   const tags = ['promotions'];
 
   app.get('/api/v1/daily-checkin', { config: account, schema: { tags, summary: 'Daily check-in status: streak, next reward, next claim time (UTC days)' } }, async (request) =>
@@ -62,7 +70,7 @@ export async function promotionRoutes(app: App, services: Services): Promise<voi
     '/api/v1/adnetwork/conversion',
     { config: { auth: 'public' }, schema: { tags: ['public'], summary: 'Server-side conversion event forwarded to the ad network (deduplicated by event_id, rate-limited per address)', body: RedditConversionBody } },
     async (request, reply) => {
-      const admission = await services.billing.limiter.admit(`adnetwork:${request.ip}`, { requestsPerMinute: services.config.adNetwork.requestsPerMinute });
+      const admission = await deps.billing.limiter.admit(`adnetwork:${request.ip}`, { requestsPerMinute: deps.config.adNetwork.requestsPerMinute });
       if (!admission.allowed) throw new AppError('RATE_LIMITED', 'Too many conversion events', { retryAfterSeconds: admission.retryAfterMs / 1000 });
       await admission.release();
       const result = await promotions.adNetwork.forward(request.body as ConversionInput);

@@ -1,13 +1,16 @@
 /** `POST /api/v1/setup/health-check`: the non-billable readiness check of the calling key. */
 import { Type } from '@sinclair/typebox';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
+import type { AccountReports } from '../../../../billing/account-reports.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
-import { keyHealth } from './me-api-keys.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function setupRoutes(app: App, services: Services): Promise<void> {
+export interface SetupRouteDeps {
+  accountReports: Pick<AccountReports, 'keyHealth'>;
+}
+
+export async function setupRoutes(app: App, deps: SetupRouteDeps): Promise<void> {
   app.post(
     '/api/v1/setup/health-check',
     {
@@ -16,7 +19,7 @@ export async function setupRoutes(app: App, services: Services): Promise<void> {
     },
     async (request) => {
       const principal = customerOf(request);
-      return keyHealth(services, principal, principal.keyId, request.body?.model);
+      return deps.accountReports.keyHealth(principal.customerId, principal.keyId, request.body?.model);
     },
   );
 }

@@ -1,13 +1,14 @@
 /**
  * Regional availability (public, no bearer): `/api/v1/status/regions` and its earlier spelling `/api/status/regions`.
  */
-import { createPlatformServices } from '../../../../platform/index.js';
+import type { PlatformServices } from '../../../../platform/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
-export async function statusRoutes(app: App, services: Services): Promise<void> {
-  const platform = createPlatformServices(services.config, services.clock);
+export interface StatusRouteDeps {
+  platform: Pick<PlatformServices, 'regions'>;
+}
 
+export async function statusRoutes(app: App, deps: StatusRouteDeps): Promise<void> {
   for (const url of ['/api/status/regions', '/api/v1/status/regions']) {
     app.get(
       url,
@@ -19,7 +20,7 @@ export async function statusRoutes(app: App, services: Services): Promise<void> 
         },
       },
       async () => {
-        const regions = await platform.regions.statuses();
+        const regions = await deps.platform.regions.statuses();
         return { regions, available: regions.filter((region) => region.available).map((region) => region.id) };
       },
     );

@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { KNOWN_EFFORTS } from '../../../../agent/turn-input.js';
 import { customerOf } from '../../../caller.js';
+import type { AccountServices } from '../../../../accounts/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const ToolboxSettingsBody = Type.Object(
   {
@@ -34,8 +34,12 @@ const CustomerEngagementPreferencesBody = Type.Object(
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function toolboxRoutes(app: App, services: Services): Promise<void> {
-  const { settings } = services.accounts;
+export interface ToolboxRouteDeps {
+  accounts: Pick<AccountServices, 'settings'>;
+}
+
+export async function toolboxRoutes(app: App, deps: ToolboxRouteDeps): Promise<void> {
+  const { settings } = deps.accounts;
 
   app.get(
     '/api/v1/toolbox',

@@ -1,12 +1,18 @@
 /** `GET /api/v1/unlimited-coding/plans`: the Unlimited Coding plans and the caller's active one. */
 import { moneyJson } from '../../../../kernel/money.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function unlimitedCodingRoutes(app: App, services: Services): Promise<void> {
-  const { billing, config } = services;
+export interface UnlimitedCodingRouteDeps {
+  billing: Pick<BillingServices, 'unlimited'>;
+  config: AppConfig;
+}
+
+export async function unlimitedCodingRoutes(app: App, deps: UnlimitedCodingRouteDeps): Promise<void> {
+  const { billing, config } = deps;
 
   app.get('/api/v1/unlimited-coding/plans', { config: account, schema: { tags: ['wallet'], summary: 'Unlimited Coding plans' } }, async (request) => {
     const active = request.principal?.kind === 'customer' ? await billing.unlimited.active(request.principal.customerId) : null;

@@ -1,10 +1,9 @@
 /** Release metadata of the CLI and the launchers (public, no bearer): `/api/v1/{product}/version`. */
 import { Type } from '@sinclair/typebox';
-import { createPlatformServices } from '../../../../platform/index.js';
 import { RELEASE_PRODUCTS, type ReleaseProduct } from '../../../../platform/releases.js';
 import { SEMVER_PATTERN } from '../../../../kernel/semver.js';
+import type { PlatformServices } from '../../../../platform/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const VersionText = Type.String({
   maxLength: 128,
@@ -19,9 +18,11 @@ const VersionQuery = Type.Object(
   },
 );
 
-export async function versionRoutes(app: App, services: Services): Promise<void> {
-  const platform = createPlatformServices(services.config, services.clock);
+export interface VersionRouteDeps {
+  platform: Pick<PlatformServices, 'releases'>;
+}
 
+export async function versionRoutes(app: App, deps: VersionRouteDeps): Promise<void> {
   for (const product of Object.keys(RELEASE_PRODUCTS) as ReleaseProduct[]) {
     app.get(
       `/api/v1/${product}/version`,
@@ -33,7 +34,7 @@ export async function versionRoutes(app: App, services: Services): Promise<void>
           querystring: VersionQuery,
         },
       },
-      async (request) => platform.releases.status(product, request.query),
+      async (request) => deps.platform.releases.status(product, request.query),
     );
   }
 }

@@ -5,8 +5,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.js';
 import { moneyJson } from '../../../../kernel/money.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
@@ -32,8 +32,12 @@ function settingJson(setting: AutoTopupSetting) {
   };
 }
 
-export async function walletAutoTopupRoutes(app: App, services: Pick<Services, 'payments'>): Promise<void> {
-  const { autoTopup } = services.payments;
+export interface WalletAutoTopupRouteDeps {
+  payments: Pick<PaymentServices, 'autoTopup'>;
+}
+
+export async function walletAutoTopupRoutes(app: App, deps: WalletAutoTopupRouteDeps): Promise<void> {
+  const { autoTopup } = deps.payments;
 
   app.get(
     '/api/v1/wallet/auto-topup',

@@ -6,8 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import { paymentJson } from '../../../../billing/payments/index.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 const STRICT = { additionalProperties: false } as const;
@@ -16,8 +16,8 @@ const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLengt
 const ConfirmBody = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT);
 
 /** Card checkout and confirm for one wallet (`token` under /wallet, `cash` under /cash-wallet). */
-export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'>, prefix: string, wallet: 'token' | 'cash'): void {
-  const { payments } = services;
+export function cardCheckoutRoutes(app: App, deps: WalletCardRouteDeps, prefix: string, wallet: 'token' | 'cash'): void {
+  const { payments } = deps;
   const tag = wallet === 'token' ? 'wallet' : 'cash-wallet';
 
   app.post(
@@ -41,9 +41,13 @@ export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'
   );
 }
 
-export async function walletCardRoutes(app: App, services: Services): Promise<void> {
-  cardCheckoutRoutes(app, services, '/api/v1/wallet', 'token');
-  cardCheckoutRoutes(app, services, '/api/v1/cash-wallet', 'cash');
+export interface WalletCardRouteDeps {
+  payments: Pick<PaymentServices, 'card'>;
+}
+
+export async function walletCardRoutes(app: App, deps: WalletCardRouteDeps): Promise<void> {
+  cardCheckoutRoutes(app, deps, '/api/v1/wallet', 'token');
+  cardCheckoutRoutes(app, deps, '/api/v1/cash-wallet', 'cash');
 
   await app.register(async (scope) => {
     // Raw text for the signature; this parser exists only inside this plugin's scope.
@@ -57,7 +61,7 @@ export async function walletCardRoutes(app: App, services: Services): Promise<vo
       },
       async (request) => {
         const raw = typeof request.body === 'string' ? request.body : '';
-        const result = await services.payments.card.webhook(raw, request.headers['stripe-signature']);
+        const result = await deps.payments.card.webhook(raw, request.headers['stripe-signature']);
         return { received: true, event_id: result.eventId, duplicate: result.duplicate };
       },
     );

@@ -8,8 +8,10 @@ import type { PaymentRow } from '../../../../billing/payments/ledger-effects.js'
 import { paymentJson } from '../../../../billing/payments/index.js';
 import { receiptPdf } from '../../../../billing/payments/receipt.js';
 import { notFound } from '../../../../kernel/errors.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
@@ -32,8 +34,14 @@ export function orderJson(row: PaymentRow) {
   };
 }
 
-export async function walletCryptoRoutes(app: App, services: Services): Promise<void> {
-  const { payments, config } = services;
+export interface WalletCryptoRouteDeps {
+  payments: Pick<PaymentServices, 'crypto'>;
+  customers: Pick<CustomerService, 'get'>;
+  config: AppConfig;
+}
+
+export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps): Promise<void> {
+  const { payments, config } = deps;
   const crypto = payments.crypto;
   const tags = ['wallet'];
 
@@ -61,7 +69,7 @@ export async function walletCryptoRoutes(app: App, services: Services): Promise<
       const customerId = customerOf(request).customerId;
       const order = await crypto.ownOrder(customerId, request.params.order_id);
       if (order.status !== 'paid') throw notFound('Receipt');
-      const customer = await services.customers.get(customerId);
+      const customer = await deps.customers.get(customerId);
       const pdf = await receiptPdf(order, { seller: config.payments.seller, customer: { email: customer.email, name: customer.name } });
       return reply.type('application/pdf').header('content-disposition', `inline; filename="receipt-${order.public_id}.pdf"`).send(pdf);
     },

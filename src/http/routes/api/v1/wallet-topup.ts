@@ -3,8 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { moneyJson } from '../../../../kernel/money.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
@@ -20,8 +22,14 @@ const PurchasePreferencesBody = Type.Object(
   STRICT,
 );
 
-export async function walletTopUpRoutes(app: App, services: Services): Promise<void> {
-  const { payments, config } = services;
+export interface WalletTopUpRouteDeps {
+  payments: Pick<PaymentServices, 'card' | 'crypto' | 'discounts' | 'preferences'>;
+  customers: Pick<CustomerService, 'get'>;
+  config: AppConfig;
+}
+
+export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): Promise<void> {
+  const { payments, config } = deps;
   const tags = ['wallet'];
 
   app.post(
@@ -72,7 +80,7 @@ export async function walletTopUpRoutes(app: App, services: Services): Promise<v
     '/api/v1/wallet/topupemail-session-discount',
     { config: account, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
     async (request, reply) => {
-      const customer = await services.customers.get(customerOf(request).customerId);
+      const customer = await deps.customers.get(customerOf(request).customerId);
       const issued = await payments.discounts.issueSessionDiscount({ id: customer.id, email: customer.email });
       return reply.code(201).send({ mailed_to: issued.mailedTo, bonus_percent: issued.bonusPercent, expires_at: new Date(issued.expiresAt).toISOString() });
     },

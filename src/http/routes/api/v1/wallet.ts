@@ -1,15 +1,22 @@
 /** The caller's wallet: `/api/v1/wallet/status` (balance, holds, plan) and `/api/v1/wallet/payments`. */
 import { Type } from '@sinclair/typebox';
-import { payments } from '../../../../billing/reports.js';
 import { walletOwnerOf as customerOf } from '../../../caller.js';
+import type { AccountReports } from '../../../../billing/account-reports.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { walletJson } from '../../shared/wallet-json.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
 
-export async function walletRoutes(app: App, services: Services): Promise<void> {
-  const { billing, storage } = services;
+export interface WalletRouteDeps {
+  billing: Pick<BillingServices, 'walletSummary'>;
+  payments: Pick<PaymentServices, 'list'>;
+  accountReports: Pick<AccountReports, 'payments'>;
+}
+
+export async function walletRoutes(app: App, deps: WalletRouteDeps): Promise<void> {
+  const { billing, accountReports } = deps;
 
   app.get('/api/v1/wallet/status', { config: account, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } }, async (request) =>
     walletJson(await billing.walletSummary(customerOf(request).customerId)),
@@ -27,7 +34,7 @@ export async function walletRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const customerId = customerOf(request).customerId;
-      return { payments: await payments(storage.db, customerId, request.query.limit), purchases: await services.payments.list(customerId, request.query.limit) };
+      return { payments: await accountReports.payments(customerId, request.query.limit), purchases: await deps.payments.list(customerId, request.query.limit) };
     },
   );
 }

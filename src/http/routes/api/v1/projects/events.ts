@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../../kernel/errors.js';
 import { encodeSseComment, SSE_HEADERS } from '../../../../../kernel/sse.js';
-import type { Services } from '../../../../../services.js';
+import type { ProjectEvents } from '../../../../../agent/events/index.js';
+import type { ProjectStore } from '../../../../../agent/projects/types.js';
 import type { App } from '../../../../types.js';
 
 function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
@@ -15,8 +16,13 @@ function cursorFrom(lastEventId: string | string[] | undefined, after: number | 
   return Number(text.trim());
 }
 
-export async function projectEventRoutes(app: App, services: Services): Promise<void> {
-  app.addHook('preClose', async () => services.projectEvents.endStreams());
+export interface ProjectEventRouteDeps {
+  projects: Pick<ProjectStore, 'requireOwned'>;
+  projectEvents: Pick<ProjectEvents, 'stream' | 'endStreams'>;
+}
+
+export async function projectEventRoutes(app: App, deps: ProjectEventRouteDeps): Promise<void> {
+  app.addHook('preClose', async () => deps.projectEvents.endStreams());
 
   app.get(
     '/api/v1/projects/:projectId/events',
@@ -30,13 +36,13 @@ export async function projectEventRoutes(app: App, services: Services): Promise<
       },
     },
     async (request, reply) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const after = cursorFrom(request.headers['last-event-id'], request.query.after);
       reply.hijack();
       reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
       reply.raw.write(encodeSseComment('connected'));
       try {
-        await services.projectEvents.stream({ projectId: project.id, after, sink: reply.raw });
+        await deps.projectEvents.stream({ projectId: project.id, after, sink: reply.raw });
       } catch (error) {
         request.log.error({ err: error, requestId: request.id }, 'project event stream failed');
       } finally {

@@ -3,14 +3,14 @@
  * turns, interrupts and approvals. Every route checks ownership first (another customer's project is a 404).
  * Create and list live in projects.ts, events in events.ts, files in files.ts.
  */
-import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../../../../agent/approvals.js';
 import { relativeToWorkspace } from '../../../../../agent/files/workspace-path.js';
 import { projectView } from '../../../../../agent/projects/index.js';
 import { agentCall } from '../../../../../agent/project-runtime.js';
 import type { TurnRequest } from '../../../../../agent/turn-input.js';
-import type { Services } from '../../../../../services.js';
+import type { AgentServices } from '../../../../../agent/index.js';
+import type { ProjectStore } from '../../../../../agent/projects/types.js';
 import type { App } from '../../../../types.js';
 import { permissionFields, permissionSelectionOf } from '../../../shared/permission-fields.js';
 
@@ -27,24 +27,20 @@ const TurnBody = Type.Object({
   ...permissionFields,
 });
 
-export async function projectRuntimeRoutes(app: App, services: Services): Promise<void> {
-  const { agent } = services;
-  const runtime = agent.runtime;
+export interface ProjectRuntimeRouteDeps {
+  projects: Pick<ProjectStore, 'requireOwned'>;
+  agent: Pick<AgentServices, 'runtime' | 'approvals'>;
+}
 
-  // The app-servers call this service's own /v1; once listening, its real loopback address is the one to use.
-  app.addHook('onListen', async () => {
-    const address = app.server.address() as AddressInfo | null;
-    if (address && typeof address === 'object') {
-      const host = address.family === 'IPv6' ? `[${loopbackFor(address.address)}]` : loopbackFor(address.address);
-      agent.setServiceUrl(`http://${host}:${address.port}`);
-    }
-  });
+export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDeps): Promise<void> {
+  const { agent } = deps;
+  const runtime = agent.runtime;
 
   app.get(
     '/api/v1/projects/:projectId',
     { config: projectRoute, schema: { tags: ['projects'], summary: 'Project metadata and latest thread summary', params: ProjectParams } },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       return { ...projectView(project), latest_thread: await runtime.latest(project) };
     },
   );
@@ -141,7 +137,7 @@ export async function projectRuntimeRoutes(app: App, services: Services): Promis
       },
     },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const latest = await runtime.latest(project);
       if (!latest) return { data: [] };
       const status = request.query.status === 'all' ? undefined : request.query.status;
@@ -162,7 +158,7 @@ export async function projectRuntimeRoutes(app: App, services: Services): Promis
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
       const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision);
@@ -174,10 +170,4 @@ export async function projectRuntimeRoutes(app: App, services: Services): Promis
 /** These bodies are optional: no body (or an empty one) means "all defaults". */
 async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};
-}
-
-function loopbackFor(address: string): string {
-  if (address === '0.0.0.0') return '127.0.0.1';
-  if (address === '::') return '::1';
-  return address;
 }
