@@ -20,16 +20,16 @@ import { OPERATOR_COOKIE } from '../accounts/operator-sessions.js';
 import { safeEqual } from '../accounts/secrets.js';
 import { surfaceAllowed, type CustomerPrincipal, type Principal } from '../accounts/principal.js';
 import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
-import { AppError, isAppError, validationError } from '../kernel/errors.js';
+import { AppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
 import { forwardedClientIp, registerAffinity } from './affinity.js';
 import { DrainState } from './drain.js';
-import { formatOf, renderError, errorFormatFor } from './error-render.js';
+import { sendError, toAppError } from './error-handler.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
-import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
+import { coerceParameters, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 import type { App } from './types.js';
 
@@ -77,6 +77,8 @@ export function requestIdFor(inbound: string | string[] | undefined): string {
 }
 
 export type { App };
+/** Kept for callers that send an error themselves; the handlers live in error-handler.ts. */
+export { sendError };
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
@@ -221,6 +223,8 @@ export async function buildApp(services: Services): Promise<App> {
     done();
   });
 
+  // Routes outside a scope of their own (health, metrics, the documents, web pages, /v1 until its scope lands) and
+  // framework errors; the `/api` scope sets its own handler (routes/index.ts).
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
 
   app.setNotFoundHandler((request, reply) => {
@@ -241,40 +245,4 @@ export async function buildApp(services: Services): Promise<App> {
 
   await registerRoutes(app, services);
   return app;
-}
-
-function toAppError(error: FastifyError | AppError): AppError {
-  if (isAppError(error)) return error;
-  const fastifyError = error as FastifyError & { validationContext?: string };
-  if (fastifyError.validation) {
-    return validationError(issuesFromValidation(fastifyError.validation, fastifyError.validationContext));
-  }
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return validationError([{ loc: ['body'], msg: 'Invalid JSON body', type: 'json_invalid' }]);
-    default:
-      break;
-  }
-  const status = fastifyError.statusCode ?? 500;
-  if (status === 404) return new AppError('NOT_FOUND', 'Not found');
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
-  if (status >= 400 && status < 500) return new AppError('BAD_REQUEST', fastifyError.message);
-  return new AppError('INTERNAL', 'Internal server error', { cause: error });
-}
-
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
-  if (error.headers) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  // 429 and 503 always tell the client when to come back, even when the thrower named no delay.
-  const retryAfterSeconds = error.retryAfterSeconds ?? (error.status === 429 || error.status === 503 ? 1 : undefined);
-  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
-  if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-  const format = request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request);
-  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(format, error, request.id));
 }

@@ -4,6 +4,7 @@
  * database). Route files are shaped like their URLs: `api/v1/…`, `api/…` (the direct surface), `api/admin/…`, and
  * the root-level ones (health, metrics, openapi, web).
  */
+import { apiErrorHandler } from '../error-handler.js';
 import type { App } from '../types.js';
 import type { Services } from '../../services.js';
 import { gatewayRoutes } from './gateway.js';
@@ -67,7 +68,11 @@ export async function registerRoutes(app: App, services: Services): Promise<void
   await app.register(openApiRoutes, { identity: services.identity });
   await app.register(webRoutes);
   await gatewayRoutes(app, services);
-  await registerApiRoutes(app, services);
+  // One scope for `/api/*`: its error handler renders the service's own shape, so no handler or hook sniffs URLs.
+  await app.register(async (api: App) => {
+    api.setErrorHandler(apiErrorHandler);
+    await registerApiRoutes(api, services);
+  });
 }
 
 /** Everything under `/api`: the account, wallet, agent, desktop and operator routes, and the direct surface. */

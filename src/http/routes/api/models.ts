@@ -1,7 +1,6 @@
 /** `GET /api/models`: the models threads can use (the app-server catalog merged with the gateway models and aliases). */
 import { Type } from '@sinclair/typebox';
 import { CATALOGUE_CUSTOMER_ID } from '../../../agent/index.js';
-import { agentCall } from '../../../agent/project-runtime.js';
 import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { CustomerQuery, directRoute, tags } from './threads.js';
@@ -19,7 +18,7 @@ export async function modelRoutes(app: App, deps: ModelRouteDeps): Promise<void>
     (request) => {
       const principal = request.principal!;
       const customerId = principal.kind === 'customer' ? principal.customerId : (request.query.customer_id ?? CATALOGUE_CUSTOMER_ID);
-      return agentCall(direct.catalog.models(customerId, request.query.include_hidden));
+      return direct.catalog.models(customerId, request.query.include_hidden);
     },
   );
 }

@@ -1,6 +1,5 @@
 /** `POST /api/projects/open`: open a working directory of the direct surface (its latest thread, else a new one). */
 import { Type } from '@sinclair/typebox';
-import { agentCall } from '../../../agent/project-runtime.js';
 import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
 import { CustomerQuery, directRoute, tags, ThreadStartBody, threadRequest } from './threads.js';
@@ -20,6 +19,6 @@ export async function directProjectRoutes(app: App, deps: DirectProjectRouteDeps
   app.post(
     '/api/projects/open',
     { config: directRoute, schema: { tags, summary: 'Open a working directory: resume its latest thread, else start one; a prompt starts a turn', body: ProjectOpenBody, querystring: Type.Object(CustomerQuery) } },
-    (request) => agentCall(direct.threads.openProject(request.principal!, { ...threadRequest(request.body), prompt: request.body.prompt }, request.query.customer_id)),
+    (request) => direct.threads.openProject(request.principal!, { ...threadRequest(request.body), prompt: request.body.prompt }, request.query.customer_id),
   );
 }

@@ -1,13 +1,12 @@
 /**
  * `/api/threads*` of the direct surface: list, start, read and resume threads, and the approvals of a thread. The
  * setting fields and `threadRequest` here are shared by the other direct routes (`turns.ts`, `projects.ts`, …).
- * Bodies take snake_case fields and, for app-server clients, their camelCase spellings. Calls that reach the
- * app-server go through `agentCall`, so a process that is down or silent is a 503 or 504 as on the project routes.
+ * Bodies take snake_case fields and, for app-server clients, their camelCase spellings. App-server failures
+ * are mapped once, by the `/api` scope's error handler: a process that is down or silent is a 503 or 504.
  */
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../../agent/approvals.js';
 import { relativeToWorkspace } from '../../../agent/files/workspace-path.js';
-import { agentCall } from '../../../agent/project-runtime.js';
 import type { ThreadStartRequest } from '../../../direct/direct-service.js';
 import { recordedThreadCustomer } from '../../../direct/access.js';
 import { notFound } from '../../../kernel/errors.js';
@@ -81,26 +80,26 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
     },
     (request) => {
       const { query } = request;
-      return agentCall(direct.threads.listThreads(request.principal!, { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term }, query.customer_id));
+      return direct.threads.listThreads(request.principal!, { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term }, query.customer_id);
     },
   );
 
   app.post(
     '/api/threads',
     { config: directRoute, schema: { tags, summary: 'Start a thread in a working directory inside your workspace root', body: ThreadStartBody, querystring: Type.Object(CustomerQuery) } },
-    async (request, reply) => reply.code(201).send(await agentCall(direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id))),
+    async (request, reply) => reply.code(201).send(await direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id)),
   );
 
   app.get(
     '/api/threads/:thread_id',
     { config: directRoute, schema: { tags, summary: 'One thread, optionally with its turns', params: ThreadParams, querystring: Type.Object({ include_turns: Type.Boolean({ default: false }) }) } },
-    (request) => agentCall(direct.threads.getThread(request.principal!, request.params.thread_id, request.query.include_turns)),
+    (request) => direct.threads.getThread(request.principal!, request.params.thread_id, request.query.include_turns),
   );
 
   app.post(
     '/api/threads/:thread_id/resume',
     { config: directRoute, schema: { tags, summary: 'Resume a thread (optional setting overrides)', params: ThreadParams, body: ThreadStartBody }, preValidation: emptyBodyAsObject },
-    (request) => agentCall(direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body))),
+    (request) => direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body)),
   );
 
   app.get(

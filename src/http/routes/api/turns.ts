@@ -1,6 +1,5 @@
 /** `POST /api/turns` and `POST /api/turns/{turn_id}/interrupt`: turns of direct threads. */
 import { Type } from '@sinclair/typebox';
-import { agentCall } from '../../../agent/project-runtime.js';
 import type { TurnStartRequest } from '../../../direct/direct-service.js';
 import { validationError } from '../../../kernel/errors.js';
 import type { DirectServices } from '../../../direct/index.js';
@@ -36,7 +35,7 @@ export async function turnRoutes(app: App, deps: TurnRouteDeps): Promise<void> {
         input: body.input as TurnStartRequest['input'],
       };
       if (!turn.threadId) throw validationError([{ loc: ['body', 'thread_id'], msg: 'thread_id is required', type: 'missing' }]);
-      return reply.code(202).send(await agentCall(direct.threads.startTurn(request.principal!, turn)));
+      return reply.code(202).send(await direct.threads.startTurn(request.principal!, turn));
     },
   );
 
@@ -51,6 +50,6 @@ export async function turnRoutes(app: App, deps: TurnRouteDeps): Promise<void> {
         querystring: Type.Object({ thread_id: Type.String({ minLength: 1, maxLength: 100 }) }),
       },
     },
-    (request) => agentCall(direct.threads.interrupt(request.principal!, request.params.turn_id, request.query.thread_id)),
+    (request) => direct.threads.interrupt(request.principal!, request.params.turn_id, request.query.thread_id),
   );
 }

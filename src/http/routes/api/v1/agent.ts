@@ -1,5 +1,4 @@
 /** Agent metadata: defaults and live runtime state, permission profile presets and skills (`/api/v1/agent/status`, `/api/v1/permissions`, `/api/v1/skills`). */
-import { agentCall } from '../../../../agent/project-runtime.js';
 import type { AgentServices } from '../../../../agent/index.js';
 import type { App } from '../../../types.js';
 
@@ -13,12 +12,12 @@ export async function agentRoutes(app: App, deps: AgentRouteDeps): Promise<void>
   const { agent } = deps;
 
   app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
-    agentCall(agent.catalog.status(request.principal!)),
+    agent.catalog.status(request.principal!),
   );
   app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
-    agentCall(agent.catalog.permissions(request.principal!)),
+    agent.catalog.permissions(request.principal!),
   );
   app.get('/api/v1/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
-    agentCall(agent.catalog.skills(request.principal!)),
+    agent.catalog.skills(request.principal!),
   );
 }

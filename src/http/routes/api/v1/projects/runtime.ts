@@ -7,7 +7,6 @@ import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../../../../agent/approvals.js';
 import { relativeToWorkspace } from '../../../../../agent/files/workspace-path.js';
 import { projectView } from '../../../../../agent/projects/index.js';
-import { agentCall } from '../../../../../agent/project-runtime.js';
 import type { TurnRequest } from '../../../../../agent/turn-input.js';
 import type { AgentServices } from '../../../../../agent/index.js';
 import type { ProjectStore } from '../../../../../agent/projects/types.js';
@@ -57,14 +56,14 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       },
       preValidation: emptyBodyAsObject,
     },
-    (request) => agentCall(runtime.open(request.principal!, request.params.projectId, request.body)),
+    (request) => runtime.open(request.principal!, request.params.projectId, request.body),
   );
 
   app.get(
     '/api/v1/projects/:projectId/state',
     { config: projectRoute, schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams } },
     async (request) => {
-      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, false));
+      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, false);
       const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
       return { project: projectView(project), ...relativeToWorkspace({ thread, pending_approvals: pending }, project.workspaceDir) };
     },
@@ -82,7 +81,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       },
     },
     async (request) => {
-      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns));
+      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns);
       return { thread: relativeToWorkspace(thread, project.workspaceDir) };
     },
   );
@@ -103,7 +102,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       const key = request.headers['idempotency-key'];
       const body: TurnRequest = { ...(request.body as TurnRequest), ...permissionSelectionOf(request.body as Record<string, unknown>) };
       const { projectId } = request.params;
-      const result = await agentCall(key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
+      const result = await (key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
       return reply.code(202).send(result);
     },
   );
@@ -118,7 +117,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
         params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), turnId: Type.String({ minLength: 1, maxLength: 100 }) }),
       },
     },
-    (request) => agentCall(runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId)),
+    (request) => runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId),
   );
 
   app.get(
