@@ -25,6 +25,7 @@ import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
 import { forwardedClientIp, registerAffinity } from './affinity.js';
+import { callerCheck } from './caller.js';
 import { DrainState } from './drain.js';
 import { sendError, toAppError } from './error-handler.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -189,6 +190,16 @@ export async function buildApp(services: Services): Promise<App> {
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
   // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first
   // (decimal only, see `coerceParameters`); other routes pay nothing for it.
+  // A route whose config names a `caller` rule gets its check as the first route-level preHandler: after validation
+  // and the hooks above, before anything of its own (http/caller.ts); other routes pay nothing for it.
+  app.addHook('onRoute', (routeOptions) => {
+    const rule = routeOptions.config?.caller;
+    if (rule === undefined) return;
+    const check = callerCheck(rule);
+    const existing = routeOptions.preHandler;
+    routeOptions.preHandler = existing === undefined ? check : [check, ...(Array.isArray(existing) ? existing : [existing])];
+  });
+
   app.addHook('onRoute', (routeOptions) => {
     const { querystring, params } = (routeOptions.schema ?? {}) as { querystring?: unknown; params?: unknown };
     const query = querystring && needsCoercion(querystring) ? querystring : undefined;

@@ -1,13 +1,13 @@
 /** Billing reports of the caller's wallet: `/api/v1/billing/token-usage` and `/api/v1/billing/currency-estimates`. */
 import { Type } from '@sinclair/typebox';
 import { moneyJson } from '../../../../kernel/money.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 import type { AccountReports } from '../../../../billing/account-reports.js';
 import type { BillingServices } from '../../../../billing/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 export interface BillingRouteDeps {
   billing: Pick<BillingServices, 'walletSummary'>;
@@ -21,7 +21,7 @@ export async function billingRoutes(app: App, deps: BillingRouteDeps): Promise<v
   app.get(
     '/api/v1/billing/token-usage',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags: ['wallet'],
         summary: 'Token transactions (billed calls) and daily spend',
@@ -31,7 +31,7 @@ export async function billingRoutes(app: App, deps: BillingRouteDeps): Promise<v
     async (request) => accountReports.tokenUsage(customerOf(request).customerId, request.query),
   );
 
-  app.get('/api/v1/billing/currency-estimates', { config: account, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } }, async (request) => {
+  app.get('/api/v1/billing/currency-estimates', { config: walletOwner, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } }, async (request) => {
     const summary = await billing.walletSummary(customerOf(request).customerId);
     const { rates, asOf } = config.currencyEstimates;
     return {

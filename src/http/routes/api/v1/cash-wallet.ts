@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
 
@@ -19,7 +19,7 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
 
   app.post(
     '/api/v1/cash-wallet/token-purchase',
-    { config: account, schema: { tags, summary: 'Buy a token-wallet package from the cash wallet (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    { config: walletOwner, schema: { tags, summary: 'Buy a token-wallet package from the cash wallet (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.tokenPurchase(customerOf(request).customerId, request.body.pack_id, key);
@@ -30,7 +30,7 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
 
   app.post(
     '/api/v1/cash-wallet/unlimited-purchase',
-    { config: account, schema: { tags, summary: 'Buy an Unlimited Coding plan from the cash wallet; it covers calls from that moment (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ plan_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    { config: walletOwner, schema: { tags, summary: 'Buy an Unlimited Coding plan from the cash wallet; it covers calls from that moment (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ plan_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.unlimitedPurchase(customerOf(request).customerId, request.body.plan_id, key);

@@ -16,7 +16,7 @@ const DesktopShoutboxProfileBody = Type.Object(
   { username: Type.String({ pattern: SHOUTBOX_USERNAME_PATTERN, description: 'Unique ignoring case (409 when taken).' }) },
   { additionalProperties: false, title: 'DesktopShoutboxProfileBody' },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
 export interface DesktopShoutboxRouteDeps {
   desktop: Pick<DesktopServices, 'shoutbox'>;
@@ -27,25 +27,25 @@ export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRoute
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/bootstrap',
-    { config: account, schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery } },
     async (request) => shoutbox.bootstrap(customerOf(request).customerId, request.query.limit),
   );
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}', querystring: ListQuery } },
     async (request) => shoutbox.list(customerOf(request).customerId, { limit: request.query.limit, beforeId: request.query.before_id, afterId: request.query.after_id }),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201', body: DesktopShoutboxMessageBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201', body: DesktopShoutboxMessageBody } },
     async (request, reply) => reply.code(201).send(await shoutbox.post(customerOf(request).customerId, request.body.text)),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/profile',
-    { config: account, schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody } },
     async (request) => shoutbox.setUsername(customerOf(request).customerId, request.body.username),
   );
 }

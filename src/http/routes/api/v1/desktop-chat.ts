@@ -36,7 +36,7 @@ const SendBody = Type.Object(
   },
   { additionalProperties: false, title: 'DesktopChatMessageBody' },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
 export interface DesktopChatRouteDeps {
   desktop: Pick<DesktopServices, 'chat' | 'chatQuota'>;
@@ -49,7 +49,7 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/bootstrap',
-    { config: account, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
     async (request) => {
       const customerId = customerOf(request).customerId;
       const conversations = await chat.list(customerId, request.query.limit);
@@ -64,13 +64,13 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/conversations',
-    { config: account, schema: { tags: ['desktop'], summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}', querystring: ListQuery } },
     async (request) => chat.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/desktop-chat/conversations',
-    { config: account, schema: { tags: ['desktop'], summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}', body: DesktopChatConversationCreateBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}', body: DesktopChatConversationCreateBody } },
     async (request, reply) => {
       const body = request.body;
       return reply.code(201).send(await chat.create(customerOf(request).customerId, { title: body.title, model: body.model, systemPrompt: body.system_prompt }));
@@ -79,7 +79,7 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.delete(
     '/api/v1/desktop-chat/conversations/:conversation_id',
-    { config: account, schema: { tags: ['desktop'], summary: 'Deletes your conversation and its messages → 204 (not yours: 404)', params: ConversationParams } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Deletes your conversation and its messages → 204 (not yours: 404)', params: ConversationParams } },
     async (request, reply) => {
       await chat.delete(customerOf(request).customerId, request.params.conversation_id);
       return reply.code(204).send();
@@ -88,14 +88,14 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
     async (request) => chat.messages(customerOf(request).customerId, request.params.conversation_id, { limit: request.query.limit, afterId: request.query.after_id }),
   );
 
   app.post(
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags: ['desktop'],
         summary:
@@ -149,7 +149,7 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
   app.get(
     '/api/v1/desktop-chat/messages/:message_id/research.pdf',
     {
-      config: account,
+      config: customerAccount,
       schema: { tags: ['desktop'], summary: 'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours', params: MessageParams },
     },
     async (request, reply) => {

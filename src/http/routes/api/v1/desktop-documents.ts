@@ -17,7 +17,7 @@ const PutBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
 export interface DesktopDocumentRouteDeps {
   desktop: Pick<DesktopServices, 'documents'>;
@@ -33,12 +33,12 @@ export async function desktopDocumentRoutes(app: App, deps: DesktopDocumentRoute
     ['/api/v1/assistant-desktop/sync', 'assistant-sync', 'synchronized assistant history'],
   ];
   for (const [url, kind, what] of routes) {
-    app.get(url, { config: account, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
+    app.get(url, { config: customerAccount, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
       documents.get(customerOf(request).customerId, kind),
     );
     app.put(
       url,
-      { config: account, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
+      { config: customerAccount, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
       async (request) => {
         const saved = await documents.put(customerOf(request).customerId, kind, request.body.version, request.body.data as Record<string, unknown>);
         return { version: saved.version, size_bytes: saved.size_bytes, updated_at: saved.updated_at };

@@ -1,10 +1,10 @@
 /** `POST /api/v1/setup/health-check`: the non-billable readiness check of the calling key. */
 import { Type } from '@sinclair/typebox';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 import type { AccountReports } from '../../../../billing/account-reports.js';
 import type { App } from '../../../types.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 export interface SetupRouteDeps {
   accountReports: Pick<AccountReports, 'keyHealth'>;
@@ -14,7 +14,7 @@ export async function setupRoutes(app: App, deps: SetupRouteDeps): Promise<void>
   app.post(
     '/api/v1/setup/health-check',
     {
-      config: account,
+      config: walletOwner,
       schema: { tags: ['keys'], summary: 'Non-billable readiness check of the calling key', body: Type.Union([Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }), Type.Null()]) },
     },
     async (request) => {

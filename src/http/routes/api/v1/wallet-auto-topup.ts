@@ -7,9 +7,9 @@ import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.j
 import { moneyJson } from '../../../../kernel/money.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 const AutoTopupBody = Type.Object(
   {
@@ -41,14 +41,14 @@ export async function walletAutoTopupRoutes(app: App, deps: WalletAutoTopupRoute
 
   app.get(
     '/api/v1/wallet/auto-topup',
-    { config: account, schema: { tags: ['wallet'], summary: 'Auto top-up setting of the token wallet' } },
+    { config: walletOwner, schema: { tags: ['wallet'], summary: 'Auto top-up setting of the token wallet' } },
     async (request) => settingJson(await autoTopup.get(customerOf(request).customerId)),
   );
 
   app.post(
     '/api/v1/wallet/auto-topup',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags: ['wallet'],
         summary: 'Configure auto top-up: when a settlement leaves the available balance below the threshold, one off-session charge of the saved card buys the pack (409 without a saved card)',

@@ -5,11 +5,11 @@
  */
 import { Type } from '@sinclair/typebox';
 import { paymentJson } from '../../../../billing/payments/index.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 
 const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, STRICT);
@@ -22,7 +22,7 @@ export function cardCheckoutRoutes(app: App, deps: WalletCardRouteDeps, prefix: 
 
   app.post(
     `${prefix}/card/checkout`,
-    { config: account, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
+    { config: walletOwner, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
     async (request, reply) => {
       const customer = customerOf(request);
       const result = await payments.card.checkout({ customerId: customer.customerId, packId: request.body.pack_id, wallet, discountCode: request.body.discount_code });
@@ -32,7 +32,7 @@ export function cardCheckoutRoutes(app: App, deps: WalletCardRouteDeps, prefix: 
 
   app.post(
     `${prefix}/card/confirm`,
-    { config: account, schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody } },
+    { config: walletOwner, schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody } },
     async (request) => {
       const customer = customerOf(request);
       const { payment, credited } = await payments.card.confirm(customer.customerId, request.body.session_id, wallet);

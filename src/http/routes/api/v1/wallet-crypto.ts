@@ -12,9 +12,10 @@ import type { CustomerService } from '../../../../accounts/customer-service.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 
 const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), pay_currency: Type.String({ minLength: 1, maxLength: 32 }) }, STRICT);
 const OrderParams = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -50,7 +51,7 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
   for (const [prefix, wallet] of [['/api/v1/wallet', 'token'], ['/api/v1/cash-wallet', 'cash']] as const) {
     app.post(
       `${prefix}/crypto/checkout`,
-      { config: account, schema: { tags: [wallet === 'token' ? 'wallet' : 'cash-wallet'], summary: `Crypto invoice for a pack (USD price, chosen pay currency; ${wallet} wallet)`, body: CheckoutBody } },
+      { config: walletOwner, schema: { tags: [wallet === 'token' ? 'wallet' : 'cash-wallet'], summary: `Crypto invoice for a pack (USD price, chosen pay currency; ${wallet} wallet)`, body: CheckoutBody } },
       async (request, reply) => {
         const order = await crypto.checkout({ customerId: customerOf(request).customerId, packId: request.body.pack_id, payCurrency: request.body.pay_currency, wallet });
         return reply.code(201).send(orderJson(order));
@@ -58,13 +59,13 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
     );
   }
 
-  app.get('/api/v1/wallet/crypto/orders/:order_id', { config: account, schema: { tags, summary: 'One of your crypto orders, its status refreshed from the processor', params: OrderParams } }, async (request) =>
+  app.get('/api/v1/wallet/crypto/orders/:order_id', { config: walletOwner, schema: { tags, summary: 'One of your crypto orders, its status refreshed from the processor', params: OrderParams } }, async (request) =>
     orderJson(await crypto.refresh(customerOf(request).customerId, request.params.order_id)),
   );
 
   app.get(
     '/api/v1/wallet/crypto/orders/:order_id/receipt.pdf',
-    { config: account, schema: { tags, summary: 'PDF receipt of a paid crypto order (404 unless paid)', params: OrderParams } },
+    { config: walletOwner, schema: { tags, summary: 'PDF receipt of a paid crypto order (404 unless paid)', params: OrderParams } },
     async (request, reply) => {
       const customerId = customerOf(request).customerId;
       const order = await crypto.ownOrder(customerId, request.params.order_id);
@@ -75,14 +76,14 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
     },
   );
 
-  app.get('/api/v1/wallet/crypto/refund-addresses', { config: account, schema: { tags, summary: 'Your saved crypto refund addresses' } }, async (request) => ({
+  app.get('/api/v1/wallet/crypto/refund-addresses', { config: walletOwner, schema: { tags, summary: 'Your saved crypto refund addresses' } }, async (request) => ({
     addresses: await crypto.refundAddresses(customerOf(request).customerId),
     max: config.payments.crypto.maxRefundAddresses,
   }));
   app.post(
     '/api/v1/wallet/crypto/refund-addresses',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags,
         summary: 'Save a refund address (format checked per network: EVM checksum, base58check, bech32)',
@@ -93,7 +94,7 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
   );
   app.delete(
     '/api/v1/wallet/crypto/refund-addresses/:address_id',
-    { config: account, schema: { tags, summary: 'Delete one of your refund addresses', params: Type.Object({ address_id: Type.String({ minLength: 1, maxLength: 64 }) }) } },
+    { config: walletOwner, schema: { tags, summary: 'Delete one of your refund addresses', params: Type.Object({ address_id: Type.String({ minLength: 1, maxLength: 64 }) }) } },
     async (request, reply) => {
       await crypto.deleteRefundAddress(customerOf(request).customerId, request.params.address_id);
       return reply.code(204).send();

@@ -7,9 +7,9 @@ import type { CustomerService } from '../../../../accounts/customer-service.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 
 const PurchasePreferencesBody = Type.Object(
@@ -35,7 +35,7 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
   app.post(
     '/api/v1/wallet/top-up',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags,
         summary: 'Load the credit of a paid pack (card session or crypto order) into its wallet, once per payment; answers the purchase',
@@ -58,7 +58,7 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
 
   app.post(
     '/api/v1/wallet/topup-discount',
-    { config: account, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    { config: walletOwner, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
     async (request) => {
       const checked = await payments.discounts.check(customerOf(request).customerId, request.body.code);
       if (!checked.valid) return { valid: false, reason: checked.reason };
@@ -78,7 +78,7 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
 
   app.post(
     '/api/v1/wallet/topupemail-session-discount',
-    { config: account, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
+    { config: walletOwner, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
     async (request, reply) => {
       const customer = await deps.customers.get(customerOf(request).customerId);
       const issued = await payments.discounts.issueSessionDiscount({ id: customer.id, email: customer.email });
@@ -86,10 +86,10 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
     },
   );
 
-  app.get('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
+  app.get('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
     payments.preferences.get(customerOf(request).customerId),
   );
-  app.put('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
+  app.put('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
     const body = request.body;
     if (body.default_pack_id !== null && !config.payments.packs.some((pack) => pack.id === body.default_pack_id)) {
       throw validationError([{ loc: ['body', 'default_pack_id'], msg: `Unknown credit pack ${body.default_pack_id}`, type: 'value_error' }]);

@@ -1,13 +1,13 @@
 /** The caller's wallet: `/api/v1/wallet/status` (balance, holds, plan) and `/api/v1/wallet/payments`. */
 import { Type } from '@sinclair/typebox';
-import { walletOwnerOf as customerOf } from '../../../caller.js';
+import { customerOf } from '../../../caller.js';
 import type { AccountReports } from '../../../../billing/account-reports.js';
 import type { BillingServices } from '../../../../billing/index.js';
 import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
 import { walletJson } from '../../shared/wallet-json.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 export interface WalletRouteDeps {
   billing: Pick<BillingServices, 'walletSummary'>;
@@ -18,14 +18,14 @@ export interface WalletRouteDeps {
 export async function walletRoutes(app: App, deps: WalletRouteDeps): Promise<void> {
   const { billing, accountReports } = deps;
 
-  app.get('/api/v1/wallet/status', { config: account, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } }, async (request) =>
+  app.get('/api/v1/wallet/status', { config: walletOwner, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } }, async (request) =>
     walletJson(await billing.walletSummary(customerOf(request).customerId)),
   );
 
   app.get(
     '/api/v1/wallet/payments',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags: ['wallet'],
         summary: 'Credits and corrections of the wallets (payments), and card, crypto, cash and top-up purchases with their states (purchases), newest first',

@@ -1,7 +1,7 @@
 /** Managed projects: create and list (the runtime routes of one project live in agent.ts). */
 import { Type } from '@sinclair/typebox';
 import { projectView } from '../../../../../agent/projects/index.js';
-import { AppError } from '../../../../../kernel/errors.js';
+import { customerOf } from '../../../../caller.js';
 import type { ProjectStore } from '../../../../../agent/projects/types.js';
 import type { App } from '../../../../types.js';
 
@@ -15,7 +15,7 @@ export async function projectRoutes(app: App, deps: ProjectRouteDeps): Promise<v
   app.post(
     '/api/v1/projects',
     {
-      config: { auth: 'api', surface: 'projects' },
+      config: { auth: 'api', surface: 'projects', caller: 'project-owner' },
       schema: {
         tags: ['projects'],
         summary: 'Create a managed project with its own workspace',
@@ -28,9 +28,7 @@ export async function projectRoutes(app: App, deps: ProjectRouteDeps): Promise<v
       },
     },
     async (request, reply) => {
-      const principal = request.principal!;
-      if (principal.kind !== 'customer') throw new AppError('FORBIDDEN', 'Projects belong to customers; use a customer key');
-      const project = await deps.projects.create(principal.customerId, request.body.name ?? null);
+      const project = await deps.projects.create(customerOf(request).customerId, request.body.name ?? null);
       return reply.code(201).send(projectView(project));
     },
   );
