@@ -6,26 +6,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { customerFor } from '../../../direct/access.js';
-import { validationError } from '../../../kernel/errors.js';
 import { encodeSseComment, SSE_HEADERS } from '../../../kernel/sse.js';
 import type { ProjectEvents } from '../../../agent/events/index.js';
 import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
+import { cursorFrom } from '../shared/event-cursor.js';
 
 const rpcRoute = { auth: 'api', surface: 'rpc' } as const;
 const CustomerQuery = Type.Object({
   customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })),
 });
-
-function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
-  // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
-  if (lastEventId === undefined) return after ?? null;
-  const text = (Array.isArray(lastEventId) ? lastEventId[0]! : lastEventId).trim();
-  if (!/^\d{1,15}$/.test(text)) {
-    throw validationError([{ loc: ['header', 'last-event-id'], msg: 'Last-Event-ID must be a sequence number', type: 'int_parsing' }]);
-  }
-  return Number(text);
-}
 
 /** What the direct event stream reads: the customer's direct stream id and the event log. */
 export interface DirectStreamDeps {

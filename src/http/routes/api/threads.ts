@@ -13,6 +13,7 @@ import { notFound } from '../../../kernel/errors.js';
 import type { AgentServices } from '../../../agent/index.js';
 import type { DirectServices } from '../../../direct/index.js';
 import type { App } from '../../types.js';
+import { emptyBodyAsObject } from '../shared/optional-body.js';
 import { permissionFields, permissionSelectionOf } from '../shared/permission-fields.js';
 
 export const directRoute = { auth: 'api', surface: 'projects' } as const;
@@ -145,10 +146,4 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
       return { ...relativeToWorkspace(resolved, await direct.workspaceRoot(customerId)), decision_applied: decision };
     },
   );
-}
-
-
-/** These bodies are optional: no body (or an empty one) means "no overrides". */
-async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
 }

@@ -1,20 +1,10 @@
 /** The project event stream (SSE): live events, replay after Last-Event-ID or ?after=, reset and overflow frames. */
 import { Type } from '@sinclair/typebox';
-import { validationError } from '../../../../../kernel/errors.js';
 import { encodeSseComment, SSE_HEADERS } from '../../../../../kernel/sse.js';
 import type { ProjectEvents } from '../../../../../agent/events/index.js';
 import type { ProjectStore } from '../../../../../agent/projects/types.js';
 import type { App } from '../../../../types.js';
-
-function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
-  // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
-  if (lastEventId === undefined) return after ?? null;
-  const text = Array.isArray(lastEventId) ? lastEventId[0]! : lastEventId;
-  if (!/^\d{1,15}$/.test(text.trim())) {
-    throw validationError([{ loc: ['header', 'last-event-id'], msg: 'Last-Event-ID must be a sequence number', type: 'int_parsing' }]);
-  }
-  return Number(text.trim());
-}
+import { cursorFrom } from '../../../shared/event-cursor.js';
 
 export interface ProjectEventRouteDeps {
   projects: Pick<ProjectStore, 'requireOwned'>;

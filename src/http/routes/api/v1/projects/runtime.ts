@@ -11,6 +11,7 @@ import type { TurnRequest } from '../../../../../agent/turn-input.js';
 import type { AgentServices } from '../../../../../agent/index.js';
 import type { ProjectStore } from '../../../../../agent/projects/types.js';
 import type { App } from '../../../../types.js';
+import { emptyBodyAsObject } from '../../../shared/optional-body.js';
 import { permissionFields, permissionSelectionOf } from '../../../shared/permission-fields.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;
@@ -164,9 +165,4 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       return { ...relativeToWorkspace(approval, project.workspaceDir), decision_applied: decision };
     },
   );
-}
-
-/** These bodies are optional: no body (or an empty one) means "all defaults". */
-async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
 }
