@@ -3,16 +3,20 @@
  */
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
+import { ApiKeyService } from './accounts/api-key-service.js';
 import { CustomerService } from './accounts/customer-service.js';
 import { createAccountServices, type AccountServices } from './accounts/index.js';
 import type { Mailer } from './accounts/mailer.js';
 import { Identity } from './accounts/identity.js';
 import { KeyRepository } from './accounts/key-repository.js';
+import { ManagedKeys } from './accounts/managed-keys.js';
 import { TurnPrincipals } from './accounts/turn-principals.js';
 import { createProjectEvents, type ProjectEvents } from './agent/events/index.js';
+import { FileService } from './agent/files/file-service.js';
 import { createAgentServices, type AgentServices } from './agent/index.js';
 import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
+import { AccountReports } from './billing/account-reports.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
 import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
 import { createPromotionServices, type PromotionServices } from './promotions/index.js';
@@ -23,13 +27,16 @@ import { createChatbotServices, type ChatbotServices } from './chatbot/index.js'
 import { createDirectServices, type DirectServices } from './direct/index.js';
 import type { AppConfig } from './config/load-config.js';
 import { createGatewayServices, type GatewayServices } from './gateway/index.js';
+import { probeProvider } from './gateway/providers/probe.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { createMetrics, type GatewayMetrics, type ServiceMetrics } from './metrics/index.js';
 import { createRedisProbe } from './metrics/redis-probe.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
+import { createPlatformServices, type PlatformServices } from './platform/index.js';
 import { createScaleOut, type ScaleOut } from './scale/index.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
+import { databaseReadiness, type DatabaseReadiness } from './storage/readiness.js';
 import type { IdentityDeps } from './accounts/deps.js';
 
 /** What every domain factory receives (each declares the part it takes). */
@@ -51,6 +58,18 @@ export interface Services extends DomainDeps {
   desktop: DesktopServices;
   objectWorkspace: ObjectWorkspaces;
   chatbot: ChatbotServices;
+  /** The customer's own keys (`/api/v1/me/api-keys`). */
+  apiKeys: ApiKeyService;
+  /** The operator's key management (`/api/admin/keys`). */
+  managedKeys: ManagedKeys;
+  /** Payments, token usage, per-key usage and key health of one customer. */
+  accountReports: AccountReports;
+  /** Workspace files of managed projects, confined to each project's workspace. */
+  projectFiles: FileService;
+  /** Regional availability and release versions. */
+  platform: PlatformServices;
+  /** Whether the database answers and is migrated (readiness). */
+  database: DatabaseReadiness;
   /** This instance's metrics registry (`/metrics`). */
   serviceMetrics: ServiceMetrics;
   /** Leases, fencing and forwarding between nodes; null on one node (`scaleOut.enabled` false). */
@@ -135,6 +154,17 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
   const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
   const chatbot = createChatbotServices(deps, { billing, accounts });
+  const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
+  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
+  const apiKeys = new ApiKeyService(storage, keys, clock, { knownModels: () => knownModels, knownRateLimitPlans: () => knownRateLimitPlans });
+  const accountReports = new AccountReports({
+    config,
+    storage,
+    keys,
+    clock,
+    walletState: (customerId) => billing.walletSummary(customerId),
+    probe: (modelId) => probeProvider(config, modelId, config.billing.healthProbeTimeoutMs),
+  });
   // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
   // start leaves no timer, pool, Redis connection or app-server behind.
   const closeAll = async () => {
@@ -193,6 +223,12 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     desktop,
     objectWorkspace,
     chatbot,
+    apiKeys,
+    managedKeys: new ManagedKeys(storage, keys, clock),
+    accountReports,
+    projectFiles: new FileService({ fileSizeLimitBytes: config.agent.fileSizeLimitBytes }),
+    platform: createPlatformServices(config, clock),
+    database: databaseReadiness(storage),
     serviceMetrics,
     scale,
     async close() {

@@ -30,6 +30,16 @@ export interface ApiKeyServiceOptions {
   knownRateLimitPlans: () => ReadonlySet<string>;
 }
 
+/**
+ * User API Keys are the restricted keys customers hand to tools; letting one mint or widen keys would undo
+ * its restrictions, so key management needs the System Token, the username token or a login key.
+ */
+export function assertMayManageKeys(principal: CustomerPrincipal): void {
+  if (principal.keyKind === 'user') {
+    throw new AppError('FORBIDDEN', 'A User API Key cannot manage keys; use the System Token');
+  }
+}
+
 const viewOf = (row: ApiKeyRow): KeyView => keyView(row, parsePolicy(row.policy_json));
 
 export class ApiKeyService {
@@ -39,16 +49,6 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly options: ApiKeyServiceOptions,
   ) {}
-
-  /**
-   * User API Keys are the restricted keys customers hand to tools; letting one mint or widen keys would undo
-   * its restrictions, so key management needs the System Token, the username token or a login key.
-   */
-  assertMayManageKeys(principal: CustomerPrincipal): void {
-    if (principal.keyKind === 'user') {
-      throw new AppError('FORBIDDEN', 'A User API Key cannot manage keys; use the System Token');
-    }
-  }
 
   async list(customerId: number): Promise<KeyView[]> {
     const rows = await this.keys.listForCustomer(this.storage.db, customerId);

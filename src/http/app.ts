@@ -3,6 +3,7 @@
  * here: request ids, JSON parsing, authentication (onRequest, before any body is read), error rendering in
  * the caller's protocol, 404s and the OpenAPI document.
  */
+import type { AddressInfo } from 'node:net';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -19,16 +20,17 @@ import { OPERATOR_COOKIE } from '../accounts/operator-sessions.js';
 import { safeEqual } from '../accounts/secrets.js';
 import { surfaceAllowed, type CustomerPrincipal, type Principal } from '../accounts/principal.js';
 import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
-import { AppError, isAppError, validationError } from '../kernel/errors.js';
+import { AppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
 import { forwardedClientIp, registerAffinity } from './affinity.js';
+import { callerCheck } from './caller.js';
 import { DrainState } from './drain.js';
-import { formatOf, renderError, errorFormatFor } from './error-render.js';
+import { sendError, toAppError } from './error-handler.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
-import { coerceParameters, issuesFromValidation, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
+import { coerceParameters, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 import type { App } from './types.js';
 
@@ -65,11 +67,19 @@ function checkCsrf(method: string, sent: string | string[] | undefined, expected
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 
+function loopbackFor(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '::1';
+  return address;
+}
+
 export function requestIdFor(inbound: string | string[] | undefined): string {
   return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : `req_${randomBase62(20)}`;
 }
 
 export type { App };
+/** Kept for callers that send an error themselves; the handlers live in error-handler.ts. */
+export { sendError };
 
 export async function buildApp(services: Services): Promise<App> {
   const { config } = services;
@@ -167,9 +177,29 @@ export async function buildApp(services: Services): Promise<App> {
   // Several nodes: requests needing a customer's app-server go to the node holding its lease (after authentication).
   if (services.scale) registerAffinity(app, services.scale);
 
+  // The app-servers call this service's own /v1 as their model provider; once listening, its real loopback address
+  // is the one to use (wired here, once, for every listener: `main.ts` and the tests' `listen()` alike).
+  app.addHook('onListen', async () => {
+    const address = app.server.address() as AddressInfo | null;
+    if (address && typeof address === 'object') {
+      const host = address.family === 'IPv6' ? `[${loopbackFor(address.address)}]` : loopbackFor(address.address);
+      services.agent.setServiceUrl(`http://${host}:${address.port}`);
+    }
+  });
+
   // Callback-style hooks: nothing here waits, and Fastify runs them without allocating promises.
   // Routes whose query or path schema names integers, numbers, booleans or lists read them from the text first
   // (decimal only, see `coerceParameters`); other routes pay nothing for it.
+  // A route whose config names a `caller` rule gets its check as the first route-level preHandler: after validation
+  // and the hooks above, before anything of its own (http/caller.ts); other routes pay nothing for it.
+  app.addHook('onRoute', (routeOptions) => {
+    const rule = routeOptions.config?.caller;
+    if (rule === undefined) return;
+    const check = callerCheck(rule);
+    const existing = routeOptions.preHandler;
+    routeOptions.preHandler = existing === undefined ? check : [check, ...(Array.isArray(existing) ? existing : [existing])];
+  });
+
   app.addHook('onRoute', (routeOptions) => {
     const { querystring, params } = (routeOptions.schema ?? {}) as { querystring?: unknown; params?: unknown };
     const query = querystring && needsCoercion(querystring) ? querystring : undefined;
@@ -204,6 +234,8 @@ export async function buildApp(services: Services): Promise<App> {
     done();
   });
 
+  // Routes outside a scope of their own (health, metrics, the documents, web pages, /v1 until its scope lands) and
+  // framework errors; the `/api` scope sets its own handler (routes/index.ts).
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => sendError(request, reply, toAppError(error)));
 
   app.setNotFoundHandler((request, reply) => {
@@ -224,42 +256,4 @@ export async function buildApp(services: Services): Promise<App> {
 
   await registerRoutes(app, services);
   return app;
-}
-
-function toAppError(error: FastifyError | AppError): AppError {
-  if (isAppError(error)) return error;
-  const fastifyError = error as FastifyError & { validationContext?: string };
-  if (fastifyError.validation) {
-    return validationError(issuesFromValidation(fastifyError.validation, fastifyError.validationContext));
-  }
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return validationError([{ loc: ['body'], msg: 'Invalid JSON body', type: 'json_invalid' }]);
-    default:
-      break;
-  }
-  const status = fastifyError.statusCode ?? 500;
-  if (status === 404) return new AppError('NOT_FOUND', 'Not found');
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
-  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type; send application/json');
-  if (status >= 400 && status < 500) return new AppError('BAD_REQUEST', fastifyError.message);
-  return new AppError('INTERNAL', 'Internal server error', { cause: error });
-}
-
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.status >= 500) request.log.error({ err: error.cause ?? error, requestId: request.id }, 'request failed');
-  // A refusal rewritten for the client (an app-server's internal text, say) keeps its original in the log only.
-  else if (error.cause !== undefined) request.log.warn({ err: error.cause, requestId: request.id }, 'request refused');
-  if (error.headers) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  // 429 and 503 always tell the client when to come back, even when the thrower named no delay.
-  const retryAfterSeconds = error.retryAfterSeconds ?? (error.status === 429 || error.status === 503 ? 1 : undefined);
-  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
-  if (error.status === 401) reply.header('www-authenticate', 'Bearer');
-  const format = request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request);
-  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(format, error, request.id));
 }

@@ -37,8 +37,7 @@ const prefixFormats = new WeakMap<FastifyRequest, ErrorFormat>();
 export function formatOf(request: FastifyRequest): ErrorFormat {
   const prefixed = prefixFormats.get(request);
   if (prefixed !== undefined) return prefixed;
-  const configured = (request.routeOptions?.config as { errorFormat?: ErrorFormat } | undefined)?.errorFormat;
-  return configured ?? errorFormatFor(request.url);
+  return errorFormatFor(request.url);
 }
 
 type ErrorHandler = (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => unknown;

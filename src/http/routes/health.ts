@@ -7,14 +7,17 @@
  */
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../kernel/errors.js';
-import { pendingMigrations } from '../../storage/migrate.js';
+import type { DatabaseReadiness } from '../../storage/readiness.js';
 import type { App } from '../types.js';
-import type { Services } from '../../services.js';
 
 /** Seconds a draining node tells a prober to wait: long enough for the node to be gone by then. */
 const DRAINING_RETRY_AFTER_SECONDS = 30;
 
-export async function healthRoutes(app: App, services: Services): Promise<void> {
+export interface HealthRouteDeps {
+  database: DatabaseReadiness;
+}
+
+export async function healthRoutes(app: App, deps: HealthRouteDeps): Promise<void> {
   const notDraining = () => {
     if (app.drain.draining) {
       throw new AppError('NOT_READY', 'This node is draining for a restart; use another node', { retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS });
@@ -22,7 +25,7 @@ export async function healthRoutes(app: App, services: Services): Promise<void> 
   };
   const databaseAnswers = async () => {
     try {
-      await services.storage.db.selectFrom('customers').select('id').limit(1).execute();
+      await deps.database.ping();
     } catch (error) {
       throw new AppError('NOT_READY', 'Database not reachable', { cause: error, retryAfterSeconds: 5 });
     }
@@ -46,7 +49,7 @@ export async function healthRoutes(app: App, services: Services): Promise<void> 
     async () => {
       notDraining();
       await databaseAnswers();
-      return { status: 'ready' as const, database: services.storage.dialect };
+      return { status: 'ready' as const, database: deps.database.dialect };
     },
   );
   app.get(
@@ -64,14 +67,14 @@ export async function healthRoutes(app: App, services: Services): Promise<void> 
       await databaseAnswers();
       let pending: string[];
       try {
-        pending = await pendingMigrations(services.storage.db);
+        pending = await deps.database.pendingMigrations();
       } catch (error) {
         throw new AppError('NOT_READY', 'Migration state not readable', { cause: error, retryAfterSeconds: 5 });
       }
       if (pending.length > 0) {
         throw new AppError('NOT_READY', `Database migrations not applied: ${pending.join(', ')}`, { retryAfterSeconds: 5 });
       }
-      return { status: 'ready' as const, database: services.storage.dialect, migrations: 'current' as const };
+      return { status: 'ready' as const, database: deps.database.dialect, migrations: 'current' as const };
     },
   );
 }

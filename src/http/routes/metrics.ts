@@ -1,13 +1,16 @@
 import { Type } from '@sinclair/typebox';
+import type { ServiceMetrics } from '../../metrics/index.js';
 import type { App } from '../types.js';
-import type { Services } from '../../services.js';
+
+export interface MetricsRouteDeps {
+  serviceMetrics: Pick<ServiceMetrics, 'render' | 'contentType'>;
+}
 
 /**
  * `GET /metrics` (Prometheus text format) on the main port for operator bearers. When `metrics.listen` is set the
- * series are served by a listener of their own instead (see `metrics/server.ts`) and this route does not exist.
+ * series are served by a listener of their own instead (see `metrics/server.ts`) and this module is not registered.
  */
-export async function metricsRoutes(app: App, services: Services): Promise<void> {
-  if (services.config.metrics.listen !== undefined) return;
+export async function metricsRoutes(app: App, deps: MetricsRouteDeps): Promise<void> {
   app.get(
     '/metrics',
     {
@@ -20,8 +23,8 @@ export async function metricsRoutes(app: App, services: Services): Promise<void>
       },
     },
     async (_request, reply) => {
-      const text = await services.serviceMetrics.render();
-      return reply.type(services.serviceMetrics.contentType).header('cache-control', 'no-store').send(text);
+      const text = await deps.serviceMetrics.render();
+      return reply.type(deps.serviceMetrics.contentType).header('cache-control', 'no-store').send(text);
     },
   );
 }

@@ -8,8 +8,8 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyRequest } from 'fastify';
 import { bearerFrom } from '../../accounts/identity.js';
+import type { Identity } from '../../accounts/identity.js';
 import type { App } from '../types.js';
-import type { Services } from '../../services.js';
 
 type OpenApiDocument = { paths?: Record<string, Record<string, OperationObject>>; [key: string]: unknown };
 type OperationObject = {
@@ -27,9 +27,9 @@ const HIDDEN = new Set(['/openapi.json', '/docs']);
 const SWAGGER_UI_ASSETS = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
 const ASSETS_PREFIX = '/docs/assets/';
 
-async function isOperator(services: Services, request: FastifyRequest): Promise<boolean> {
+async function isOperator(identity: Pick<Identity, 'resolve'>, request: FastifyRequest): Promise<boolean> {
   try {
-    return (await services.identity.resolve(bearerFrom(request.headers, false))).kind === 'operator';
+    return (await identity.resolve(bearerFrom(request.headers, false))).kind === 'operator';
   } catch {
     return false;
   }
@@ -68,12 +68,16 @@ window.ui = SwaggerUIBundle({
 </script></body></html>`;
 }
 
-export async function openApiRoutes(app: App, services: Services): Promise<void> {
+export interface OpenApiRouteDeps {
+  identity: Pick<Identity, 'resolve'>;
+}
+
+export async function openApiRoutes(app: App, deps: OpenApiRouteDeps): Promise<void> {
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async (request) =>
-    filterDocument(app.swagger() as OpenApiDocument, await isOperator(services, request)),
+    filterDocument(app.swagger() as OpenApiDocument, await isOperator(deps.identity, request)),
   );
   app.get('/docs', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
-    const document = filterDocument(app.swagger() as OpenApiDocument, await isOperator(services, request));
+    const document = filterDocument(app.swagger() as OpenApiDocument, await isOperator(deps.identity, request));
     return reply.type('text/html; charset=utf-8').send(renderDocsPage(document));
   });
   // The page's assets: public, out of the OpenAPI document, cached by browsers for a day.

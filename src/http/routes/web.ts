@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../types.js';
-import type { Services } from '../../services.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -42,7 +41,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-cache');
 }
 
-export async function webRoutes(app: App, _services: Services): Promise<void> {
+export async function webRoutes(app: App): Promise<void> {
   const root = webRoot();
   const pagePattern = /^[a-z][a-z0-9-]{0,40}$/;
   app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard.html', 302));

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { PUSH_LEVELS } from '../../../../desktop/push.js';
 import { MESSAGE_KEY_PATTERN } from '../v1/desktop-push.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const BugReportQuery = Type.Object({
@@ -26,8 +26,12 @@ const PushBody = Type.Object(
 );
 const operator = { auth: 'operator' } as const;
 
-export async function adminDesktopRoutes(app: App, services: Services): Promise<void> {
-  const { bugReports, presence } = services.desktop;
+export interface AdminDesktopRouteDeps {
+  desktop: Pick<DesktopServices, 'bugReports' | 'presence' | 'push'>;
+}
+
+export async function adminDesktopRoutes(app: App, deps: AdminDesktopRouteDeps): Promise<void> {
+  const { bugReports, presence } = deps.desktop;
 
   app.get(
     '/api/admin/desktop/bug-reports',
@@ -51,7 +55,7 @@ export async function adminDesktopRoutes(app: App, services: Services): Promise<
         expiresAtMs = Date.parse(body.expires_at);
         if (!Number.isFinite(expiresAtMs)) throw validationError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be an ISO 8601 time', type: 'value_error.datetime' }]);
       }
-      const posted = await services.desktop.push.post({
+      const posted = await deps.desktop.push.post({
         messageKey: body.message_key,
         customerId: body.customer_id,
         title: body.title,

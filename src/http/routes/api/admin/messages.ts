@@ -1,8 +1,8 @@
 /** Operators post inbox messages to one customer or to all (a broadcast is stored once). */
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
+import type { AccountServices } from '../../../../accounts/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const AdminMessageBody = Type.Object(
   {
@@ -14,7 +14,11 @@ const AdminMessageBody = Type.Object(
   { additionalProperties: false },
 );
 
-export async function adminMessageRoutes(app: App, services: Services): Promise<void> {
+export interface AdminMessageRouteDeps {
+  accounts: Pick<AccountServices, 'inbox'>;
+}
+
+export async function adminMessageRoutes(app: App, deps: AdminMessageRouteDeps): Promise<void> {
   app.post(
     '/api/admin/messages',
     {
@@ -26,7 +30,7 @@ export async function adminMessageRoutes(app: App, services: Services): Promise<
       if ((customerId === undefined) === (all !== true)) {
         throw validationError([{ loc: ['body', 'customer_id'], msg: 'Give either customer_id or all: true', type: 'value_error' }]);
       }
-      const posted = await services.accounts.inbox.post(customerId !== undefined ? { customerId, title, body } : { all: true, title, body });
+      const posted = await deps.accounts.inbox.post(customerId !== undefined ? { customerId, title, body } : { all: true, title, body });
       return reply.code(201).send({ ...posted, customer_id: customerId ?? null, broadcast: customerId === undefined });
     },
   );

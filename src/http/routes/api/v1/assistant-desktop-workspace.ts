@@ -3,10 +3,10 @@
  * archives fetched from an https URL (SSRF-safe; archives checked before anything is written).
  */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { COMMIT_PATTERN, PROJECT_ID_PATTERN, REPOSITORY_NAME_PATTERN } from '../../../../desktop/object-workspace/workspace.js';
+import type { ObjectWorkspaces } from '../../../../desktop/object-workspace/workspace.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const ProjectBody = Type.Object(
   { name: Type.String({ description: '1-100 letters, digits, space, dot, underscore or hyphen; not only dots; unique per customer (409).' }) },
@@ -18,20 +18,24 @@ const RepositoryQuery = Type.Object({
   sourceUrl: Type.String({ default: '', maxLength: 2048, description: 'https URL of a zip or tar.gz archive (e.g. a codeload URL); required.' }),
   commit: Type.String({ default: '', pattern: COMMIT_PATTERN, description: 'The commit or ref the archive is of; checked against a tarball that names its commit.' }),
 });
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function assistantDesktopWorkspaceRoutes(app: App, services: Services): Promise<void> {
-  const workspaces = services.objectWorkspace;
+export interface AssistantDesktopWorkspaceRouteDeps {
+  objectWorkspace: ObjectWorkspaces;
+}
+
+export async function assistantDesktopWorkspaceRoutes(app: App, deps: AssistantDesktopWorkspaceRouteDeps): Promise<void> {
+  const workspaces = deps.objectWorkspace;
 
   app.post(
     '/api/v1/assistant-desktop/object-workspace',
-    { config: account, schema: { tags: ['desktop'], summary: 'Ensures your private object workspace (idempotent): {created, created_at, projects, repositories}' } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Ensures your private object workspace (idempotent): {created, created_at, projects, repositories}' } },
     async (request) => workspaces.ensure(customerOf(request).customerId),
   );
 
   app.post(
     '/api/v1/assistant-desktop/object-workspace/projects',
-    { config: account, bodyLimit: 128 * 1024, schema: { tags: ['desktop'], summary: 'Creates a private project folder → 201 {project_id, name, created_at, body} (name taken: 409)', body: ProjectBody } },
+    { config: customerAccount, bodyLimit: 128 * 1024, schema: { tags: ['desktop'], summary: 'Creates a private project folder → 201 {project_id, name, created_at, body} (name taken: 409)', body: ProjectBody } },
     async (request, reply) => {
       const created = await workspaces.createProject(customerOf(request).customerId, request.body as Record<string, unknown>);
       return reply.code(201).send(created);
@@ -40,14 +44,14 @@ export async function assistantDesktopWorkspaceRoutes(app: App, services: Servic
 
   app.delete(
     '/api/v1/assistant-desktop/object-workspace/projects/:project_id',
-    { config: account, schema: { tags: ['desktop'], summary: 'Deletes a project marker and its folder (not yours or unknown: 404) → {project_id, deleted}', params: ProjectParams } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Deletes a project marker and its folder (not yours or unknown: 404) → {project_id, deleted}', params: ProjectParams } },
     async (request) => workspaces.deleteProject(customerOf(request).customerId, request.params.project_id),
   );
 
   app.post(
     '/api/v1/assistant-desktop/object-workspace/repositories/:repository_name',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags: ['desktop'],
         summary: 'Fetches a zip or tar.gz repository archive over https and stores it unpacked → 201 {repository_name, source_url, commit, format, files, bytes, stored_at, replaced}',

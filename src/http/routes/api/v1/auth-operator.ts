@@ -7,8 +7,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { OPERATOR_COOKIE, OPERATOR_CSRF_COOKIE, type OpenedOperatorSession } from '../../../../accounts/operator-sessions.js';
 import { unauthenticated } from '../../../../accounts/identity.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { Clock } from '../../../../kernel/clock.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const OperatorSessionBody = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 256, description: 'The static operator token or a managed operator key.' }) },
@@ -37,8 +39,14 @@ export function clearOperatorCookies(reply: FastifyReply, publicBaseUrl: string)
   ]);
 }
 
-export async function operatorAuthRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config, clock } = services;
+export interface OperatorAuthRouteDeps {
+  accounts: Pick<AccountServices, 'operatorSessions'>;
+  config: AppConfig;
+  clock: Clock;
+}
+
+export async function operatorAuthRoutes(app: App, deps: OperatorAuthRouteDeps): Promise<void> {
+  const { accounts, config, clock } = deps;
 
   app.post(
     '/api/v1/auth/operator-session',

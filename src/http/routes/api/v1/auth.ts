@@ -8,8 +8,10 @@ import { safeReturnTo } from '../../../../accounts/sso.js';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { OidcError } from '../../../../accounts/oidc.js';
 import { AppError, validationError } from '../../../../kernel/errors.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { Clock } from '../../../../kernel/clock.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 import { clearSessionCookies, sessionView, setSessionCookies } from './session-cookies.js';
 
 const HumanCheckFields = {
@@ -70,8 +72,14 @@ const IdpCallbackQuery = Type.Object({
 
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
-export async function authRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config, clock } = services;
+export interface AuthRouteDeps {
+  accounts: Pick<AccountServices, 'humanCheckRequired' | 'humanChecks' | 'oidc' | 'sessions' | 'sso' | 'webAuth'>;
+  config: AppConfig;
+  clock: Clock;
+}
+
+export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
+  const { accounts, config, clock } = deps;
 
   app.post(
     '/api/v1/auth/web-login',

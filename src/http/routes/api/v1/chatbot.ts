@@ -5,8 +5,9 @@
 import { Type } from '@sinclair/typebox';
 import { ChatLinkError, CHAT_ID_PATTERN } from '../../../../chatbot/link.js';
 import { AppError } from '../../../../kernel/errors.js';
+import type { ChatbotServices } from '../../../../chatbot/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Update = Type.Object(
   {
@@ -31,8 +32,13 @@ const StartQuery = Type.Object({
 const CallbackQuery = Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()), error: Type.Optional(Type.String()) });
 const publicBot = { auth: 'public', surface: 'account' } as const;
 
-export async function chatbotRoutes(app: App, services: Services): Promise<void> {
-  const { bot, linking } = services.chatbot;
+export interface ChatbotRouteDeps {
+  chatbot: Pick<ChatbotServices, 'bot' | 'linking'>;
+  config: AppConfig;
+}
+
+export async function chatbotRoutes(app: App, deps: ChatbotRouteDeps): Promise<void> {
+  const { bot, linking } = deps.chatbot;
 
   app.post(
     '/api/v1/chatbot/webhook',
@@ -53,7 +59,7 @@ export async function chatbotRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => {
       const handled = await bot.handle(request.body as never);
-      if (handled.reply && !services.config.chatbot.botToken) return handled.reply;
+      if (handled.reply && !deps.config.chatbot.botToken) return handled.reply;
       return { ok: true, duplicate: handled.duplicate, delivered: handled.delivered };
     },
   );

@@ -1,9 +1,9 @@
 /** The shared desktop shoutbox: bootstrap, messages (plain text, JSON only) and the caller's username. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { SHOUTBOX_USERNAME_PATTERN } from '../../../../desktop/shoutbox.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const BootstrapQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) });
@@ -16,32 +16,36 @@ const DesktopShoutboxProfileBody = Type.Object(
   { username: Type.String({ pattern: SHOUTBOX_USERNAME_PATTERN, description: 'Unique ignoring case (409 when taken).' }) },
   { additionalProperties: false, title: 'DesktopShoutboxProfileBody' },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function desktopShoutboxRoutes(app: App, services: Services): Promise<void> {
-  const { shoutbox } = services.desktop;
+export interface DesktopShoutboxRouteDeps {
+  desktop: Pick<DesktopServices, 'shoutbox'>;
+}
+
+export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRouteDeps): Promise<void> {
+  const { shoutbox } = deps.desktop;
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/bootstrap',
-    { config: account, schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery } },
     async (request) => shoutbox.bootstrap(customerOf(request).customerId, request.query.limit),
   );
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}', querystring: ListQuery } },
     async (request) => shoutbox.list(customerOf(request).customerId, { limit: request.query.limit, beforeId: request.query.before_id, afterId: request.query.after_id }),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201', body: DesktopShoutboxMessageBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201', body: DesktopShoutboxMessageBody } },
     async (request, reply) => reply.code(201).send(await shoutbox.post(customerOf(request).customerId, request.body.text)),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/profile',
-    { config: account, schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody } },
     async (request) => shoutbox.setUsername(customerOf(request).customerId, request.body.username),
   );
 }

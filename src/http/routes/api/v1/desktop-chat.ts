@@ -4,10 +4,12 @@ import { collectParts, PartCollector } from '../../../../gateway/protocols/share
 import { encodeSseFrame } from '../../../../kernel/sse.js';
 import { researchPdf } from '../../../../desktop/research-pdf.js';
 import { validationError } from '../../../../kernel/errors.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import { SseWriter, clientAbortSignal } from '../../../call-context.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
+import type { GatewayServices } from '../../../../gateway/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const ConversationParams = Type.Object({ conversation_id: Id });
@@ -34,35 +36,41 @@ const SendBody = Type.Object(
   },
   { additionalProperties: false, title: 'DesktopChatMessageBody' },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function desktopChatRoutes(app: App, services: Services): Promise<void> {
-  const { chat } = services.desktop;
+export interface DesktopChatRouteDeps {
+  desktop: Pick<DesktopServices, 'chat' | 'chatQuota'>;
+  gateway: Pick<GatewayServices, 'listModels'>;
+  config: AppConfig;
+}
+
+export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): Promise<void> {
+  const { chat } = deps.desktop;
 
   app.get(
     '/api/v1/desktop-chat/bootstrap',
-    { config: account, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
     async (request) => {
       const customerId = customerOf(request).customerId;
       const conversations = await chat.list(customerId, request.query.limit);
       return {
         conversations: conversations.data,
-        models: services.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: services.desktop.chatQuota.coversModel(model.id) })),
-        default_model: services.config.agent.defaultModel,
-        free_quota: await services.desktop.chatQuota.status(customerId),
+        models: deps.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: deps.desktop.chatQuota.coversModel(model.id) })),
+        default_model: deps.config.agent.defaultModel,
+        free_quota: await deps.desktop.chatQuota.status(customerId),
       };
     },
   );
 
   app.get(
     '/api/v1/desktop-chat/conversations',
-    { config: account, schema: { tags: ['desktop'], summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}', querystring: ListQuery } },
     async (request) => chat.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/desktop-chat/conversations',
-    { config: account, schema: { tags: ['desktop'], summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}', body: DesktopChatConversationCreateBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}', body: DesktopChatConversationCreateBody } },
     async (request, reply) => {
       const body = request.body;
       return reply.code(201).send(await chat.create(customerOf(request).customerId, { title: body.title, model: body.model, systemPrompt: body.system_prompt }));
@@ -71,7 +79,7 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
 
   app.delete(
     '/api/v1/desktop-chat/conversations/:conversation_id',
-    { config: account, schema: { tags: ['desktop'], summary: 'Deletes your conversation and its messages → 204 (not yours: 404)', params: ConversationParams } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Deletes your conversation and its messages → 204 (not yours: 404)', params: ConversationParams } },
     async (request, reply) => {
       await chat.delete(customerOf(request).customerId, request.params.conversation_id);
       return reply.code(204).send();
@@ -80,14 +88,14 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
 
   app.get(
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
-    { config: account, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
     async (request) => chat.messages(customerOf(request).customerId, request.params.conversation_id, { limit: request.query.limit, afterId: request.query.after_id }),
   );
 
   app.post(
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags: ['desktop'],
         summary:
@@ -115,7 +123,7 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
         const collected = await collectParts(sent.parts);
         if (collected.error) throw collected.error.toAppError();
         const messages = await sent.complete(collected);
-        return reply.code(201).send({ messages, free: sent.free, free_quota: await services.desktop.chatQuota.status(caller.customerId) });
+        return reply.code(201).send({ messages, free: sent.free, free_quota: await deps.desktop.chatQuota.status(caller.customerId) });
       }
       const sse = new SseWriter(reply, request.id);
       const collector = new PartCollector();
@@ -141,7 +149,7 @@ export async function desktopChatRoutes(app: App, services: Services): Promise<v
   app.get(
     '/api/v1/desktop-chat/messages/:message_id/research.pdf',
     {
-      config: account,
+      config: customerAccount,
       schema: { tags: ['desktop'], summary: 'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours', params: MessageParams },
     },
     async (request, reply) => {

@@ -1,11 +1,11 @@
 /** Desktop coding mode: coder projects (workspace + managed database), bought slots, deletion. */
 import { Type } from '@sinclair/typebox';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 const tags = ['desktop'];
 const CreateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 64, description: 'Letters, digits, ".", "_" or "-", starting with a letter or digit; unique per customer ignoring case.' }) },
@@ -14,13 +14,17 @@ const CreateBody = Type.Object(
 const NameParams = Type.Object({ project_name: Type.String({ minLength: 1, maxLength: 200 }) });
 const IdempotencyHeader = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
 
-export async function desktopCoderRoutes(app: App, services: Services): Promise<void> {
-  const { coder } = services.desktop;
+export interface DesktopCoderRouteDeps {
+  desktop: Pick<DesktopServices, 'coder'>;
+}
+
+export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps): Promise<void> {
+  const { coder } = deps.desktop;
 
   app.get(
     '/api/v1/desktop/coder/projects',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags,
         summary: 'Your coder projects {data:[{name, status, project_id, database, created_at, last_opened_at}], slots:{used, free, purchased, total, available, max, price}}; database carries the connection details',
@@ -32,7 +36,7 @@ export async function desktopCoderRoutes(app: App, services: Services): Promise<
   app.post(
     '/api/v1/desktop/coder/projects',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags,
         summary: 'Creates (201) or resumes (200) the coder project of this name: a managed agent project and a managed database; every slot in use → 409',
@@ -48,7 +52,7 @@ export async function desktopCoderRoutes(app: App, services: Services): Promise<
   app.post(
     '/api/v1/desktop/coder/projects/purchase-slot',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags,
         summary: 'Buys one extra coder project slot from token-wallet credit at desktop.coder.slotPriceMicros (Idempotency-Key required; 402 when short; 409 at desktop.coder.maxSlots)',
@@ -66,7 +70,7 @@ export async function desktopCoderRoutes(app: App, services: Services): Promise<
   app.delete(
     '/api/v1/desktop/coder/projects/:project_name',
     {
-      config: account,
+      config: customerAccount,
       schema: { tags, summary: 'Deletes your coder project: drops its database and role, removes its workspace → 204 (not yours: 404; a turn running: 409)', params: NameParams },
     },
     async (request, reply) => {

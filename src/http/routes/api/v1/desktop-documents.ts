@@ -4,10 +4,11 @@
  * replaces exactly that version (stale: 409 with `current_version`; too large: 413).
  */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
 import type { DocumentKind } from '../../../../desktop/documents.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const PutBody = Type.Object(
   {
@@ -16,23 +17,28 @@ const PutBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function desktopDocumentRoutes(app: App, services: Services): Promise<void> {
-  const { documents } = services.desktop;
+export interface DesktopDocumentRouteDeps {
+  desktop: Pick<DesktopServices, 'documents'>;
+  config: AppConfig;
+}
+
+export async function desktopDocumentRoutes(app: App, deps: DesktopDocumentRouteDeps): Promise<void> {
+  const { documents } = deps.desktop;
   // Room for the document's own limit plus JSON escaping overhead; the exact limit is checked on the parsed data.
-  const bodyLimit = services.config.desktop.documentMaxBytes * 2 + 4096;
+  const bodyLimit = deps.config.desktop.documentMaxBytes * 2 + 4096;
   const routes: [string, DocumentKind, string][] = [
     ['/api/v1/desktop/coding-session', 'coding-session', 'coding conversation history'],
     ['/api/v1/assistant-desktop/sync', 'assistant-sync', 'synchronized assistant history'],
   ];
   for (const [url, kind, what] of routes) {
-    app.get(url, { config: account, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
+    app.get(url, { config: customerAccount, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
       documents.get(customerOf(request).customerId, kind),
     );
     app.put(
       url,
-      { config: account, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
+      { config: customerAccount, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
       async (request) => {
         const saved = await documents.put(customerOf(request).customerId, kind, request.body.version, request.body.data as Record<string, unknown>);
         return { version: saved.version, size_bytes: saved.size_bytes, updated_at: saved.updated_at };

@@ -1,26 +1,30 @@
 /** Assistant-desktop service messages: the caller's live push messages and per-customer dismissal. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 export const MESSAGE_KEY_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
 const ListQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
 const KeyParams = Type.Object({ message_key: Type.String({ pattern: MESSAGE_KEY_PATTERN }) });
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function desktopPushRoutes(app: App, services: Services): Promise<void> {
-  const { push } = services.desktop;
+export interface DesktopPushRouteDeps {
+  desktop: Pick<DesktopServices, 'push'>;
+}
+
+export async function desktopPushRoutes(app: App, deps: DesktopPushRouteDeps): Promise<void> {
+  const { push } = deps.desktop;
 
   app.get(
     '/api/v1/assistant-desktop/push',
-    { config: account, schema: { tags: ['desktop'], summary: 'Live service messages (not dismissed, not expired): {data:[{message_key, title, body, level, broadcast, created_at, expires_at}]}', querystring: ListQuery } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Live service messages (not dismissed, not expired): {data:[{message_key, title, body, level, broadcast, created_at, expires_at}]}', querystring: ListQuery } },
     async (request) => push.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/assistant-desktop/push/:message_key/dismiss',
-    { config: account, schema: { tags: ['desktop'], summary: 'Dismisses a service message for you only (not yours: 404) → {message_key, dismissed, dismissed_at}', params: KeyParams } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Dismisses a service message for you only (not yours: 404) → {message_key, dismissed, dismissed_at}', params: KeyParams } },
     async (request) => push.dismiss(customerOf(request).customerId, request.params.message_key),
   );
 }

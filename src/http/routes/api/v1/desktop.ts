@@ -1,8 +1,9 @@
 /** Desktop app housekeeping: bug reports (stored, listed for operators) and the presence heartbeat. */
 import { Type } from '@sinclair/typebox';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const BugReportBody = Type.Object(
   {
@@ -25,15 +26,21 @@ const BootstrapQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
 });
 const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function desktopRoutes(app: App, services: Services): Promise<void> {
-  const { bugReports, presence, bootstrap } = services.desktop;
-  const bugReportBodyLimit = services.config.desktop.bugReportMaxBytes * 2 + 4096;
+export interface DesktopRouteDeps {
+  desktop: Pick<DesktopServices, 'bugReports' | 'presence' | 'bootstrap'>;
+  config: AppConfig;
+}
+
+export async function desktopRoutes(app: App, deps: DesktopRouteDeps): Promise<void> {
+  const { bugReports, presence, bootstrap } = deps.desktop;
+  const bugReportBodyLimit = deps.config.desktop.bugReportMaxBytes * 2 + 4096;
 
   app.get(
     '/api/v1/desktop/bootstrap',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags: ['desktop'],
         summary: 'Verifies the token; account, wallet, usage of the last days, inbox and push messages, client releases',
@@ -45,7 +52,7 @@ export async function desktopRoutes(app: App, services: Services): Promise<void>
 
   app.post(
     '/api/v1/desktop/bug-report',
-    { config: account, bodyLimit: bugReportBodyLimit, schema: { tags: ['desktop'], summary: 'Sends a bug report {text, app_version, os, log_excerpt?} → 201 {id, created_at}', body: BugReportBody } },
+    { config: customerAccount, bodyLimit: bugReportBodyLimit, schema: { tags: ['desktop'], summary: 'Sends a bug report {text, app_version, os, log_excerpt?} → 201 {id, created_at}', body: BugReportBody } },
     async (request, reply) => {
       const body = request.body;
       const saved = await bugReports.submit(customerOf(request).customerId, { text: body.text, appVersion: body.app_version, os: body.os, logExcerpt: body.log_excerpt });
@@ -55,7 +62,7 @@ export async function desktopRoutes(app: App, services: Services): Promise<void>
 
   app.post(
     '/api/v1/desktop/presence',
-    { config: account, schema: { tags: ['desktop'], summary: 'Heartbeat {app_version?, os?} → {online, last_seen_at, online_until, ttl_seconds}', body: PresenceBody } },
+    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Heartbeat {app_version?, os?} → {online, last_seen_at, online_until, ttl_seconds}', body: PresenceBody } },
     async (request) => presence.heartbeat(customerOf(request).customerId, { appVersion: request.body.app_version, os: request.body.os }),
   );
 }

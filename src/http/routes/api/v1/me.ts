@@ -1,12 +1,17 @@
 /**
- * Account settings (`api`, account surface: System Token, username token, login key or dashboard session):
- * authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
+ * The account, `GET /api/v1/me`, and its settings (`api`, account surface: System Token, username token, login key or
+ * dashboard session): authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
  */
 import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
-import { customerOf } from '../../accounts.js';
+import { describeAccount } from '../../../../accounts/account-profile.js';
+import { customerOf } from '../../../caller.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { BillingServices } from '../../../../billing/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { GatewayServices } from '../../../../gateway/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit authenticator-app code.' });
 const EnableBody = Type.Object({ code: Code }, { additionalProperties: false });
@@ -34,20 +39,48 @@ const DashboardSsoLinkBody = Type.Object(
 const AlertParams = Type.Object({ event_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const AlertQuery = Type.Object({ include_acknowledged: Type.Optional(Type.Boolean({ default: false })) });
 
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function meRoutes(app: App, services: Services): Promise<void> {
-  const { accounts, config } = services;
+export interface MeRouteDeps {
+  accounts: Pick<AccountServices, 'alerts' | 'settings' | 'sso' | 'webAuth'>;
+  customers: CustomerService;
+  billing: BillingServices;
+  gateway: Pick<GatewayServices, 'listModels'>;
+  config: AppConfig;
+}
+
+export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
+  const { accounts, config, customers } = deps;
+
+  app.get(
+    '/api/v1/me',
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['accounts'],
+        summary: 'Account, wallet and CLI configuration; with the dashboard profile (edge region and its base URL, names, show_name_dialog, two_factor_enabled, session)',
+      },
+    },
+    async (request) => {
+      const caller = customerOf(request);
+      const [described, profile, twoFactor] = await Promise.all([
+        describeAccount({ customers, wallets: deps.billing, config, prices: () => deps.gateway.listModels() }, caller),
+        deps.accounts.settings.profile(caller.customerId),
+        deps.accounts.webAuth.twoFactorEnabled(caller.customerId),
+      ]);
+      return { ...described, profile, two_factor_enabled: twoFactor, session: isSessionPrincipal(caller) };
+    },
+  );
 
   app.post(
     '/api/v1/me/2fa/setup',
-    { config: account, schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' } },
     async (request) => ({ ...(await accounts.webAuth.setupTwoFactor(customerOf(request).customerId)), enabled: false }),
   );
 
   app.post(
     '/api/v1/me/2fa/enable',
-    { config: account, schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody } },
     async (request) => {
       await accounts.webAuth.enableTwoFactor(customerOf(request).customerId, request.body.code, request.ip);
       return { enabled: true };
@@ -56,7 +89,7 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
 
   app.post(
     '/api/v1/me/2fa/disable',
-    { config: account, schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody } },
     async (request) => {
       await accounts.webAuth.disableTwoFactor(customerOf(request).customerId, request.body, request.ip);
       return { enabled: false };
@@ -65,19 +98,19 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
 
   app.post(
     '/api/v1/me/edge-region',
-    { config: account, schema: { tags: ['account'], summary: 'Sets the preferred API region (one of the configured regions)', body: EdgeRegionBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Sets the preferred API region (one of the configured regions)', body: EdgeRegionBody } },
     async (request) => accounts.settings.setEdgeRegion(customerOf(request).customerId, request.body.region),
   );
 
   app.post(
     '/api/v1/me/email',
-    { config: account, schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody } },
     async (request) => ({ email: await accounts.webAuth.changeEmail(customerOf(request).customerId, request.body.email) }),
   );
 
   app.post(
     '/api/v1/me/password',
-    { config: account, schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody } },
     async (request) => {
       const caller = customerOf(request);
       const keep = isSessionPrincipal(caller) ? caller.session.id : undefined;
@@ -88,20 +121,20 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
 
   app.post(
     '/api/v1/me/profile-name',
-    { config: account, schema: { tags: ['account'], summary: 'Saves first name and surname', body: ProfileNameBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Saves first name and surname', body: ProfileNameBody } },
     async (request) => accounts.settings.setProfileName(customerOf(request).customerId, request.body.first_name, request.body.surname),
   );
 
   app.post(
     '/api/v1/me/profile-name/dismiss',
-    { config: account, schema: { tags: ['account'], summary: 'Records that the name dialog was skipped' } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Records that the name dialog was skipped' } },
     async (request) => accounts.settings.dismissProfileName(customerOf(request).customerId),
   );
 
   app.post(
     '/api/v1/me/sso-link',
     {
-      config: account,
+      config: customerAccount,
       schema: { tags: ['account'], summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}', body: DashboardSsoLinkBody },
     },
     async (request, reply) => {
@@ -117,7 +150,7 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
   app.get(
     '/api/v1/me/api-key-alerts',
     {
-      config: account,
+      config: customerAccount,
       schema: {
         tags: ['account'],
         summary: 'Key alerts (spending limit 80 %/reached, expiring/expired, replaced/revoked, new network), newest first',
@@ -132,7 +165,7 @@ export async function meRoutes(app: App, services: Services): Promise<void> {
 
   app.post(
     '/api/v1/me/api-key-alerts/:event_id/acknowledge',
-    { config: account, schema: { tags: ['account'], summary: 'Acknowledges one of your alerts (others: 404)', params: AlertParams } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Acknowledges one of your alerts (others: 404)', params: AlertParams } },
     async (request) => accounts.alerts.acknowledge(customerOf(request).customerId, request.params.event_id),
   );
 }

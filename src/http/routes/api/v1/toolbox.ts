@@ -1,9 +1,9 @@
 /** Toolbox (the customer's agent defaults) and customer-engagement (notification preferences). */
 import { Type } from '@sinclair/typebox';
 import { KNOWN_EFFORTS } from '../../../../agent/turn-input.js';
-import { customerOf } from '../../accounts.js';
+import { customerOf } from '../../../caller.js';
+import type { AccountServices } from '../../../../accounts/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
 const ToolboxSettingsBody = Type.Object(
   {
@@ -32,21 +32,25 @@ const CustomerEngagementPreferencesBody = Type.Object(
   { additionalProperties: false },
 );
 
-const account = { auth: 'api', surface: 'account' } as const;
+const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
-export async function toolboxRoutes(app: App, services: Services): Promise<void> {
-  const { settings } = services.accounts;
+export interface ToolboxRouteDeps {
+  accounts: Pick<AccountServices, 'settings'>;
+}
+
+export async function toolboxRoutes(app: App, deps: ToolboxRouteDeps): Promise<void> {
+  const { settings } = deps.accounts;
 
   app.get(
     '/api/v1/toolbox',
-    { config: account, schema: { tags: ['account'], summary: 'Agent preferences: {settings, effective, allowed}' } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Agent preferences: {settings, effective, allowed}' } },
     async (request) => settings.toolbox(customerOf(request).customerId),
   );
 
   app.post(
     '/api/v1/toolbox',
     {
-      config: account,
+      config: customerAccount,
       schema: { tags: ['account'], summary: 'Updates agent preferences within what the operator allows (web search at most, approval policy at least)', body: ToolboxSettingsBody },
     },
     async (request) => settings.setToolbox(customerOf(request).customerId, request.body),
@@ -54,13 +58,13 @@ export async function toolboxRoutes(app: App, services: Services): Promise<void>
 
   app.get(
     '/api/v1/customer-engagement',
-    { config: account, schema: { tags: ['account'], summary: 'Notification preferences: {email:{productUpdates,billing,keyAlerts,inboxDigest}, inApp:{keyAlerts,announcements}}' } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Notification preferences: {email:{productUpdates,billing,keyAlerts,inboxDigest}, inApp:{keyAlerts,announcements}}' } },
     async (request) => settings.engagement(customerOf(request).customerId),
   );
 
   app.put(
     '/api/v1/customer-engagement',
-    { config: account, schema: { tags: ['account'], summary: 'Saves notification preferences (fields left out take their defaults)', body: CustomerEngagementPreferencesBody } },
+    { config: customerAccount, schema: { tags: ['account'], summary: 'Saves notification preferences (fields left out take their defaults)', body: CustomerEngagementPreferencesBody } },
     async (request) => settings.setEngagement(customerOf(request).customerId, request.body),
   );
 }

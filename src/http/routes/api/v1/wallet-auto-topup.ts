@@ -5,11 +5,11 @@
 import { Type } from '@sinclair/typebox';
 import type { AutoTopupSetting } from '../../../../billing/payments/auto-topup.js';
 import { moneyJson } from '../../../../kernel/money.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { customerOf } from '../../../caller.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 const AutoTopupBody = Type.Object(
   {
@@ -32,19 +32,23 @@ function settingJson(setting: AutoTopupSetting) {
   };
 }
 
-export async function walletAutoTopupRoutes(app: App, services: Pick<Services, 'payments'>): Promise<void> {
-  const { autoTopup } = services.payments;
+export interface WalletAutoTopupRouteDeps {
+  payments: Pick<PaymentServices, 'autoTopup'>;
+}
+
+export async function walletAutoTopupRoutes(app: App, deps: WalletAutoTopupRouteDeps): Promise<void> {
+  const { autoTopup } = deps.payments;
 
   app.get(
     '/api/v1/wallet/auto-topup',
-    { config: account, schema: { tags: ['wallet'], summary: 'Auto top-up setting of the token wallet' } },
+    { config: walletOwner, schema: { tags: ['wallet'], summary: 'Auto top-up setting of the token wallet' } },
     async (request) => settingJson(await autoTopup.get(customerOf(request).customerId)),
   );
 
   app.post(
     '/api/v1/wallet/auto-topup',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags: ['wallet'],
         summary: 'Configure auto top-up: when a settlement leaves the available balance below the threshold, one off-session charge of the saved card buys the pack (409 without a saved card)',

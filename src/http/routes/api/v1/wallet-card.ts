@@ -4,33 +4,25 @@
  * text through a content-type parser of this plugin only; every other route keeps the global JSON parser.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import type { CustomerPrincipal } from '../../../../accounts/principal.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
-import { notFound } from '../../../../kernel/errors.js';
+import { customerOf } from '../../../caller.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
-
-export function customerOf(request: FastifyRequest): CustomerPrincipal {
-  const principal = request.principal;
-  if (principal?.kind !== 'customer') throw notFound('Wallet');
-  return principal;
-}
 
 const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, STRICT);
 const ConfirmBody = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT);
 
 /** Card checkout and confirm for one wallet (`token` under /wallet, `cash` under /cash-wallet). */
-export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'>, prefix: string, wallet: 'token' | 'cash'): void {
-  const { payments } = services;
+export function cardCheckoutRoutes(app: App, deps: WalletCardRouteDeps, prefix: string, wallet: 'token' | 'cash'): void {
+  const { payments } = deps;
   const tag = wallet === 'token' ? 'wallet' : 'cash-wallet';
 
   app.post(
     `${prefix}/card/checkout`,
-    { config: account, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
+    { config: walletOwner, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
     async (request, reply) => {
       const customer = customerOf(request);
       const result = await payments.card.checkout({ customerId: customer.customerId, packId: request.body.pack_id, wallet, discountCode: request.body.discount_code });
@@ -40,7 +32,7 @@ export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'
 
   app.post(
     `${prefix}/card/confirm`,
-    { config: account, schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody } },
+    { config: walletOwner, schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody } },
     async (request) => {
       const customer = customerOf(request);
       const { payment, credited } = await payments.card.confirm(customer.customerId, request.body.session_id, wallet);
@@ -49,9 +41,13 @@ export function cardCheckoutRoutes(app: App, services: Pick<Services, 'payments'
   );
 }
 
-export async function walletCardRoutes(app: App, services: Services): Promise<void> {
-  cardCheckoutRoutes(app, services, '/api/v1/wallet', 'token');
-  cardCheckoutRoutes(app, services, '/api/v1/cash-wallet', 'cash');
+export interface WalletCardRouteDeps {
+  payments: Pick<PaymentServices, 'card'>;
+}
+
+export async function walletCardRoutes(app: App, deps: WalletCardRouteDeps): Promise<void> {
+  cardCheckoutRoutes(app, deps, '/api/v1/wallet', 'token');
+  cardCheckoutRoutes(app, deps, '/api/v1/cash-wallet', 'cash');
 
   await app.register(async (scope) => {
     // Raw text for the signature; this parser exists only inside this plugin's scope.
@@ -65,7 +61,7 @@ export async function walletCardRoutes(app: App, services: Services): Promise<vo
       },
       async (request) => {
         const raw = typeof request.body === 'string' ? request.body : '';
-        const result = await services.payments.card.webhook(raw, request.headers['stripe-signature']);
+        const result = await deps.payments.card.webhook(raw, request.headers['stripe-signature']);
         return { received: true, event_id: result.eventId, duplicate: result.duplicate };
       },
     );

@@ -3,11 +3,13 @@ import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { moneyJson } from '../../../../kernel/money.js';
 import { paymentJson } from '../../../../billing/payments/index.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { PaymentServices } from '../../../../billing/payments/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import type { Services } from '../../../../services.js';
-import { customerOf } from './wallet-card.js';
+import { customerOf } from '../../../caller.js';
 
-const account = { auth: 'api', surface: 'account' } as const;
+const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 
 const PurchasePreferencesBody = Type.Object(
@@ -20,14 +22,20 @@ const PurchasePreferencesBody = Type.Object(
   STRICT,
 );
 
-export async function walletTopUpRoutes(app: App, services: Services): Promise<void> {
-  const { payments, config } = services;
+export interface WalletTopUpRouteDeps {
+  payments: Pick<PaymentServices, 'card' | 'crypto' | 'discounts' | 'preferences'>;
+  customers: Pick<CustomerService, 'get'>;
+  config: AppConfig;
+}
+
+export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): Promise<void> {
+  const { payments, config } = deps;
   const tags = ['wallet'];
 
   app.post(
     '/api/v1/wallet/top-up',
     {
-      config: account,
+      config: walletOwner,
       schema: {
         tags,
         summary: 'Load the credit of a paid pack (card session or crypto order) into its wallet, once per payment; answers the purchase',
@@ -50,7 +58,7 @@ export async function walletTopUpRoutes(app: App, services: Services): Promise<v
 
   app.post(
     '/api/v1/wallet/topup-discount',
-    { config: account, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    { config: walletOwner, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
     async (request) => {
       const checked = await payments.discounts.check(customerOf(request).customerId, request.body.code);
       if (!checked.valid) return { valid: false, reason: checked.reason };
@@ -70,18 +78,18 @@ export async function walletTopUpRoutes(app: App, services: Services): Promise<v
 
   app.post(
     '/api/v1/wallet/topupemail-session-discount',
-    { config: account, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
+    { config: walletOwner, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
     async (request, reply) => {
-      const customer = await services.customers.get(customerOf(request).customerId);
+      const customer = await deps.customers.get(customerOf(request).customerId);
       const issued = await payments.discounts.issueSessionDiscount({ id: customer.id, email: customer.email });
       return reply.code(201).send({ mailed_to: issued.mailedTo, bonus_percent: issued.bonusPercent, expires_at: new Date(issued.expiresAt).toISOString() });
     },
   );
 
-  app.get('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
+  app.get('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
     payments.preferences.get(customerOf(request).customerId),
   );
-  app.put('/api/v1/purchase-preferences', { config: account, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
+  app.put('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
     const body = request.body;
     if (body.default_pack_id !== null && !config.payments.packs.some((pack) => pack.id === body.default_pack_id)) {
       throw validationError([{ loc: ['body', 'default_pack_id'], msg: `Unknown credit pack ${body.default_pack_id}`, type: 'value_error' }]);

@@ -5,36 +5,33 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { customerFor } from '../../direct/access.js';
-import { validationError } from '../../kernel/errors.js';
-import { encodeSseComment, SSE_HEADERS } from '../../kernel/sse.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { customerFor } from '../../../direct/access.js';
+import { encodeSseComment, SSE_HEADERS } from '../../../kernel/sse.js';
+import type { ProjectEvents } from '../../../agent/events/index.js';
+import type { DirectServices } from '../../../direct/index.js';
+import type { App } from '../../types.js';
+import { cursorFrom } from '../shared/event-cursor.js';
 
 const rpcRoute = { auth: 'api', surface: 'rpc' } as const;
 const CustomerQuery = Type.Object({
   customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })),
 });
 
-function cursorFrom(lastEventId: string | string[] | undefined, after: number | undefined): number | null {
-  // A reconnecting EventSource keeps its original URL (?after=) and sends the newer Last-Event-ID: the header wins.
-  if (lastEventId === undefined) return after ?? null;
-  const text = (Array.isArray(lastEventId) ? lastEventId[0]! : lastEventId).trim();
-  if (!/^\d{1,15}$/.test(text)) {
-    throw validationError([{ loc: ['header', 'last-event-id'], msg: 'Last-Event-ID must be a sequence number', type: 'int_parsing' }]);
-  }
-  return Number(text);
+/** What the direct event stream reads: the customer's direct stream id and the event log. */
+export interface DirectStreamDeps {
+  direct: Pick<DirectServices, 'stream'>;
+  projectEvents: Pick<ProjectEvents, 'stream'>;
 }
 
 /** SSE of the customer's direct stream: replay after the cursor, then live events. */
-export async function streamDirectEvents(services: Services, request: FastifyRequest, reply: FastifyReply, customerId: number, after: number | undefined): Promise<void> {
+export async function streamDirectEvents(deps: DirectStreamDeps, request: FastifyRequest, reply: FastifyReply, customerId: number, after: number | undefined): Promise<void> {
   const cursor = cursorFrom(request.headers['last-event-id'], after);
-  const streamId = await services.direct.stream(customerId);
+  const streamId = await deps.direct.stream(customerId);
   reply.hijack();
   reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
   reply.raw.write(encodeSseComment('connected'));
   try {
-    await services.projectEvents.stream({ projectId: streamId, after: cursor, sink: reply.raw });
+    await deps.projectEvents.stream({ projectId: streamId, after: cursor, sink: reply.raw });
   } catch (error) {
     request.log.error({ err: error, requestId: request.id }, 'direct event stream failed');
   } finally {
@@ -42,7 +39,12 @@ export async function streamDirectEvents(services: Services, request: FastifyReq
   }
 }
 
-export async function directRpcRoutes(app: App, services: Services): Promise<void> {
+export interface DirectRpcRouteDeps {
+  direct: Pick<DirectServices, 'rpc' | 'stream'>;
+  projectEvents: Pick<ProjectEvents, 'stream'>;
+}
+
+export async function directRpcRoutes(app: App, deps: DirectRpcRouteDeps): Promise<void> {
   app.post(
     '/api/rpc',
     {
@@ -54,7 +56,7 @@ export async function directRpcRoutes(app: App, services: Services): Promise<voi
         body: Type.Unknown({ description: '{"jsonrpc":"2.0","id":1,"method":"thread/goal/get","params":{…}}' }),
       },
     },
-    (request) => services.direct.rpc.handle(request.principal!, request.body, request.query.customer_id, request.log),
+    (request) => deps.direct.rpc.handle(request.principal!, request.body, request.query.customer_id, request.log),
   );
 
   app.get(
@@ -67,6 +69,6 @@ export async function directRpcRoutes(app: App, services: Services): Promise<voi
         querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), ...CustomerQuery.properties }),
       },
     },
-    (request, reply) => streamDirectEvents(services, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
+    (request, reply) => streamDirectEvents(deps, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
   );
 }

@@ -1,17 +1,21 @@
 /** Managed projects: create and list (the runtime routes of one project live in agent.ts). */
 import { Type } from '@sinclair/typebox';
-import { projectView } from '../../agent/projects/index.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import { projectView } from '../../../../../agent/projects/index.js';
+import { customerOf } from '../../../../caller.js';
+import type { ProjectStore } from '../../../../../agent/projects/types.js';
+import type { App } from '../../../../types.js';
 
 const ProjectJson = Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), created_at: Type.Integer() });
 
-export async function agentProjectRoutes(app: App, services: Services): Promise<void> {
+export interface ProjectRouteDeps {
+  projects: Pick<ProjectStore, 'create' | 'list'>;
+}
+
+export async function projectRoutes(app: App, deps: ProjectRouteDeps): Promise<void> {
   app.post(
     '/api/v1/projects',
     {
-      config: { auth: 'api', surface: 'projects' },
+      config: { auth: 'api', surface: 'projects', caller: 'project-owner' },
       schema: {
         tags: ['projects'],
         summary: 'Create a managed project with its own workspace',
@@ -24,9 +28,7 @@ export async function agentProjectRoutes(app: App, services: Services): Promise<
       },
     },
     async (request, reply) => {
-      const principal = request.principal!;
-      if (principal.kind !== 'customer') throw new AppError('FORBIDDEN', 'Projects belong to customers; use a customer key');
-      const project = await services.projects.create(principal.customerId, request.body.name ?? null);
+      const project = await deps.projects.create(customerOf(request).customerId, request.body.name ?? null);
       return reply.code(201).send(projectView(project));
     },
   );
@@ -49,7 +51,7 @@ export async function agentProjectRoutes(app: App, services: Services): Promise<
       const principal = request.principal!;
       const { limit, cursor } = request.query;
       // One extra row tells whether another page exists.
-      const rows = await services.projects.list(principal.kind === 'customer' ? principal.customerId : null, { limit: limit + 1, after: cursor });
+      const rows = await deps.projects.list(principal.kind === 'customer' ? principal.customerId : null, { limit: limit + 1, after: cursor });
       const page = rows.slice(0, limit);
       return { data: page.map(projectView), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },

@@ -1,8 +1,8 @@
 /** Project workspace files: tree, read and atomic write, confined to the project's workspace. */
 import { Type } from '@sinclair/typebox';
-import { FileService } from '../../agent/files/file-service.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
+import type { FileService } from '../../../../../agent/files/file-service.js';
+import type { ProjectStore } from '../../../../../agent/projects/types.js';
+import type { App } from '../../../../types.js';
 
 const config = { auth: 'api', surface: 'projects' } as const;
 const params = Type.Object({ projectId: Type.String() });
@@ -17,10 +17,17 @@ function headerValues(value: string | string[] | undefined): string[] | undefine
     .filter((item) => item !== '');
 }
 
-export async function agentFilesRoutes(app: App, services: Services): Promise<void> {
-  const files = new FileService({ fileSizeLimitBytes: services.config.agent.fileSizeLimitBytes });
+export interface ProjectFileRouteDeps {
+  projects: Pick<ProjectStore, 'requireOwned'>;
+  files: FileService;
+  /** The size limit of one file; the body limit of a write follows from it. */
+  fileSizeLimitBytes: number;
+}
+
+export async function projectFileRoutes(app: App, deps: ProjectFileRouteDeps): Promise<void> {
+  const { files } = deps;
   // Base64 grows content by 4/3; the service itself answers 413 against the configured limit.
-  const bodyLimit = Math.ceil((services.config.agent.fileSizeLimitBytes * 4) / 3) + 64 * 1024;
+  const bodyLimit = Math.ceil((deps.fileSizeLimitBytes * 4) / 3) + 64 * 1024;
 
   app.get(
     '/api/v1/projects/:projectId/files/tree',
@@ -38,7 +45,7 @@ export async function agentFilesRoutes(app: App, services: Services): Promise<vo
       },
     },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const { path = '', depth, limit } = request.query;
       return files.tree(project.workspaceDir, path, { depth, limit });
     },
@@ -56,7 +63,7 @@ export async function agentFilesRoutes(app: App, services: Services): Promise<vo
       },
     },
     async (request, reply) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const file = await files.read(project.workspaceDir, request.query.path);
       reply.header('etag', file.etag);
       return { path: file.path, encoding: file.encoding, content: file.content, size_bytes: file.sizeBytes, etag: file.etag };
@@ -80,7 +87,7 @@ export async function agentFilesRoutes(app: App, services: Services): Promise<vo
       },
     },
     async (request, reply) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const written = await files.write(project.workspaceDir, {
         ...request.body,
         ifMatch: headerValues(request.headers['if-match']),

@@ -3,7 +3,7 @@
  * project and direct surfaces (translated by `agent/permissions.ts`, the one rule set).
  */
 import { Type } from '@sinclair/typebox';
-import type { PermissionSelection } from '../../agent/permissions.js';
+import type { PermissionSelection } from '../../../agent/permissions.js';
 
 export const permissionFields = {
   sandbox: Type.Optional(Type.String({ description: 'Thread sandbox mode: read-only, workspace-write, danger-full-access' })),

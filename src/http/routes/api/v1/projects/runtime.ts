@@ -1,18 +1,18 @@
 /**
- * Agent runtime routes: status, permission profiles and skills, and the runtime of one managed project (open, state, thread,
- * turns, interrupts, approvals). Every project route checks ownership first (another customer's project is a
- * 404). Project create/list live in agent-projects.ts, events in agent-events.ts, files in agent-files.ts.
+ * The runtime of one managed project, `/api/v1/projects/{projectId}` and below: metadata, open, state, thread,
+ * turns, interrupts and approvals. Every route checks ownership first (another customer's project is a 404).
+ * Create and list live in projects.ts, events in events.ts, files in files.ts.
  */
-import type { AddressInfo } from 'node:net';
 import { Type } from '@sinclair/typebox';
-import { APPROVAL_DECISIONS } from '../../agent/approvals.js';
-import { relativeToWorkspace } from '../../agent/files/workspace-path.js';
-import { projectView } from '../../agent/projects/index.js';
-import { agentCall } from '../../agent/project-runtime.js';
-import type { TurnRequest } from '../../agent/turn-input.js';
-import type { Services } from '../../services.js';
-import type { App } from '../types.js';
-import { permissionFields, permissionSelectionOf } from './permission-fields.js';
+import { APPROVAL_DECISIONS } from '../../../../../agent/approvals.js';
+import { relativeToWorkspace } from '../../../../../agent/files/workspace-path.js';
+import { projectView } from '../../../../../agent/projects/index.js';
+import type { TurnRequest } from '../../../../../agent/turn-input.js';
+import type { AgentServices } from '../../../../../agent/index.js';
+import type { ProjectStore } from '../../../../../agent/projects/types.js';
+import type { App } from '../../../../types.js';
+import { emptyBodyAsObject } from '../../../shared/optional-body.js';
+import { permissionFields, permissionSelectionOf } from '../../../shared/permission-fields.js';
 
 const projectRoute = { auth: 'api', surface: 'projects' } as const;
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -27,34 +27,20 @@ const TurnBody = Type.Object({
   ...permissionFields,
 });
 
-export async function agentRoutes(app: App, services: Services): Promise<void> {
-  const { agent } = services;
+export interface ProjectRuntimeRouteDeps {
+  projects: Pick<ProjectStore, 'requireOwned'>;
+  agent: Pick<AgentServices, 'runtime' | 'approvals'>;
+}
+
+export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDeps): Promise<void> {
+  const { agent } = deps;
   const runtime = agent.runtime;
-
-  // The app-servers call this service's own /v1; once listening, its real loopback address is the one to use.
-  app.addHook('onListen', async () => {
-    const address = app.server.address() as AddressInfo | null;
-    if (address && typeof address === 'object') {
-      const host = address.family === 'IPv6' ? `[${loopbackFor(address.address)}]` : loopbackFor(address.address);
-      agent.setServiceUrl(`http://${host}:${address.port}`);
-    }
-  });
-
-  app.get('/api/v1/agent/status', { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } }, (request) =>
-    agentCall(agent.catalog.status(request.principal!)),
-  );
-  app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
-    agentCall(agent.catalog.permissions(request.principal!)),
-  );
-  app.get('/api/v1/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
-    agentCall(agent.catalog.skills(request.principal!)),
-  );
 
   app.get(
     '/api/v1/projects/:projectId',
     { config: projectRoute, schema: { tags: ['projects'], summary: 'Project metadata and latest thread summary', params: ProjectParams } },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       return { ...projectView(project), latest_thread: await runtime.latest(project) };
     },
   );
@@ -71,14 +57,14 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
       preValidation: emptyBodyAsObject,
     },
-    (request) => agentCall(runtime.open(request.principal!, request.params.projectId, request.body)),
+    (request) => runtime.open(request.principal!, request.params.projectId, request.body),
   );
 
   app.get(
     '/api/v1/projects/:projectId/state',
     { config: projectRoute, schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams } },
     async (request) => {
-      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, false));
+      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, false);
       const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
       return { project: projectView(project), ...relativeToWorkspace({ thread, pending_approvals: pending }, project.workspaceDir) };
     },
@@ -96,7 +82,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
     },
     async (request) => {
-      const { project, thread } = await agentCall(runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns));
+      const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, request.query.include_turns);
       return { thread: relativeToWorkspace(thread, project.workspaceDir) };
     },
   );
@@ -117,7 +103,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       const key = request.headers['idempotency-key'];
       const body: TurnRequest = { ...(request.body as TurnRequest), ...permissionSelectionOf(request.body as Record<string, unknown>) };
       const { projectId } = request.params;
-      const result = await agentCall(key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
+      const result = await (key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
       return reply.code(202).send(result);
     },
   );
@@ -132,7 +118,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
         params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), turnId: Type.String({ minLength: 1, maxLength: 100 }) }),
       },
     },
-    (request) => agentCall(runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId)),
+    (request) => runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId),
   );
 
   app.get(
@@ -151,7 +137,7 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       },
     },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const latest = await runtime.latest(project);
       if (!latest) return { data: [] };
       const status = request.query.status === 'all' ? undefined : request.query.status;
@@ -172,22 +158,11 @@ export async function agentRoutes(app: App, services: Services): Promise<void> {
       preValidation: emptyBodyAsObject,
     },
     async (request) => {
-      const project = await services.projects.requireOwned(request.principal!, request.params.projectId);
+      const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
       const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision);
       return { ...relativeToWorkspace(approval, project.workspaceDir), decision_applied: decision };
     },
   );
-}
-
-/** These bodies are optional: no body (or an empty one) means "all defaults". */
-async function emptyBodyAsObject(request: { body: unknown }): Promise<void> {
-  if (request.body === undefined || request.body === null) request.body = {};
-}
-
-function loopbackFor(address: string): string {
-  if (address === '0.0.0.0') return '127.0.0.1';
-  if (address === '::') return '::1';
-  return address;
 }

@@ -1,0 +1,53 @@
+/** `POST /api/v1/auth/login`: CLI login by email or username (public); issues a wallet-linked key. */
+import { Type } from '@sinclair/typebox';
+import { cliConfiguration } from '../../../../accounts/account-profile.js';
+import { AppError, validationError } from '../../../../kernel/errors.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { App } from '../../../types.js';
+
+const LoginBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })),
+    login: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Email or username.' })),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
+
+const publicAccount = { auth: 'public', surface: 'account' } as const;
+
+export interface CliLoginRouteDeps {
+  accounts: Pick<AccountServices, 'lockout'>;
+  customers: Pick<CustomerService, 'login'>;
+  config: AppConfig;
+}
+
+export async function cliLoginRoutes(app: App, deps: CliLoginRouteDeps): Promise<void> {
+  const { config, customers } = deps;
+
+  app.post(
+    '/api/v1/auth/login',
+    { config: publicAccount, schema: { tags: ['accounts'], summary: 'CLI login by email or username; issues a wallet-linked key', body: LoginBody } },
+    async (request) => {
+      const { email, username, login, password } = request.body;
+      const given = [email, username, login].filter((value) => value !== undefined);
+      if (given.length !== 1) {
+        throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
+      }
+      // Failures count per account and per address (429 with Retry-After over the limit), as for web login.
+      const { lockout } = deps.accounts;
+      const accountKey = given[0]!.includes('@') ? given[0]!.trim().toLowerCase() : given[0]!.trim();
+      await lockout.check('login', accountKey, request.ip);
+      const issued = await customers.login(given[0]!, password).catch(async (error: unknown) => {
+        if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await lockout.fail('login', accountKey, request.ip);
+        throw error;
+      });
+      await lockout.succeed('login', accountKey);
+      return { customer_id: issued.customerId, api_key: issued.key, api_key_id: issued.keyId, ...cliConfiguration(config) };
+    },
+  );
+}

@@ -1,0 +1,44 @@
+/** `POST /api/v1/customer/register`: self-service registration (public); the System Token is returned once. */
+import { Type } from '@sinclair/typebox';
+import { createdCustomerView } from '../../../../accounts/account-profile.js';
+import type { CustomerService } from '../../../../accounts/customer-service.js';
+import type { AccountServices } from '../../../../accounts/index.js';
+import type { AppConfig } from '../../../../config/load-config.js';
+import type { App } from '../../../types.js';
+
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+const Password = Type.String({ minLength: 8, maxLength: 256 });
+
+const RegisterBody = Type.Object(
+  {
+    email: Email,
+    password: Password,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    humanCheckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' })),
+    humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+const publicAccount = { auth: 'public', surface: 'account' } as const;
+
+export interface CustomerRouteDeps {
+  accounts: Pick<AccountServices, 'humanCheckRequired' | 'humanChecks'>;
+  customers: Pick<CustomerService, 'create'>;
+  config: AppConfig;
+}
+
+export async function customerRoutes(app: App, deps: CustomerRouteDeps): Promise<void> {
+  const { config, customers } = deps;
+
+  app.post(
+    '/api/v1/customer/register',
+    { config: publicAccount, schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody } },
+    async (request, reply) => {
+      const { humanCheckId, humanCheckAnswer, ...input } = request.body;
+      if (deps.accounts.humanCheckRequired('register')) await deps.accounts.humanChecks.verify({ humanCheckId, humanCheckAnswer });
+      const created = await customers.create(input);
+      return reply.code(201).send(createdCustomerView(created, config));
+    },
+  );
+}

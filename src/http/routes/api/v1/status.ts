@@ -1,0 +1,28 @@
+/**
+ * Regional availability (public, no bearer): `/api/v1/status/regions` and its earlier spelling `/api/status/regions`.
+ */
+import type { PlatformServices } from '../../../../platform/index.js';
+import type { App } from '../../../types.js';
+
+export interface StatusRouteDeps {
+  platform: Pick<PlatformServices, 'regions'>;
+}
+
+export async function statusRoutes(app: App, deps: StatusRouteDeps): Promise<void> {
+  for (const url of ['/api/status/regions', '/api/v1/status/regions']) {
+    app.get(
+      url,
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags: ['public'],
+          summary: 'Regional availability (measured from each region health URL, cached briefly)',
+        },
+      },
+      async () => {
+        const regions = await deps.platform.regions.statuses();
+        return { regions, available: regions.filter((region) => region.available).map((region) => region.id) };
+      },
+    );
+  }
+}
