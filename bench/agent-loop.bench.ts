@@ -99,7 +99,11 @@ async function json(response: Response, expected: number): Promise<any> {
 }
 
 /** How to start one raw app-server: the bare command, or the same wrapped in the service's bubblewrap sandbox. */
-type RawLaunch = (home: string, args: string[], env: NodeJS.ProcessEnv) => Promise<{ binary: string; args: string[]; env: NodeJS.ProcessEnv }>;
+type RawLaunch = (
+  home: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+) => Promise<{ binary: string; args: string[]; env: NodeJS.ProcessEnv }>;
 
 /** The raw app-server: one process, its own Codex home, the provider straight at the upstream. */
 class RawAppServer {
@@ -159,7 +163,10 @@ class RawAppServer {
     const startedAt = performance.now();
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const result = (await this.client.call('turn/start', { threadId: this.threadId, input: [{ type: 'text', text, text_elements: [] }] })) as { turn: { id: string } };
+    const result = (await this.client.call('turn/start', {
+      threadId: this.threadId,
+      input: [{ type: 'text', text, text_elements: [] }],
+    })) as { turn: { id: string } };
     this.trace.mark('turns answered');
     this.completed.set(result.turn.id, done);
     await finished;
@@ -216,7 +223,10 @@ function stats(values: number[]): { median: number; p90: number } {
 }
 
 /** One row per stretch of a text turn: medians of the measured turns, service against the raw app-servers. */
-function breakdown(trace: TurnTrace, variants: { service: string; raws: { label: string; variant: string }[] }): Record<string, string | number>[] {
+function breakdown(
+  trace: TurnTrace,
+  variants: { service: string; raws: { label: string; variant: string }[] },
+): Record<string, string | number>[] {
   const cell = (value: number | null) => (value === null ? '' : round(value, 1));
   const serviceRows: [string, string, string][] = [
     ['POST /turns → 202 (turn start path, incl. app-server turn/start)', 'start', 'turns answered'],
@@ -229,11 +239,23 @@ function breakdown(trace: TurnTrace, variants: { service: string; raws: { label:
     ['committed → SSE frame parsed by the client', 'commit turn/completed', 'sse'],
     ['whole turn', 'start', 'done'],
   ];
-  const rows: Record<string, string | number>[] = serviceRows.map(([what, from, to]) => ({ 'service (median ms)': what, ms: cell(trace.median(variants.service, from, to)) }));
+  const rows: Record<string, string | number>[] = serviceRows.map(([what, from, to]) => ({
+    'service (median ms)': what,
+    ms: cell(trace.median(variants.service, from, to)),
+  }));
   for (const raw of variants.raws) {
-    rows.push({ 'service (median ms)': `${raw.label}: turn/start → answered`, ms: cell(trace.median(raw.variant, 'start', 'turns answered')) });
-    rows.push({ 'service (median ms)': `${raw.label}: turn/start → upstream receives the model request`, ms: cell(trace.median(raw.variant, 'start', 'upstream')) });
-    rows.push({ 'service (median ms)': `${raw.label}: upstream receives → turn/completed notification`, ms: cell(trace.median(raw.variant, 'upstream', 'notify turn/completed')) });
+    rows.push({
+      'service (median ms)': `${raw.label}: turn/start → answered`,
+      ms: cell(trace.median(raw.variant, 'start', 'turns answered')),
+    });
+    rows.push({
+      'service (median ms)': `${raw.label}: turn/start → upstream receives the model request`,
+      ms: cell(trace.median(raw.variant, 'start', 'upstream')),
+    });
+    rows.push({
+      'service (median ms)': `${raw.label}: upstream receives → turn/completed notification`,
+      ms: cell(trace.median(raw.variant, 'upstream', 'notify turn/completed')),
+    });
     rows.push({ 'service (median ms)': `${raw.label}: whole turn`, ms: cell(trace.median(raw.variant, 'start', 'done')) });
   }
   return rows;
@@ -262,10 +284,14 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     trace.mark('upstream');
     return { kind: 'text', text: 'Scripted answer for the bench.' };
   };
-  const shellReply = (workdir: string) => (request: RecordedRequest): Reply => {
-    trace.mark('upstream');
-    return hasToolOutput(request) ? { kind: 'text', text: 'Done.' } : { kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo bench > bench.txt', workdir }) };
-  };
+  const shellReply =
+    (workdir: string) =>
+    (request: RecordedRequest): Reply => {
+      trace.mark('upstream');
+      return hasToolOutput(request)
+        ? { kind: 'text', text: 'Done.' }
+        : { kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo bench > bench.txt', workdir }) };
+    };
   try {
     running = await startBenchService(dataDir, { SWITCHYARD_CONFIG: configFile });
     const { services } = running;
@@ -273,7 +299,13 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     const agent = services.config.agent;
     const created = await services.customers.create({ email: 'agent-loop-bench@example.test' });
     const token = created.systemToken.key;
-    await services.billing.adjust({ customerId: created.customer.id, amountMicros: 1_000_000_000, reason: 'agent bench', wallet: 'token', idempotencyKey: 'agent-loop-bench' });
+    await services.billing.adjust({
+      customerId: created.customer.id,
+      amountMicros: 1_000_000_000,
+      reason: 'agent bench',
+      wallet: 'token',
+      idempotencyKey: 'agent-loop-bench',
+    });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
     // Marks along a service turn: the HTTP requests as the service's server sees them, every app-server
@@ -301,7 +333,10 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     const firstOpens: number[] = [];
     const projects: { id: string }[] = [];
     for (let index = 0; index < COLD_STARTS; index += 1) {
-      const project = await json(await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: `bench ${index}` }) }), 201);
+      const project = await json(
+        await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: `bench ${index}` }) }),
+        201,
+      );
       // Each measured first open starts a new app-server: the previous one is stopped first.
       if (index > 0) await services.agent.supervisor.stop(created.customer.id);
       const openedAt = performance.now();
@@ -342,13 +377,19 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     const rawCustomerId = created.customer.id + 1;
     const rawRoot = path.join(dataDir, 'raw');
     const variants: { label: string; variant: string; launch: RawLaunch; workspace: string }[] = [
-      { label: 'raw app-server, no sandbox', variant: 'raw', launch: async (_home, args, env) => ({ binary, args, env }), workspace: path.join(rawRoot, 'bare', 'workspace') },
+      {
+        label: 'raw app-server, no sandbox',
+        variant: 'raw',
+        launch: async (_home, args, env) => ({ binary, args, env }),
+        workspace: path.join(rawRoot, 'bare', 'workspace'),
+      },
     ];
     if (sandbox.kind === 'bubblewrap') {
       variants.push({
         label: 'raw app-server in bubblewrap',
         variant: 'raw-sandboxed',
-        launch: (home, args, env) => sandbox.prepare(rawCustomerId, { workspaceRoot: path.join(rawRoot, 'sandboxed'), codexHome: home }, binary, args, env),
+        launch: (home, args, env) =>
+          sandbox.prepare(rawCustomerId, { workspaceRoot: path.join(rawRoot, 'sandboxed'), codexHome: home }, binary, args, env),
         workspace: path.join(rawRoot, 'sandboxed', 'workspace'),
       });
     }
@@ -370,14 +411,25 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     const completions = await turnCompletions(`${base}/api/v1/projects/${project.id}/events`, token, abort.signal, () => trace.mark('sse'));
     const serviceTurn = async (): Promise<number> => {
       const startedAt = performance.now();
-      const started = await json(await fetch(`${base}/api/v1/projects/${project.id}/turns`, { method: 'POST', headers, body: JSON.stringify({ input: 'bench turn' }) }), 202);
+      const started = await json(
+        await fetch(`${base}/api/v1/projects/${project.id}/turns`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ input: 'bench turn' }),
+        }),
+        202,
+      );
       await new Promise<void>((resolve) => completions.set(started.turn_id as string, resolve));
       return performance.now() - startedAt;
     };
     // The variants take turns, one turn each per round, so a change of machine load hits all of them alike.
     type Contender = { variant: string; turn: () => Promise<number>; workdir: string };
     const contenders: Contender[] = [
-      ...variants.map((variant) => ({ variant: variant.variant, turn: () => rawServers.get(variant.variant)!.turn('bench turn'), workdir: variant.workspace })),
+      ...variants.map((variant) => ({
+        variant: variant.variant,
+        turn: () => rawServers.get(variant.variant)!.turn('bench turn'),
+        workdir: variant.workspace,
+      })),
       { variant: 'service', turn: serviceTurn, workdir: workspaceDir },
     ];
     const measure = async (kind: 'text' | 'shell'): Promise<Map<string, number[]>> => {
@@ -418,7 +470,8 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
       ratios.push(`**${what}: ${parts.join(', ')}** (target ≤ ${target}×)`);
     };
     const short = (variant: string) => (variant === 'raw' ? 'raw' : 'raw in bwrap');
-    const baselinesOf = (times: Map<string, number[]>) => variants.map((variant) => ({ label: short(variant.variant), times: times.get(variant.variant)! }));
+    const baselinesOf = (times: Map<string, number[]>) =>
+      variants.map((variant) => ({ label: short(variant.variant), times: times.get(variant.variant)! }));
     add(`text turn (${TURNS} after ${WARMUPS} warm-ups)`, text.get('service')!, baselinesOf(text), 1.15);
     add(`shell-command turn, two model requests (${TURNS} after ${WARMUPS} warm-ups)`, shell.get('service')!, baselinesOf(shell), 1.1);
     add(
@@ -432,9 +485,16 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     );
     report.table(rows);
     for (const line of ratios) report.line(line);
-    report.line('Where the time of a text turn goes (timestamps in one process: HTTP server events, app-server notifications as the runtime receives them, event-log commits, the scripted upstream, the SSE client):');
+    report.line(
+      'Where the time of a text turn goes (timestamps in one process: HTTP server events, app-server notifications as the runtime receives them, event-log commits, the scripted upstream, the SSE client):',
+    );
     if (process.env.BENCH_TRACE_FILE) fs.writeFileSync(process.env.BENCH_TRACE_FILE, JSON.stringify(trace, null, 1));
-    report.table(breakdown(trace, { service: 'text service', raws: variants.map((variant) => ({ label: short(variant.variant), variant: `text ${variant.variant}` })) }));
+    report.table(
+      breakdown(trace, {
+        service: 'text service',
+        raws: variants.map((variant) => ({ label: short(variant.variant), variant: `text ${variant.variant}` })),
+      }),
+    );
   } finally {
     abort.abort();
     for (const raw of raws) await raw.stop().catch(() => undefined);

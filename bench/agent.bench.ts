@@ -51,26 +51,42 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     const base = running.url;
     const created = await services.customers.create({ email: 'agent-bench@example.test' });
     const token = created.systemToken.key;
-    await services.billing.adjust({ customerId: created.customer.id, amountMicros: 1_000_000_000, reason: 'agent bench', wallet: 'token', idempotencyKey: 'agent-bench' });
+    await services.billing.adjust({
+      customerId: created.customer.id,
+      amountMicros: 1_000_000_000,
+      reason: 'agent bench',
+      wallet: 'token',
+      idempotencyKey: 'agent-bench',
+    });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const project = await json(await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: '{}' }), 201);
     const opened = await json(await fetch(`${base}/api/v1/projects/${project.id}/open`, { method: 'POST', headers, body: '{}' }), 200);
     const threadId = opened.thread.id as string;
 
     // (1) latency at 100 subscribers, the clients in a worker thread (bench/sse-clients.ts)
-    const clients = await workerClients({ url: `${base}/api/v1/projects/${project.id}/events`, token, count: SUBSCRIBERS, types: ['bench/marker', 'bench/direct'] });
+    const clients = await workerClients({
+      url: `${base}/api/v1/projects/${project.id}/events`,
+      token,
+      count: SUBSCRIBERS,
+      types: ['bench/marker', 'bench/direct'],
+    });
     let byType: Record<string, number[]> = {};
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const connection = new JsonRpcConnection({ send: async () => undefined }, {
-        onServerRequest: async () => ({}),
-        onNotification: (notification) => services.agent.router.handleNotification(created.customer.id, notification),
-        onProtocolError: () => undefined,
-      }, 1_000);
+      const connection = new JsonRpcConnection(
+        { send: async () => undefined },
+        {
+          onServerRequest: async () => ({}),
+          onNotification: (notification) => services.agent.router.handleNotification(created.customer.id, notification),
+          onProtocolError: () => undefined,
+        },
+        1_000,
+      );
       for (const kind of ['line', 'direct'] as const) {
         for (let index = 0; index < EVENTS; index += 1) {
           const marker = `${kind}-${index}`;
-          if (kind === 'line') connection.handleLine(JSON.stringify({ method: 'bench/marker', params: { threadId, marker, sentAt: hrNowMs() } }));
+          if (kind === 'line')
+            connection.handleLine(JSON.stringify({ method: 'bench/marker', params: { threadId, marker, sentAt: hrNowMs() } }));
           else void services.projectEvents.append(project.id, 'bench/direct', { threadId, marker, sentAt: hrNowMs() });
           await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
         }
@@ -81,10 +97,22 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     }
     const viaBridge = (byType['bench/marker'] ?? []).sort((a, b) => a - b);
     const direct = (byType['bench/direct'] ?? []).sort((a, b) => a - b);
-    report.line(`${SUBSCRIBERS} SSE subscribers on one project, ${EVENTS} events ${EVENT_GAP_MS} ms apart; the subscribers read in a worker thread of the same process (their parsing off the service's event loop).`);
+    report.line(
+      `${SUBSCRIBERS} SSE subscribers on one project, ${EVENTS} events ${EVENT_GAP_MS} ms apart; the subscribers read in a worker thread of the same process (their parsing off the service's event loop).`,
+    );
     report.table([
-      { path: 'notification line → SSE frame', 'p50 ms': round(percentile(viaBridge, 0.5), 2), 'p99 ms': round(percentile(viaBridge, 0.99), 2), frames: viaBridge.length },
-      { path: 'baseline: event log append → SSE frame', 'p50 ms': round(percentile(direct, 0.5), 2), 'p99 ms': round(percentile(direct, 0.99), 2), frames: direct.length },
+      {
+        path: 'notification line → SSE frame',
+        'p50 ms': round(percentile(viaBridge, 0.5), 2),
+        'p99 ms': round(percentile(viaBridge, 0.99), 2),
+        frames: viaBridge.length,
+      },
+      {
+        path: 'baseline: event log append → SSE frame',
+        'p50 ms': round(percentile(direct, 0.5), 2),
+        'p99 ms': round(percentile(direct, 0.99), 2),
+        frames: direct.length,
+      },
     ]);
     report.line(`bridge / baseline p50: ${round(percentile(viaBridge, 0.5) / Math.max(percentile(direct, 0.5), 0.001), 2)}`);
     abort.abort();
@@ -97,7 +125,14 @@ export default async function agentBench(report: BenchReport): Promise<void> {
       turnEnded.get(turnId)?.();
     });
     const runTurn = async (): Promise<void> => {
-      const started = await json(await fetch(`${base}/api/v1/projects/${project.id}/turns`, { method: 'POST', headers, body: JSON.stringify({ input: 'bench turn' }) }), 202);
+      const started = await json(
+        await fetch(`${base}/api/v1/projects/${project.id}/turns`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ input: 'bench turn' }),
+        }),
+        202,
+      );
       await new Promise<void>((resolve) => turnEnded.set(started.turn_id, resolve));
     };
     await runTurn();
@@ -107,14 +142,22 @@ export default async function agentBench(report: BenchReport): Promise<void> {
     unsubscribe();
     const callsStart = performance.now();
     for (let index = 0; index < TURNS; index += 1) {
-      await (await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'power-ai', input: 'bench call', stream: true, store: false }) })).text();
+      await (
+        await fetch(`${base}/v1/responses`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ model: 'power-ai', input: 'bench call', stream: true, store: false }),
+        })
+      ).text();
     }
     const callsPerSecond = TURNS / ((performance.now() - callsStart) / 1000);
     report.table([
       { loop: 'agent turn (HTTP → app-server → gateway → upstream → events)', 'per second': round(turnsPerSecond, 2), count: TURNS },
       { loop: 'baseline: direct POST /v1/responses (stream)', 'per second': round(callsPerSecond, 2), count: TURNS },
     ]);
-    report.line(`turn / direct call throughput: ${round(turnsPerSecond / callsPerSecond, 3)} (a turn re-sends the whole thread and Codex's ~21 kB instructions)`);
+    report.line(
+      `turn / direct call throughput: ${round(turnsPerSecond / callsPerSecond, 3)} (a turn re-sends the whole thread and Codex's ~21 kB instructions)`,
+    );
   } finally {
     abort.abort();
     await running?.stop();

@@ -26,7 +26,10 @@ function configFile(upstream: ModelUpstream, billingEnabled: boolean) {
   };
 }
 
-async function fundedService(upstream: ModelUpstream, billingEnabled: boolean): Promise<{ running: RunningService; apiKey: string; dataDir: string }> {
+async function fundedService(
+  upstream: ModelUpstream,
+  billingEnabled: boolean,
+): Promise<{ running: RunningService; apiKey: string; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-billing-'));
   const configPath = path.join(dataDir, 'config.json');
   fs.writeFileSync(configPath, JSON.stringify(configFile(upstream, billingEnabled)));
@@ -53,10 +56,12 @@ async function measure(upstream: ModelUpstream, billingEnabled: boolean): Promis
       durationSeconds: DURATION_SECONDS,
       warmupSeconds: WARMUP_SECONDS,
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`billing ${billingEnabled ? 'on' : 'off'}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`billing ${billingEnabled ? 'on' : 'off'}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     const settled = await running.services.storage.db.selectFrom('billing_calls').select('id').where('status', '=', 'settled').execute();
     const check = await running.services.billing.checkLedger();
-    if (check.mismatchedAccounts.length + check.unbalancedTransfers.length + check.badHolds.length > 0) throw new Error('ledger invariants broken after the run');
+    if (check.mismatchedAccounts.length + check.unbalancedTransfers.length + check.badHolds.length > 0)
+      throw new Error('ledger invariants broken after the run');
     return { ...result, settled: settled.length };
   } finally {
     await running.stop();

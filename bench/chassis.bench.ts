@@ -29,16 +29,32 @@ export default async function chassisBench(report: BenchReport): Promise<void> {
     const common = { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS, warmupSeconds: WARMUP_SECONDS };
     const publicRoute = await loadTest({ ...common, url: `${running.url}/api/v1/cli/version` });
     const authenticated = await loadTest({ ...common, url: `${running.url}/api/v1/me`, headers: { authorization: `Bearer ${apiKey}` } });
-    for (const [name, result] of [['public', publicRoute], ['authenticated', authenticated]] as const) {
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name} route: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    for (const [name, result] of [
+      ['public', publicRoute],
+      ['authenticated', authenticated],
+    ] as const) {
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${name} route: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     }
 
     report.line(
       `SQLite, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per route after a ${WARMUP_SECONDS} s warm-up, log level warn, one Node process.`,
     );
     report.table([
-      { route: 'GET /api/v1/cli/version (public)', 'requests/s': round(publicRoute.requestsPerSecond), 'p50 ms': publicRoute.latencyP50Ms, 'p99 ms': publicRoute.latencyP99Ms, requests: publicRoute.requests },
-      { route: 'GET /api/v1/me (System Token)', 'requests/s': round(authenticated.requestsPerSecond), 'p50 ms': authenticated.latencyP50Ms, 'p99 ms': authenticated.latencyP99Ms, requests: authenticated.requests },
+      {
+        route: 'GET /api/v1/cli/version (public)',
+        'requests/s': round(publicRoute.requestsPerSecond),
+        'p50 ms': publicRoute.latencyP50Ms,
+        'p99 ms': publicRoute.latencyP99Ms,
+        requests: publicRoute.requests,
+      },
+      {
+        route: 'GET /api/v1/me (System Token)',
+        'requests/s': round(authenticated.requestsPerSecond),
+        'p50 ms': authenticated.latencyP50Ms,
+        'p99 ms': authenticated.latencyP99Ms,
+        requests: authenticated.requests,
+      },
     ]);
     report.line(`authenticated / public throughput: ${round(authenticated.requestsPerSecond / publicRoute.requestsPerSecond, 2)}`);
   } finally {

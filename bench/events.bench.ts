@@ -59,7 +59,13 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<v
   }
 }
 
-async function measureLatency(running: RunningService, token: string, customerId: number, subscriberCount: number, events = LATENCY_EVENTS) {
+async function measureLatency(
+  running: RunningService,
+  token: string,
+  customerId: number,
+  subscriberCount: number,
+  events = LATENCY_EVENTS,
+) {
   const project = await running.services.projects.create(customerId, `latency-${subscriberCount}`);
   const url = `${running.url}/api/v1/projects/${project.id}/events`;
   globalThis.gc?.();
@@ -106,7 +112,11 @@ async function measureAppends(running: RunningService, token: string, customerId
     const commitsBefore = projectEvents.stats().commits;
     started = performance.now();
     for (let start = 0; start < BURST_APPENDS; start += BURST_SIZE) {
-      await Promise.all(Array.from({ length: BURST_SIZE }, (_, index) => projectEvents.append(burstProject.id, 'item/delta', { index: start + index, delta: 'token ' })));
+      await Promise.all(
+        Array.from({ length: BURST_SIZE }, (_, index) =>
+          projectEvents.append(burstProject.id, 'item/delta', { index: start + index, delta: 'token ' }),
+        ),
+      );
     }
     const burstPerSecond = BURST_APPENDS / ((performance.now() - started) / 1000);
     const commits = projectEvents.stats().commits - commitsBefore;
@@ -134,7 +144,9 @@ export default async function eventsBench(report: BenchReport): Promise<void> {
       { subscribers: 1, 'p50 ms': round(baseline.p50, 2), 'p99 ms': round(baseline.p99, 2), frames: baseline.frames },
       { subscribers: SUBSCRIBERS, 'p50 ms': round(fanout.p50, 2), 'p99 ms': round(fanout.p99, 2), frames: fanout.frames },
     ]);
-    report.line(`p50 at ${SUBSCRIBERS} subscribers / p50 at 1: ${round(fanout.p50 / baseline.p50, 2)}; p99 ratio: ${round(fanout.p99 / baseline.p99, 2)}`);
+    report.line(
+      `p50 at ${SUBSCRIBERS} subscribers / p50 at 1: ${round(fanout.p50 / baseline.p50, 2)}; p99 ratio: ${round(fanout.p99 / baseline.p99, 2)}`,
+    );
     const thousand = await measureLatency(running, token, customerId, 1_000, 100);
     report.line(
       `**1,000 subscribers on one project** (100 events ${EVENT_GAP_MS} ms apart): p50 ${round(thousand.p50, 2)} ms, p99 ${round(thousand.p99, 2)} ms, ${thousand.frames} frames, ${thousand.dropped} missing, ${thousand.overflows} slow-client disconnects; **added RSS ${round(thousand.rssAddedMb, 1)} MB** (target < 200 MB; the process also holds the 1,000 clients, so the service's own share is lower).`,
@@ -143,8 +155,18 @@ export default async function eventsBench(report: BenchReport): Promise<void> {
     const quiet = await measureAppends(running, token, customerId, 0);
     const watched = await measureAppends(running, token, customerId, SUBSCRIBERS);
     report.table([
-      { subscribers: 0, 'awaited one by one (appends/s)': round(quiet.sequentialPerSecond), [`bursts of ${BURST_SIZE} (appends/s)`]: round(quiet.burstPerSecond), 'commits for the bursts': quiet.commits },
-      { subscribers: SUBSCRIBERS, 'awaited one by one (appends/s)': round(watched.sequentialPerSecond), [`bursts of ${BURST_SIZE} (appends/s)`]: round(watched.burstPerSecond), 'commits for the bursts': watched.commits },
+      {
+        subscribers: 0,
+        'awaited one by one (appends/s)': round(quiet.sequentialPerSecond),
+        [`bursts of ${BURST_SIZE} (appends/s)`]: round(quiet.burstPerSecond),
+        'commits for the bursts': quiet.commits,
+      },
+      {
+        subscribers: SUBSCRIBERS,
+        'awaited one by one (appends/s)': round(watched.sequentialPerSecond),
+        [`bursts of ${BURST_SIZE} (appends/s)`]: round(watched.burstPerSecond),
+        'commits for the bursts': watched.commits,
+      },
     ]);
     report.line(
       `group commit: ${BURST_APPENDS} burst appends took ${quiet.commits} transactions; burst / one-by-one throughput: ${round(quiet.burstPerSecond / quiet.sequentialPerSecond, 1)}; slow-client disconnects during the run: ${watched.overflows}`,

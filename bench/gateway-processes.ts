@@ -110,7 +110,12 @@ async function runFastifyProxy(upstreamUrl: string): Promise<void> {
   const upstream = new Pool(upstreamUrl, { connections: 64, pipelining: 1 });
   const app = Fastify({ logger: false });
   app.post('/v1/chat/completions', async (request, reply) => {
-    const answer = await upstream.request({ method: 'POST', path: request.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(request.body) });
+    const answer = await upstream.request({
+      method: 'POST',
+      path: request.url,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request.body),
+    });
     reply.code(answer.statusCode).header('content-type', String(answer.headers['content-type'] ?? 'application/json'));
     return reply.send(answer.body);
   });
@@ -134,19 +139,34 @@ async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
     }),
   );
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
-  Object.assign(env, { SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configPath, SWITCHYARD_STATIC_TOKEN: 'bench-operator-token-0123456789-abcdef', SWITCHYARD_LOG_LEVEL: 'warn', HOST: '127.0.0.1' });
+  for (const [name, value] of Object.entries(process.env))
+    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+  Object.assign(env, {
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_CONFIG: configPath,
+    SWITCHYARD_STATIC_TOKEN: 'bench-operator-token-0123456789-abcdef',
+    SWITCHYARD_LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+  });
   const running = await startService(loadConfig(env), { port: 0 });
   const created = await running.services.customers.create({ email: 'bench-gateway@example.test' });
   if (billed) {
-    await running.services.billing.adjust({ customerId: created.customer.id, amountMicros: 1_000_000_000_000, reason: 'benchmark funding', wallet: 'token', idempotencyKey: 'bench-funding' });
+    await running.services.billing.adjust({
+      customerId: created.customer.id,
+      amountMicros: 1_000_000_000_000,
+      reason: 'benchmark funding',
+      wallet: 'token',
+      idempotencyKey: 'bench-funding',
+    });
   }
   process.send!({ url: running.url, key: created.systemToken.key });
-  process.once('SIGTERM', () =>
-    void running.stop().then(() => {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }),
+  process.once(
+    'SIGTERM',
+    () =>
+      void running.stop().then(() => {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      }),
   );
 }
 

@@ -24,7 +24,13 @@ interface Target {
 }
 
 function body(target: Target, stream: boolean): string {
-  return JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+  return JSON.stringify({
+    model: target.model,
+    messages: [{ role: 'user', content: 'Say hello.' }],
+    max_tokens: 64,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
 }
 
 /** Sequential requests on one keep-alive connection: full-response latency and time to the first body byte. */
@@ -37,7 +43,12 @@ async function sequentialTimings(target: Target, stream: boolean): Promise<{ tot
   try {
     for (let index = 0; index < LATENCY_SAMPLES + 50; index += 1) {
       const startedAt = performance.now();
-      const response = await pool.request({ method: 'POST', path: `${origin.pathname}/chat/completions`, headers: { 'content-type': 'application/json', ...target.headers }, body: payload });
+      const response = await pool.request({
+        method: 'POST',
+        path: `${origin.pathname}/chat/completions`,
+        headers: { 'content-type': 'application/json', ...target.headers },
+        body: payload,
+      });
       let firstAt: number | undefined;
       for await (const _chunk of response.body) firstAt ??= performance.now();
       const endedAt = performance.now();
@@ -64,7 +75,13 @@ interface Measured extends LoadTestResult {
   upstreamCpuMicrosPerCall: number;
 }
 
-async function throughput(target: Target, stream: boolean, connections: number, process: ChildHandle, upstream: ChildHandle): Promise<Measured> {
+async function throughput(
+  target: Target,
+  stream: boolean,
+  connections: number,
+  process: ChildHandle,
+  upstream: ChildHandle,
+): Promise<Measured> {
   const options = {
     url: `${target.url}/chat/completions`,
     method: 'POST' as const,
@@ -78,7 +95,11 @@ async function throughput(target: Target, stream: boolean, connections: number, 
   const [cpuAfter, upstreamAfter] = [await process.cpuMicros(), await upstream.cpuMicros()];
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   const calls = Math.max(1, result.requests);
-  return { ...result, cpuMicrosPerCall: (cpuAfter - cpuBefore) / calls, upstreamCpuMicrosPerCall: (upstreamAfter - upstreamBefore) / calls };
+  return {
+    ...result,
+    cpuMicrosPerCall: (cpuAfter - cpuBefore) / calls,
+    upstreamCpuMicrosPerCall: (upstreamAfter - upstreamBefore) / calls,
+  };
 }
 
 export default async function gatewayBench(report: BenchReport): Promise<void> {
@@ -92,9 +113,21 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
     const targets: { name: string; target: Target; process: ChildHandle }[] = [
       { name: 'direct', target: { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: upstream },
       { name: 'bare forwarder', target: { url: `${bareProxy.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: bareProxy },
-      { name: 'Fastify forwarder', target: { url: `${fastifyProxy.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: fastifyProxy },
-      { name: 'gateway, billing off', target: { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' }, process: gateway },
-      { name: 'gateway, billing on', target: { url: `${billed.info.url}/v1`, headers: { authorization: `Bearer ${billed.info.key}` }, model: 'power-ai' }, process: billed },
+      {
+        name: 'Fastify forwarder',
+        target: { url: `${fastifyProxy.info.url}/v1`, headers: {}, model: 'scripted-model' },
+        process: fastifyProxy,
+      },
+      {
+        name: 'gateway, billing off',
+        target: { url: `${gateway.info.url}/v1`, headers: { authorization: `Bearer ${gateway.info.key}` }, model: 'power-ai' },
+        process: gateway,
+      },
+      {
+        name: 'gateway, billing on',
+        target: { url: `${billed.info.url}/v1`, headers: { authorization: `Bearer ${billed.info.key}` }, model: 'power-ai' },
+        process: billed,
+      },
     ];
     report.line(
       `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
@@ -104,7 +137,8 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
     for (const stream of [false, true]) {
       for (const connections of [1, 16]) {
         const results = new Map<string, Measured>();
-        for (const { name, target, process } of targets) results.set(name, await throughput(target, stream, connections, process, upstream));
+        for (const { name, target, process } of targets)
+          results.set(name, await throughput(target, stream, connections, process, upstream));
         const direct = results.get('direct')!;
         const bare = results.get('bare forwarder')!;
         for (const [name, result] of results) {

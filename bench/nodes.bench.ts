@@ -30,7 +30,14 @@ async function json(response: Response, expected: number): Promise<any> {
 }
 
 async function fundedCustomer(node: Node, name: string): Promise<string> {
-  const created = await json(await fetch(`${node.url}/api/admin/customers`, { method: 'POST', headers: operator, body: JSON.stringify({ email: `${name}@bench.example` }) }), 201);
+  const created = await json(
+    await fetch(`${node.url}/api/admin/customers`, {
+      method: 'POST',
+      headers: operator,
+      body: JSON.stringify({ email: `${name}@bench.example` }),
+    }),
+    201,
+  );
   const customerId = created.customer?.id ?? created.id;
   const token = created.api_key ?? created.system_token ?? created.key;
   await json(
@@ -59,7 +66,10 @@ async function gatewayRate(nodes: Node[], token: string): Promise<{ rps: number;
       }),
     ),
   );
-  return { rps: results.reduce((sum, result) => sum + result.requestsPerSecond, 0), non2xx: results.reduce((sum, result) => sum + result.non2xx, 0) };
+  return {
+    rps: results.reduce((sum, result) => sum + result.requestsPerSecond, 0),
+    non2xx: results.reduce((sum, result) => sum + result.non2xx, 0),
+  };
 }
 
 /** Waits for turn/completed of each started turn on the project's event stream (read from `node`). */
@@ -67,7 +77,10 @@ function completions(node: Node, token: string, projectId: string, signal: Abort
   const waiting = new Map<string, () => void>();
   const done = new Set<string>();
   void (async () => {
-    const response = await fetch(`${node.url}/api/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${token}` }, signal });
+    const response = await fetch(`${node.url}/api/v1/projects/${projectId}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal,
+    });
     const parser = createParser({
       onEvent: (event) => {
         if (event.event !== 'turn/completed') return;
@@ -102,7 +115,14 @@ async function turnRate(nodes: Node[], label: string): Promise<number> {
         await json(await fetch(`${home.url}/api/v1/projects/${project.id}/open`, { method: 'POST', headers, body: '{}' }), 200);
         const completed = completions(home, token, project.id, abort.signal);
         const turn = async (node: Node) => {
-          const started = await json(await fetch(`${node.url}/api/v1/projects/${project.id}/turns`, { method: 'POST', headers, body: JSON.stringify({ input: 'bench turn' }) }), 202);
+          const started = await json(
+            await fetch(`${node.url}/api/v1/projects/${project.id}/turns`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ input: 'bench turn' }),
+            }),
+            202,
+          );
           await completed(started.turn_id);
         };
         await turn(home); // warm-up: the app-server is up and the thread loaded
@@ -129,11 +149,13 @@ function appServerRssMb(node: Node): number[] {
     .filter((match): match is RegExpExecArray => match !== null)
     .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), rssKb: Number(match[3]), args: match[4]! }));
   const below = new Set([node.child.pid!]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const row of rows) if (below.has(row.ppid) && !below.has(row.pid)) (below.add(row.pid), (grew = true));
   }
-  return rows.filter((row) => below.has(row.pid) && /app-server/.test(row.args) && !/bwrap/.test(row.args.split(' ')[0]!)).map((row) => row.rssKb / 1024);
+  return rows
+    .filter((row) => below.has(row.pid) && /app-server/.test(row.args) && !/bwrap/.test(row.args.split(' ')[0]!))
+    .map((row) => row.rssKb / 1024);
 }
 
 export default async function nodesBench(report: BenchReport): Promise<void> {
@@ -142,14 +164,18 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
   try {
     storage = await freshDatabase('switchyard_bench_nodes', ADMIN_URL);
   } catch (error) {
-    report.line(`skipped: no PostgreSQL at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message}); set BENCH_DATABASE_URL`);
+    report.line(
+      `skipped: no PostgreSQL at ${ADMIN_URL.replace(/\/\/[^@]*@/, '//…@')} (${(error as Error).message}); set BENCH_DATABASE_URL`,
+    );
     return;
   }
   const upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'Scripted answer for the bench.' } });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-nodes-bench-'));
   const config = {
     providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-bench' }],
-    models: [{ id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true } }],
+    models: [
+      { id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true } },
+    ],
     aliases: { 'power-ai': 'scripted-coder' },
     rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
     regions: [],
@@ -168,7 +194,11 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
     nodes.push(await startNode({ id: 'bench-b', dataDir, config, databaseUrl, redisUrl: REDIS, cli, logLevel: 'error' }));
     const twoGateway = await gatewayRate(nodes, gatewayToken);
     const twoTurns = await turnRate(nodes, 'two');
-    const held = await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst();
+    const held = await storage.db
+      .selectFrom('billing_calls')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('status', '=', 'open')
+      .executeTakeFirst();
     report.line(
       `${CONNECTIONS} connections for ${SECONDS} s of billed \`POST /v1/chat/completions\` (split evenly over the nodes); ${CUSTOMERS} customers × ${TURNS_EACH} agent turns, each customer's turns sent to the nodes in turn (the node without the lease forwards to the holder).`,
     );
@@ -177,7 +207,9 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
       { nodes: 2, 'billed gateway req/s': round(twoGateway.rps), 'non-2xx': twoGateway.non2xx, 'agent turns/s': round(twoTurns, 2) },
     ]);
     if (idleRss.length > 0) {
-      report.line(`idle app-server RSS after ${TURNS_EACH + 1} short turns: ${idleRss.map((mb) => round(mb)).join(', ')} MB (${idleRss.length} processes, median ${round(idleRss[Math.floor(idleRss.length / 2)]!)} MB).`);
+      report.line(
+        `idle app-server RSS after ${TURNS_EACH + 1} short turns: ${idleRss.map((mb) => round(mb)).join(', ')} MB (${idleRss.length} processes, median ${round(idleRss[Math.floor(idleRss.length / 2)]!)} MB).`,
+      );
     }
     report.line(
       `two nodes / one node: gateway ${round(twoGateway.rps / oneGateway.rps, 2)}, turns ${round(twoTurns / oneTurns, 2)}; holds left open after the runs: ${Number(held?.n ?? 0)}. ` +

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
     .sort();
   const report = new MarkdownReport();
   report.line(`# Switchyard benchmarks`);
-  report.line(`${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · ${os.platform()}`);
+  report.line(
+    `${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · ${os.platform()}`,
+  );
   const failures: string[] = [];
   for (const file of files) {
     const module = (await import(pathToFileURL(path.join(benchDir, file)).href)) as BenchModule;

@@ -49,7 +49,10 @@ async function startDemoModel(): Promise<{ url: string; close: () => Promise<voi
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function main(): Promise<void> {
@@ -58,14 +61,22 @@ async function main(): Promise<void> {
   let offsetMs = 0;
   // The screenshots show days of history: the clock reads ahead of real time, its timers are the real ones.
   const clock: Clock = { ...systemClock, nowMs: () => Date.now() + offsetMs };
-  const env = loadEnv({ SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_STATIC_TOKEN: OPERATOR, SWITCHYARD_SECRET: `demo-secret-${'x'.repeat(40)}`, SWITCHYARD_LOG_LEVEL: 'error' });
+  const env = loadEnv({
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_STATIC_TOKEN: OPERATOR,
+    SWITCHYARD_SECRET: `demo-secret-${'x'.repeat(40)}`,
+    SWITCHYARD_LOG_LEVEL: 'error',
+  });
   const file = parseConfigFile(
     {
       regions: [
         { id: 'london', name: 'London', apiBaseUrl: 'https://lon.switchyard.example/v1', healthUrl: `${model.url}/health` },
         { id: 'chicago', name: 'Chicago', apiBaseUrl: 'https://chi.switchyard.example/v1', healthUrl: `${model.url}/health` },
       ],
-      rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 }, mini: { inputMicrosPerMillion: 500_000, outputMicrosPerMillion: 2_000_000 } },
+      rateCards: {
+        standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 },
+        mini: { inputMicrosPerMillion: 500_000, outputMicrosPerMillion: 2_000_000 },
+      },
       providers: [{ id: 'demo', kind: 'openai', baseUrl: `${model.url}/v1` }],
       models: [
         { id: 'gpt-demo', provider: 'demo', upstreamModel: 'gpt-demo', rateCard: 'standard' },
@@ -75,21 +86,38 @@ async function main(): Promise<void> {
     },
     process.env,
   );
-  const config: AppConfig = deepFreeze({ ...file, env, secret: env.secret ?? `demo-secret-${'x'.repeat(40)}`, publicBaseUrl: 'http://localhost:8080' }) as AppConfig;
+  const config: AppConfig = deepFreeze({
+    ...file,
+    env,
+    secret: env.secret ?? `demo-secret-${'x'.repeat(40)}`,
+    publicBaseUrl: 'http://localhost:8080',
+  }) as AppConfig;
   const services = await createServices(config, { logger: pino({ level: 'silent' }), clock });
   const app = await buildApp(services);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const operator = { authorization: `Bearer ${OPERATOR}` };
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-chromium-'));
   try {
-    const registered = await app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: EMAIL, password: PASSWORD, name: 'Ada Lovelace' } });
+    const registered = await app.inject({
+      method: 'POST',
+      url: '/api/v1/customer/register',
+      payload: { email: EMAIL, password: PASSWORD, name: 'Ada Lovelace' },
+    });
     const { customer, api_key: systemToken } = registered.json() as { customer: { id: number }; api_key: string };
     const asCustomer = { authorization: `Bearer ${systemToken}` };
-    await app.inject({ method: 'POST', url: `/api/admin/customers/${customer.id}/wallet/adjust`, headers: { ...operator, 'idempotency-key': 'demo-credit' }, payload: { amount_micros: 50_000_000, reason: 'Welcome credit' } });
+    await app.inject({
+      method: 'POST',
+      url: `/api/admin/customers/${customer.id}/wallet/adjust`,
+      headers: { ...operator, 'idempotency-key': 'demo-credit' },
+      payload: { amount_micros: 50_000_000, reason: 'Welcome credit' },
+    });
     const keys: string[] = [];
     for (const [name, policy] of [
       ['laptop', {}],
-      ['ci runner', { allowed_surfaces: ['gateway'], allowed_models: ['gpt-demo-mini'], spending_limit_micros: 5_000_000, spending_period: 'month' }],
+      [
+        'ci runner',
+        { allowed_surfaces: ['gateway'], allowed_models: ['gpt-demo-mini'], spending_limit_micros: 5_000_000, spending_period: 'month' },
+      ],
     ] as const) {
       const created = await app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: asCustomer, payload: { name, ...policy } });
       keys.push((created.json() as { key: string }).key);
@@ -99,12 +127,31 @@ async function main(): Promise<void> {
       const calls = 1 + ((day * 5) % 4);
       for (let i = 0; i < calls; i++) {
         const [key, modelId] = i % 2 === 0 ? [keys[0]!, 'gpt-demo'] : [keys[1]!, 'gpt-demo-mini'];
-        await app.inject({ method: 'POST', url: '/v1/chat/completions', headers: { authorization: `Bearer ${key}` }, payload: { model: modelId, messages: [{ role: 'user', content: 'Hello' }] } });
+        await app.inject({
+          method: 'POST',
+          url: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${key}` },
+          payload: { model: modelId, messages: [{ role: 'user', content: 'Hello' }] },
+        });
       }
     }
     offsetMs = 0;
-    await app.inject({ method: 'POST', url: '/api/admin/messages', headers: operator, payload: { customer_id: customer.id, title: 'Welcome to Switchyard', body: 'Your wallet has $50 of welcome credit. Create a key under API keys to start.' } });
-    await app.inject({ method: 'POST', url: '/api/admin/messages', headers: operator, payload: { all: true, title: 'New region: Chicago', body: 'Pick the region closest to you in Settings.' } });
+    await app.inject({
+      method: 'POST',
+      url: '/api/admin/messages',
+      headers: operator,
+      payload: {
+        customer_id: customer.id,
+        title: 'Welcome to Switchyard',
+        body: 'Your wallet has $50 of welcome credit. Create a key under API keys to start.',
+      },
+    });
+    await app.inject({
+      method: 'POST',
+      url: '/api/admin/messages',
+      headers: operator,
+      payload: { all: true, title: 'New region: Chicago', body: 'Pick the region closest to you in Settings.' },
+    });
     await app.inject({ method: 'POST', url: '/api/v1/daily-checkin/claim', headers: asCustomer, payload: {} });
     const spare = await app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: asCustomer, payload: { name: 'old script' } });
     await app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${(spare.json() as { id: number }).id}`, headers: asCustomer });
@@ -115,7 +162,15 @@ async function main(): Promise<void> {
       headless: true,
       baseURL: url,
       viewport: { width: 1280, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const page: Page = context.pages()[0] ?? (await context.newPage());
     const shoot = async (name: string, ready: () => Promise<unknown>) => {

@@ -58,7 +58,8 @@ async function main(options: SseClientOptions): Promise<void> {
   parentPort!.on('message', async (message: { type: 'collect'; frames: number; timeoutMs: number }) => {
     if (message.type !== 'collect') return;
     const deadline = Date.now() + message.timeoutMs;
-    while (clients.some((client) => client.counted.frames < message.frames) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (clients.some((client) => client.counted.frames < message.frames) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     for (const client of clients) client.close();
     const byType: Latencies = {};
     for (const client of clients) for (const [type, values] of Object.entries(client.latencies)) (byType[type] ??= []).push(...values);
@@ -69,11 +70,15 @@ async function main(options: SseClientOptions): Promise<void> {
 if (parentPort && workerData) void main(workerData as SseClientOptions);
 
 /** Starts the clients in a worker thread; resolves once all of them are connected. */
-export async function workerClients(options: SseClientOptions): Promise<{ collect(frames: number): Promise<Latencies>; stop(): Promise<void> }> {
+export async function workerClients(
+  options: SseClientOptions,
+): Promise<{ collect(frames: number): Promise<Latencies>; stop(): Promise<void> }> {
   const worker = new Worker(new URL(import.meta.url), { workerData: options });
   await new Promise<void>((resolve, reject) => {
     worker.once('error', reject);
-    worker.once('message', (message: { type: string }) => (message.type === 'ready' ? resolve() : reject(new Error(`unexpected ${message.type}`))));
+    worker.once('message', (message: { type: string }) =>
+      message.type === 'ready' ? resolve() : reject(new Error(`unexpected ${message.type}`)),
+    );
   });
   return {
     collect: (frames) =>

@@ -57,7 +57,9 @@ export async function startService(config: AppConfig = loadConfig(), options: St
     // A port in use or a bad metrics address: what already started (app-server supervisor, timers, pools) closes
     // before the error reaches the caller, so the process can exit instead of hanging on open handles.
     await app?.close().catch(() => undefined);
-    await services.close().catch((closeError: unknown) => services.logger.error({ err: closeError }, 'closing after a failed start failed'));
+    await services
+      .close()
+      .catch((closeError: unknown) => services.logger.error({ err: closeError }, 'closing after a failed start failed'));
     throw error;
   }
   let stopping: Promise<void> | undefined;
@@ -91,7 +93,10 @@ export function installSignalHandlers(running: RunningService): void {
   // SIGHUP too: the app-servers run in process groups of their own, so a closing terminal reaches only the service.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
-      running.services.logger.info({ signal, drainTimeoutMs: running.services.config.server.drainTimeoutMs }, 'draining, then shutting down');
+      running.services.logger.info(
+        { signal, drainTimeoutMs: running.services.config.server.drainTimeoutMs },
+        'draining, then shutting down',
+      );
       const timer = setTimeout(() => process.exit(1), running.services.config.server.drainTimeoutMs + CLOSE_AFTER_DRAIN_MS);
       timer.unref();
       running.stop().then(

@@ -130,9 +130,21 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
 
   const keys = new KeyRepository(config.secret, clock);
   const customers = new CustomerService(storage, keys, clock);
-  const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) => logger.error({ err: error }, 'reading the key-change counter failed'));
+  const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) =>
+    logger.error({ err: error }, 'reading the key-change counter failed'),
+  );
   const serviceMetrics = createMetrics();
-  const deps: DomainDeps = { config, storage, logger, clock, keys, customers, identity, turnPrincipals: new TurnPrincipals(), metrics: { gateway: serviceMetrics } };
+  const deps: DomainDeps = {
+    config,
+    storage,
+    logger,
+    clock,
+    keys,
+    customers,
+    identity,
+    turnPrincipals: new TurnPrincipals(),
+    metrics: { gateway: serviceMetrics },
+  };
 
   const billing = await createBillingServices(deps);
   const gateway = await createGatewayServices(deps, billing);
@@ -145,7 +157,14 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     if (attribution.referralCode) await promotions.attributeReferral(customerId, attribution.referralCode);
   };
   const accounts = createAccountServices(deps, { mailer: options.mailer, onSignedUp });
-  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId), scale });
+  const agent = await createAgentServices(deps, {
+    billing,
+    gateway,
+    projects,
+    projectEvents,
+    customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId),
+    scale,
+  });
   const direct = createDirectServices(deps, { agent, gateway, projectEvents });
   // Payments mail through the accounts mailer and raise the customer's alerts there (tests may record their own).
   const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
@@ -156,7 +175,10 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   const chatbot = createChatbotServices(deps, { billing, accounts });
   const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
   const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
-  const apiKeys = new ApiKeyService(storage, keys, clock, { knownModels: () => knownModels, knownRateLimitPlans: () => knownRateLimitPlans });
+  const apiKeys = new ApiKeyService(storage, keys, clock, {
+    knownModels: () => knownModels,
+    knownRateLimitPlans: () => knownRateLimitPlans,
+  });
   const accountReports = new AccountReports({
     config,
     storage,
@@ -196,18 +218,37 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   }
   const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
   registerServiceGauges(serviceMetrics, {
-    holdsOpen: async () => Number((await storage.db.selectFrom('billing_calls').select((eb) => eb.fn.countAll().as('n')).where('status', '=', 'open').executeTakeFirst())?.n ?? 0),
+    holdsOpen: async () =>
+      Number(
+        (
+          await storage.db
+            .selectFrom('billing_calls')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('status', '=', 'open')
+            .executeTakeFirst()
+        )?.n ?? 0,
+      ),
     callsInFlight: () => gateway.executeDeps.calls.size,
     ledgerQueueDepth: () => billing.ledgerQueueDepth(),
     appServers: () => agent.supervisor.counts(),
     appServerCrashes: () => agent.supervisor.crashes,
     turnsRunning: () => deps.turnPrincipals.runningCount(),
     sse: () => projectEvents.stats(),
-    databaseUp: () => storage.db.selectFrom('customers').select('id').limit(1).execute().then(() => true, () => false),
+    databaseUp: () =>
+      storage.db
+        .selectFrom('customers')
+        .select('id')
+        .limit(1)
+        .execute()
+        .then(
+          () => true,
+          () => false,
+        ),
     pool: storage.poolStats ? () => storage.poolStats!() : undefined,
     redisUp: redisProbe ? () => redisProbe.up() : undefined,
   });
-  if (scale) serviceMetrics.gauge('project_leases_held', 'Customer leases (app-server affinity) this node holds.', () => scale.leases.heldCount());
+  if (scale)
+    serviceMetrics.gauge('project_leases_held', 'Customer leases (app-server affinity) this node holds.', () => scale.leases.heldCount());
 
   return {
     ...deps,

@@ -23,7 +23,11 @@ function sourceFiles(dir: string): string[] {
 /** Relative module specifiers of every static, re-export, type-only and dynamic import. */
 export function importsOf(text: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\s+(?:type\s+)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const pattern of patterns) for (const match of text.matchAll(pattern)) found.push(match[1]!);
   return found.filter((specifier) => specifier.startsWith('.'));
 }
@@ -53,12 +57,16 @@ function layerTable(): Map<string, Set<string>> {
 }
 
 const files = sourceFiles(src);
-const graph = new Map(files.map((file) => [file, importsOf(fs.readFileSync(file, 'utf8')).map((specifier) => resolveImport(file, specifier))]));
+const graph = new Map(
+  files.map((file) => [file, importsOf(fs.readFileSync(file, 'utf8')).map((specifier) => resolveImport(file, specifier))]),
+);
 
 describe('architecture', () => {
   it('reads the import scanner right', () => {
     expect(
-      importsOf(`import a from './a.js';\nimport type { B } from "../b.js";\nexport { c } from './c.js';\nexport * from './d.js';\nimport './e.js';\nconst f = await import('./f.js');\nimport x from 'fastify';`),
+      importsOf(
+        `import a from './a.js';\nimport type { B } from "../b.js";\nexport { c } from './c.js';\nexport * from './d.js';\nimport './e.js';\nconst f = await import('./f.js');\nimport x from 'fastify';`,
+      ),
     ).toEqual(['./a.js', '../b.js', './c.js', './d.js', './e.js', './f.js']);
   });
 
@@ -67,7 +75,8 @@ describe('architecture', () => {
     expect(table.size).toBeGreaterThan(8);
     const folders = new Set(files.map(folderOf).filter((folder) => !COMPOSITION.has(folder)));
     expect([...folders].filter((folder) => !table.has(folder)).sort()).toEqual([]);
-    for (const [folder, allowed] of table) for (const target of allowed) expect(table.has(target), `${folder} may import ${target}`).toBe(true);
+    for (const [folder, allowed] of table)
+      for (const target of allowed) expect(table.has(target), `${folder} may import ${target}`).toBe(true);
   });
 
   it('imports only what the layer table allows', () => {
@@ -78,8 +87,10 @@ describe('architecture', () => {
       for (const target of targets) {
         const to = folderOf(target);
         if (to === from) continue;
-        if (COMPOSITION.has(to) && !COMPOSITION.has(from)) violations.push(`${path.relative(root, file)} → ${path.relative(root, target)} (the composition layer)`);
-        else if (!COMPOSITION.has(from) && !table.get(from)?.has(to)) violations.push(`${path.relative(root, file)} → ${path.relative(root, target)} (${from} may not import ${to})`);
+        if (COMPOSITION.has(to) && !COMPOSITION.has(from))
+          violations.push(`${path.relative(root, file)} → ${path.relative(root, target)} (the composition layer)`);
+        else if (!COMPOSITION.has(from) && !table.get(from)?.has(to))
+          violations.push(`${path.relative(root, file)} → ${path.relative(root, target)} (${from} may not import ${to})`);
       }
     }
     expect(violations).toEqual([]);
@@ -105,7 +116,11 @@ describe('architecture', () => {
   });
 
   it('keeps Fastify inside src/http', () => {
-    const outside = files.filter((file) => !file.startsWith(path.join(src, 'http') + path.sep) && /from\s+['"](fastify|@fastify\/[^'"]+)['"]/.test(fs.readFileSync(file, 'utf8')));
+    const outside = files.filter(
+      (file) =>
+        !file.startsWith(path.join(src, 'http') + path.sep) &&
+        /from\s+['"](fastify|@fastify\/[^'"]+)['"]/.test(fs.readFileSync(file, 'utf8')),
+    );
     expect(outside.map((file) => path.relative(root, file))).toEqual([]);
   });
 });

@@ -49,10 +49,7 @@ export async function describeAccount(
   deps: { customers: CustomerService; wallets: WalletSource; config: AppConfig; prices: PriceList },
   caller: { customerId: number; keyId: number; keyKind: ApiKeyKind },
 ) {
-  const [customer, wallet] = await Promise.all([
-    deps.customers.get(caller.customerId),
-    deps.wallets.walletSummary(caller.customerId),
-  ]);
+  const [customer, wallet] = await Promise.all([deps.customers.get(caller.customerId), deps.wallets.walletSummary(caller.customerId)]);
   return {
     customer: { ...customerView(customer), vip: customer.vip === 1 },
     key: { id: caller.keyId, kind: kindLabel(caller.keyKind) },

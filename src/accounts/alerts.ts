@@ -101,7 +101,13 @@ export class AlertService {
       if (policy.spendingLimitMicros === undefined) continue;
       const since = periodStartMs(policy.spendingPeriod, now);
       const spent = await keySpendMicros(this.storage.db, Number(key.id), since);
-      await this.spending(Number(key.customer_id), Number(key.id), spent, policy.spendingLimitMicros, `${policy.spendingPeriod ?? 'lifetime'}:${since}`);
+      await this.spending(
+        Number(key.customer_id),
+        Number(key.id),
+        spent,
+        policy.spendingLimitMicros,
+        `${policy.spendingPeriod ?? 'lifetime'}:${since}`,
+      );
     }
   }
 
@@ -109,10 +115,20 @@ export class AlertService {
   async spending(customerId: number, keyId: number, spentMicros: number, limitMicros: number, periodKey: string): Promise<void> {
     if (limitMicros <= 0) return;
     if (spentMicros >= limitMicros) {
-      await this.raise(customerId, { cause: 'spending_limit_reached', causeKey: `key:${keyId}:${periodKey}`, keyId, details: { spent_micros: spentMicros, limit_micros: limitMicros } });
+      await this.raise(customerId, {
+        cause: 'spending_limit_reached',
+        causeKey: `key:${keyId}:${periodKey}`,
+        keyId,
+        details: { spent_micros: spentMicros, limit_micros: limitMicros },
+      });
     }
     if (spentMicros * 5 >= limitMicros * 4) {
-      await this.raise(customerId, { cause: 'spending_limit_80', causeKey: `key:${keyId}:${periodKey}`, keyId, details: { spent_micros: spentMicros, limit_micros: limitMicros } });
+      await this.raise(customerId, {
+        cause: 'spending_limit_80',
+        causeKey: `key:${keyId}:${periodKey}`,
+        keyId,
+        details: { spent_micros: spentMicros, limit_micros: limitMicros },
+      });
     }
   }
 
@@ -165,9 +181,15 @@ export class AlertService {
 
   async acknowledge(customerId: number, alertId: number): Promise<{ id: number; acknowledged: true }> {
     const db = this.storage.db;
-    const row = await db.selectFrom('account_alerts').select(['id', 'acknowledged_at']).where('id', '=', alertId).where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await db
+      .selectFrom('account_alerts')
+      .select(['id', 'acknowledged_at'])
+      .where('id', '=', alertId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND', 'Alert not found');
-    if (row.acknowledged_at === null) await db.updateTable('account_alerts').set({ acknowledged_at: this.clock.nowMs() }).where('id', '=', alertId).execute();
+    if (row.acknowledged_at === null)
+      await db.updateTable('account_alerts').set({ acknowledged_at: this.clock.nowMs() }).where('id', '=', alertId).execute();
     return { id: alertId, acknowledged: true };
   }
 }

@@ -153,7 +153,11 @@ export class ApiKeyService {
     });
   }
 
-  private async ownActiveKey(executor: Parameters<KeyRepository['findForCustomer']>[0], customerId: number, keyId: number): Promise<ApiKeyRow> {
+  private async ownActiveKey(
+    executor: Parameters<KeyRepository['findForCustomer']>[0],
+    customerId: number,
+    keyId: number,
+  ): Promise<ApiKeyRow> {
     const row = await this.keys.findForCustomer(executor, customerId, keyId);
     if (!row || row.revoked_at !== null || !SELF_SERVICE_KINDS.includes(row.kind)) throw notFound('API key');
     return row;

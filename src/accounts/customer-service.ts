@@ -53,7 +53,12 @@ export class CustomerService {
   async create(input: NewCustomer, afterCreate?: CustomerCreatedListener): Promise<CreatedCustomer> {
     const email = normalizeEmail(input.email);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-    const username = `${email.split('@')[0]!.replace(/[^a-z0-9]/g, '').slice(0, 16) || 'user'}-${randomBase62(6).toLowerCase()}`;
+    const username = `${
+      email
+        .split('@')[0]!
+        .replace(/[^a-z0-9]/g, '')
+        .slice(0, 16) || 'user'
+    }-${randomBase62(6).toLowerCase()}`;
     try {
       return await this.storage.db.transaction().execute(async (trx) => {
         const existing = await trx.selectFrom('customers').select('id').where('email', '=', email).executeTakeFirst();
@@ -75,11 +80,27 @@ export class CustomerService {
         for (const listener of this.createdListeners) await listener(trx, customer.id);
         if (afterCreate) await afterCreate(trx, customer.id);
         const system = await this.keys.issue(trx, { customerId: customer.id, kind: 'wallet', role: 'customer', name: 'System Token' });
-        const usernameKey = await this.keys.issue(trx, { customerId: customer.id, kind: 'username', role: 'customer', name: 'Username token' });
+        const usernameKey = await this.keys.issue(trx, {
+          customerId: customer.id,
+          kind: 'username',
+          role: 'customer',
+          name: 'Username token',
+        });
         return {
-          customer: { id: customer.id, email: customer.email, username: customer.username, name: customer.name, createdAt: customer.created_at },
+          customer: {
+            id: customer.id,
+            email: customer.email,
+            username: customer.username,
+            name: customer.name,
+            createdAt: customer.created_at,
+          },
           systemToken: { id: system.row.id, key: system.plaintext, prefix: system.row.prefix, lastFour: system.row.last_four },
-          usernameToken: { id: usernameKey.row.id, key: usernameKey.plaintext, prefix: usernameKey.row.prefix, lastFour: usernameKey.row.last_four },
+          usernameToken: {
+            id: usernameKey.row.id,
+            key: usernameKey.plaintext,
+            prefix: usernameKey.row.prefix,
+            lastFour: usernameKey.row.last_four,
+          },
         };
       });
     } catch (error) {

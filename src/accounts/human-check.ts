@@ -30,15 +30,25 @@ export class HumanCheckService {
     const now = this.clock.nowMs();
     await this.storage.db
       .insertInto('human_checks')
-      .values({ public_id: publicId, answer_hash: this.box.hash('human-check', `${publicId}:${a + b}`), expires_at: now + HUMAN_CHECK_TTL_MS, created_at: now })
+      .values({
+        public_id: publicId,
+        answer_hash: this.box.hash('human-check', `${publicId}:${a + b}`),
+        expires_at: now + HUMAN_CHECK_TTL_MS,
+        created_at: now,
+      })
       .execute();
-    return { id: publicId, question: `What is ${WORDS[a]} plus ${WORDS[b]}? Answer with digits.`, expires_at: new Date(now + HUMAN_CHECK_TTL_MS).toISOString() };
+    return {
+      id: publicId,
+      question: `What is ${WORDS[a]} plus ${WORDS[b]}? Answer with digits.`,
+      expires_at: new Date(now + HUMAN_CHECK_TTL_MS).toISOString(),
+    };
   }
 
   /** Checks (and uses up) a challenge; `loc` is where the fields sit in the request (body or query). */
   async verify(input: HumanCheckAnswer, loc: 'body' | 'query' = 'body'): Promise<void> {
     if (!input.humanCheckId) throw validationError([{ loc: [loc, 'humanCheckId'], msg: 'A human check is required', type: 'missing' }]);
-    if (!input.humanCheckAnswer) throw validationError([{ loc: [loc, 'humanCheckAnswer'], msg: 'A human check answer is required', type: 'missing' }]);
+    if (!input.humanCheckAnswer)
+      throw validationError([{ loc: [loc, 'humanCheckAnswer'], msg: 'A human check answer is required', type: 'missing' }]);
     const now = this.clock.nowMs();
     // Used up atomically: of two concurrent uses only one updates the row.
     const row = await this.storage.db
@@ -49,7 +59,8 @@ export class HumanCheckService {
       .where('expires_at', '>', now)
       .returning(['answer_hash'])
       .executeTakeFirst();
-    if (!row) throw validationError([{ loc: [loc, 'humanCheckId'], msg: 'Unknown, expired or already used human check', type: 'value_error' }]);
+    if (!row)
+      throw validationError([{ loc: [loc, 'humanCheckId'], msg: 'Unknown, expired or already used human check', type: 'value_error' }]);
     const answer = input.humanCheckAnswer.trim();
     if (!this.box.verify('human-check', `${input.humanCheckId}:${answer}`, row.answer_hash)) {
       throw validationError([{ loc: [loc, 'humanCheckAnswer'], msg: 'Wrong answer to the human check', type: 'value_error' }]);

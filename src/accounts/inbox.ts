@@ -36,8 +36,15 @@ export class Inbox {
       .leftJoin('inbox_reads as r', (join) => join.onRef('r.message_id', '=', 'm.id').on('r.customer_id', '=', customerId))
       .where((eb) => eb.or([eb('m.customer_id', '=', customerId), eb('m.customer_id', 'is', null)]));
     const [rows, unread] = await Promise.all([
-      visible.select(['m.id', 'm.customer_id', 'm.title', 'm.body', 'm.created_at', 'r.read_at']).orderBy('m.id', 'desc').limit(limit).execute(),
-      visible.select((eb) => eb.fn.countAll<number>().as('n')).where('r.read_at', 'is', null).executeTakeFirstOrThrow(),
+      visible
+        .select(['m.id', 'm.customer_id', 'm.title', 'm.body', 'm.created_at', 'r.read_at'])
+        .orderBy('m.id', 'desc')
+        .limit(limit)
+        .execute(),
+      visible
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('r.read_at', 'is', null)
+        .executeTakeFirstOrThrow(),
     ]);
     return {
       data: rows.map((row) => ({

@@ -43,7 +43,10 @@ export interface AccountServices {
 /** How often key expiry and spending alerts are scanned for every customer. */
 export const ALERT_SCAN_INTERVAL_MS = 5 * 60_000;
 
-export function createAccountServices(deps: AccountDeps, options: { mailer?: Mailer; onSignedUp?: OidcDeps['onSignedUp'] } = {}): AccountServices {
+export function createAccountServices(
+  deps: AccountDeps,
+  options: { mailer?: Mailer; onSignedUp?: OidcDeps['onSignedUp'] } = {},
+): AccountServices {
   const { config, storage, clock, logger } = deps;
   const box = new SecretBox(config.secret);
   const counters: FailureCounters = config.env.redisUrl
@@ -69,7 +72,12 @@ export function createAccountServices(deps: AccountDeps, options: { mailer?: Mai
     publicBaseUrl: config.publicBaseUrl,
     humanCheckAfterFailures: required.has('web-login') ? config.accounts.humanCheck.webLoginAfterFailures : undefined,
   });
-  const settings = new AccountSettings(storage, clock, () => config.regions, () => config.agent);
+  const settings = new AccountSettings(
+    storage,
+    clock,
+    () => config.regions,
+    () => config.agent,
+  );
   // Alert mail honours the customer's engagement preferences (email.keyAlerts).
   const alerts = new AlertService(storage, clock, box, (customerId, alert) => {
     void (async () => {
@@ -96,7 +104,16 @@ export function createAccountServices(deps: AccountDeps, options: { mailer?: Mai
     alerts,
     settings,
     sso: new SsoLinks(storage, box, clock),
-    oidc: new OidcSignIn({ storage, box, clock, logger, customers: deps.customers, config: config.idp, publicBaseUrl: config.publicBaseUrl, onSignedUp: options.onSignedUp }),
+    oidc: new OidcSignIn({
+      storage,
+      box,
+      clock,
+      logger,
+      customers: deps.customers,
+      config: config.idp,
+      publicBaseUrl: config.publicBaseUrl,
+      onSignedUp: options.onSignedUp,
+    }),
     humanCheckRequired: (place) => required.has(place),
     start() {
       scanner = setInterval(() => {

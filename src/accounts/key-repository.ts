@@ -73,11 +73,7 @@ export class KeyRepository {
   }
 
   findByPlaintext(executor: Executor, plaintext: string): Promise<ApiKeyRow | undefined> {
-    return executor
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('key_hash', '=', hashKey(this.secret, plaintext))
-      .executeTakeFirst();
+    return executor.selectFrom('api_keys').selectAll().where('key_hash', '=', hashKey(this.secret, plaintext)).executeTakeFirst();
   }
 
   /**
@@ -101,12 +97,7 @@ export class KeyRepository {
   }
 
   findForCustomer(executor: Executor, customerId: number, keyId: number): Promise<ApiKeyRow | undefined> {
-    return executor
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', keyId)
-      .where('customer_id', '=', customerId)
-      .executeTakeFirst();
+    return executor.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('customer_id', '=', customerId).executeTakeFirst();
   }
 
   listForCustomer(executor: Executor, customerId: number): Promise<ApiKeyRow[]> {

@@ -28,7 +28,16 @@ export async function keySpendMicros(db: Kysely<Database>, keyId: number, sinceM
   const row = await db
     .selectFrom('billing_calls')
     .select((eb) => [
-      eb.fn.sum<number>(eb.case().when('status', '=', 'open').then(eb.ref('hold_micros')).else(eb.fn.coalesce('cost_micros', eb.lit(0))).end()).as('spent'),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when('status', '=', 'open')
+            .then(eb.ref('hold_micros'))
+            .else(eb.fn.coalesce('cost_micros', eb.lit(0)))
+            .end(),
+        )
+        .as('spent'),
     ])
     .where('key_id', '=', keyId)
     .where('created_at', '>=', sinceMs)

@@ -22,9 +22,7 @@ export interface Mailer {
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
 
-  constructor(
-    private readonly config: MailConfig & { smtp: NonNullable<MailConfig['smtp']> },
-  ) {
+  constructor(private readonly config: MailConfig & { smtp: NonNullable<MailConfig['smtp']> }) {
     const { smtp } = config;
     this.transport = nodemailer.createTransport({
       host: smtp.host,
@@ -35,7 +33,13 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.transport.sendMail({ from: this.config.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    await this.transport.sendMail({
+      from: this.config.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
   }
 
   async close(): Promise<void> {
@@ -50,8 +54,13 @@ export class LogMailer implements Mailer {
   ) {}
 
   async send(message: MailMessage): Promise<void> {
-    if (this.logLinks) this.logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (logged, not sent)');
-    else this.logger.info({ mail: { to: message.to, subject: message.subject } }, 'mail not sent: no mail.smtp configured (set mail.logLinks to log its text)');
+    if (this.logLinks)
+      this.logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (logged, not sent)');
+    else
+      this.logger.info(
+        { mail: { to: message.to, subject: message.subject } },
+        'mail not sent: no mail.smtp configured (set mail.logLinks to log its text)',
+      );
   }
 
   async close(): Promise<void> {}

@@ -25,8 +25,18 @@ export class ManagedKeys {
   ) {}
 
   issue(input: ManagedKeyInput): Promise<IssuedKey> {
-    const settings = applyPolicyInput({ name: null, policy: {}, expiresAt: null }, { expires_at: input.expiresAt }, { nowMs: this.clock.nowMs() });
-    return this.keys.issue(this.storage.db, { customerId: input.customerId, kind: 'managed', role: input.role, name: input.name, expiresAt: settings.expiresAt });
+    const settings = applyPolicyInput(
+      { name: null, policy: {}, expiresAt: null },
+      { expires_at: input.expiresAt },
+      { nowMs: this.clock.nowMs() },
+    );
+    return this.keys.issue(this.storage.db, {
+      customerId: input.customerId,
+      kind: 'managed',
+      role: input.role,
+      name: input.name,
+      expiresAt: settings.expiresAt,
+    });
   }
 
   /** Revokes any key (effective on the next request); answers the key as it was. */

@@ -71,7 +71,11 @@ export class OidcRelyingParty {
   }
 
   /** Exchanges the callback's code (state, nonce and PKCE checked): the provider's verified email and name. */
-  async verifiedEmail(query: URLSearchParams, expected: { state: string; nonce: string; codeVerifier: string }, what: string): Promise<{ email: string; name: string | null }> {
+  async verifiedEmail(
+    query: URLSearchParams,
+    expected: { state: string; nonce: string; codeVerifier: string },
+    what: string,
+  ): Promise<{ email: string; name: string | null }> {
     const configuration = await this.configuration();
     const callbackUrl = new URL(this.redirectUrl);
     callbackUrl.search = query.toString();

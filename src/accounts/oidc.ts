@@ -25,7 +25,10 @@ export interface SignupAttribution {
 
 /** A failed callback: `code` goes into the error redirect (`/login.html?error=<code>`). */
 export class OidcError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -97,7 +100,11 @@ export class OidcSignIn {
     if (!query.get('code')) throw new OidcError('idp_code_missing', 'missing code');
 
     const { email, name } = await this.party
-      .verifiedEmail(query, { state, nonce: box.decrypt('oidc', record.nonce), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) }, 'identity-provider')
+      .verifiedEmail(
+        query,
+        { state, nonce: box.decrypt('oidc', record.nonce), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) },
+        'identity-provider',
+      )
       .catch((error: unknown) => {
         if (!(error instanceof OidcCallbackError)) throw error;
         throw error.reason === 'callback_invalid'
@@ -105,7 +112,11 @@ export class OidcSignIn {
           : new OidcError('idp_email_unverified', error.message);
       });
 
-    const existing = await this.deps.storage.db.selectFrom('customers').select(['id', 'status']).where('email', '=', email).executeTakeFirst();
+    const existing = await this.deps.storage.db
+      .selectFrom('customers')
+      .select(['id', 'status'])
+      .where('email', '=', email)
+      .executeTakeFirst();
     if (existing) {
       if (existing.status !== 'active') throw new OidcError('account_disabled', 'account disabled');
       return { customerId: Number(existing.id), returnTo: record.return_to, created: false };
@@ -125,7 +136,9 @@ export class OidcSignIn {
         })
         .execute();
     });
-    await this.deps.onSignedUp?.(created.customer.id, attribution).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'sign-up attribution failed'));
+    await this.deps
+      .onSignedUp?.(created.customer.id, attribution)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'sign-up attribution failed'));
     return { customerId: created.customer.id, returnTo: record.return_to, created: true };
   }
 }

@@ -54,7 +54,13 @@ export class OperatorSessions {
     const principal = await this.identity.resolve(credential).catch(() => null);
     if (principal === null || principal.kind !== 'operator') return null;
     const expiresAt = this.clock.nowMs() + OPERATOR_SESSION_MS;
-    const issued = await this.keys.issue(this.storage.db, { customerId: null, kind: 'managed', role: 'operator', name: OPERATOR_SESSION_KEY_NAME, expiresAt });
+    const issued = await this.keys.issue(this.storage.db, {
+      customerId: null,
+      kind: 'managed',
+      role: 'operator',
+      name: OPERATOR_SESSION_KEY_NAME,
+      expiresAt,
+    });
     return { token: issued.plaintext, csrfToken: this.csrfFor(issued.plaintext), keyId: issued.row.id, expiresAt };
   }
 

@@ -5,7 +5,20 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SecretPurpose = 'session' | 'csrf' | 'operator-csrf' | 'challenge' | 'reset' | 'sso' | 'oidc-state' | 'human-check' | 'network' | 'totp' | 'sso-link' | 'oidc' | 'coder-database';
+export type SecretPurpose =
+  | 'session'
+  | 'csrf'
+  | 'operator-csrf'
+  | 'challenge'
+  | 'reset'
+  | 'sso'
+  | 'oidc-state'
+  | 'human-check'
+  | 'network'
+  | 'totp'
+  | 'sso-link'
+  | 'oidc'
+  | 'coder-database';
 
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();

@@ -58,7 +58,13 @@ export class SessionService {
     const expiresAt = now + this.rules.absoluteMs;
     const row = await this.storage.db
       .insertInto('dashboard_sessions')
-      .values({ customer_id: customerId, session_hash: this.box.hash('session', token), created_at: now, last_seen_at: now, expires_at: expiresAt })
+      .values({
+        customer_id: customerId,
+        session_hash: this.box.hash('session', token),
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return { token, csrfToken: this.csrfFor(token), id: Number(row.id), expiresAt };
@@ -99,7 +105,12 @@ export class SessionService {
   }
 
   async end(sessionId: number): Promise<void> {
-    await this.storage.db.updateTable('dashboard_sessions').set({ ended_at: this.clock.nowMs() }).where('id', '=', sessionId).where('ended_at', 'is', null).execute();
+    await this.storage.db
+      .updateTable('dashboard_sessions')
+      .set({ ended_at: this.clock.nowMs() })
+      .where('id', '=', sessionId)
+      .where('ended_at', 'is', null)
+      .execute();
   }
 
   /** Ends every live session of a customer, except `keep` (the caller's own, when it stays signed in). */

@@ -46,7 +46,17 @@ export class AccountSettings {
     return this.storage.db.selectFrom('account_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
   }
 
-  private async upsert(customerId: number, values: Partial<{ edge_region: string | null; first_name: string | null; surname: string | null; name_dismissed_at: number | null; toolbox_json: string; engagement_json: string }>) {
+  private async upsert(
+    customerId: number,
+    values: Partial<{
+      edge_region: string | null;
+      first_name: string | null;
+      surname: string | null;
+      name_dismissed_at: number | null;
+      toolbox_json: string;
+      engagement_json: string;
+    }>,
+  ) {
     const now = this.clock.nowMs();
     await this.storage.db
       .insertInto('account_settings')
@@ -72,9 +82,19 @@ export class AccountSettings {
   }
 
   async setEdgeRegion(customerId: number, regionId: string) {
-    const region = this.regions().find((entry) => entry.id === regionId.toLowerCase() || entry.name.toLowerCase() === regionId.toLowerCase());
+    const region = this.regions().find(
+      (entry) => entry.id === regionId.toLowerCase() || entry.name.toLowerCase() === regionId.toLowerCase(),
+    );
     if (!region) {
-      throw validationError([{ loc: ['body', 'region'], msg: `Unknown region; one of: ${this.regions().map((entry) => entry.id).join(', ')}`, type: 'value_error' }]);
+      throw validationError([
+        {
+          loc: ['body', 'region'],
+          msg: `Unknown region; one of: ${this.regions()
+            .map((entry) => entry.id)
+            .join(', ')}`,
+          type: 'value_error',
+        },
+      ]);
     }
     await this.upsert(customerId, { edge_region: region.id });
     return { edge_region: { id: region.id, name: region.name, api_base_url: region.apiBaseUrl } };
@@ -86,7 +106,11 @@ export class AccountSettings {
     if (first === '') throw validationError([{ loc: ['body', 'first_name'], msg: 'Must not be blank', type: 'value_error' }]);
     if (last === '') throw validationError([{ loc: ['body', 'surname'], msg: 'Must not be blank', type: 'value_error' }]);
     await this.upsert(customerId, { first_name: first, surname: last });
-    await this.storage.db.updateTable('customers').set({ name: `${first} ${last}` }).where('id', '=', customerId).execute();
+    await this.storage.db
+      .updateTable('customers')
+      .set({ name: `${first} ${last}` })
+      .where('id', '=', customerId)
+      .execute();
     return { first_name: first, surname: last, show_name_dialog: false };
   }
 
@@ -106,9 +130,13 @@ export class AccountSettings {
     const allowedWeb = WEB_SEARCH_ORDER.indexOf(operator.webSearch);
     const minApproval = APPROVAL_ORDER.indexOf(operator.approvalPolicy);
     return {
-      webSearch: chosen.webSearch !== undefined && WEB_SEARCH_ORDER.indexOf(chosen.webSearch) <= allowedWeb ? chosen.webSearch : operator.webSearch,
+      webSearch:
+        chosen.webSearch !== undefined && WEB_SEARCH_ORDER.indexOf(chosen.webSearch) <= allowedWeb ? chosen.webSearch : operator.webSearch,
       reasoningEffort: chosen.reasoningEffort ?? operator.reasoningEffort,
-      approvalPolicy: chosen.approvalPolicy !== undefined && APPROVAL_ORDER.indexOf(chosen.approvalPolicy) >= minApproval ? chosen.approvalPolicy : operator.approvalPolicy,
+      approvalPolicy:
+        chosen.approvalPolicy !== undefined && APPROVAL_ORDER.indexOf(chosen.approvalPolicy) >= minApproval
+          ? chosen.approvalPolicy
+          : operator.approvalPolicy,
     };
   }
 
@@ -128,10 +156,17 @@ export class AccountSettings {
   async setToolbox(customerId: number, input: ToolboxSettings) {
     const operator = this.agent();
     if (input.webSearch !== undefined && WEB_SEARCH_ORDER.indexOf(input.webSearch) > WEB_SEARCH_ORDER.indexOf(operator.webSearch)) {
-      throw validationError([{ loc: ['body', 'webSearch'], msg: `The operator allows at most "${operator.webSearch}"`, type: 'value_error' }]);
+      throw validationError([
+        { loc: ['body', 'webSearch'], msg: `The operator allows at most "${operator.webSearch}"`, type: 'value_error' },
+      ]);
     }
-    if (input.approvalPolicy !== undefined && APPROVAL_ORDER.indexOf(input.approvalPolicy) < APPROVAL_ORDER.indexOf(operator.approvalPolicy)) {
-      throw validationError([{ loc: ['body', 'approvalPolicy'], msg: `The operator requires at least "${operator.approvalPolicy}"`, type: 'value_error' }]);
+    if (
+      input.approvalPolicy !== undefined &&
+      APPROVAL_ORDER.indexOf(input.approvalPolicy) < APPROVAL_ORDER.indexOf(operator.approvalPolicy)
+    ) {
+      throw validationError([
+        { loc: ['body', 'approvalPolicy'], msg: `The operator requires at least "${operator.approvalPolicy}"`, type: 'value_error' },
+      ]);
     }
     const row = await this.row(customerId);
     const merged = { ...(row ? (JSON.parse(row.toolbox_json) as ToolboxSettings) : {}), ...input };

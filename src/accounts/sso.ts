@@ -28,7 +28,9 @@ export class SsoLinks {
   async issue(customerId: number, ttlMs = SSO_TTL_MS): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock.nowMs();
     const expiresAt = now + Math.min(ttlMs, SSO_TTL_MS);
-    const payload = Buffer.from(JSON.stringify({ c: customerId, j: randomBytes(16).toString('base64url'), e: expiresAt } satisfies SsoPayload)).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ c: customerId, j: randomBytes(16).toString('base64url'), e: expiresAt } satisfies SsoPayload),
+    ).toString('base64url');
     const token = `${payload}.${this.box.hash('sso', payload)}`;
     await this.storage.db
       .insertInto('sso_links')

@@ -18,7 +18,8 @@ import { newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const RESET_TTL_MS = 30 * 60_000;
 
-export type WebLoginResult = { kind: 'session'; session: OpenedSession; customerId: number } | { kind: 'challenge'; challenge: string; expiresAt: number };
+export type WebLoginResult =
+  { kind: 'session'; session: OpenedSession; customerId: number } | { kind: 'challenge'; challenge: string; expiresAt: number };
 
 export interface WebAuthDeps {
   storage: Storage;
@@ -58,7 +59,10 @@ export class WebAuth {
     const accountKey = identifier.includes('@') ? normalizeEmail(identifier) : identifier.trim();
     const { lockout } = this.deps;
     await lockout.check('web-login', accountKey, ip);
-    if (this.deps.humanCheckAfterFailures !== undefined && (await lockout.failures('web-login', accountKey)) >= this.deps.humanCheckAfterFailures) {
+    if (
+      this.deps.humanCheckAfterFailures !== undefined &&
+      (await lockout.failures('web-login', accountKey)) >= this.deps.humanCheckAfterFailures
+    ) {
       await this.deps.humanChecks.verify(humanCheck);
     }
     const row = await this.findByIdentifier(identifier);
@@ -74,7 +78,12 @@ export class WebAuth {
       const now = this.deps.clock.nowMs();
       await this.db
         .insertInto('login_challenges')
-        .values({ customer_id: customerId, challenge_hash: this.deps.box.hash('challenge', challenge), expires_at: now + CHALLENGE_TTL_MS, created_at: now })
+        .values({
+          customer_id: customerId,
+          challenge_hash: this.deps.box.hash('challenge', challenge),
+          expires_at: now + CHALLENGE_TTL_MS,
+          created_at: now,
+        })
         .execute();
       return { kind: 'challenge', challenge, expiresAt: now + CHALLENGE_TTL_MS };
     }
@@ -82,7 +91,11 @@ export class WebAuth {
   }
 
   /** Completes a web login with an authenticator code; the challenge is used once, even by a wrong code. */
-  async completeTwoFactor(challenge: string, code: string, ip: string | undefined): Promise<{ session: OpenedSession; customerId: number }> {
+  async completeTwoFactor(
+    challenge: string,
+    code: string,
+    ip: string | undefined,
+  ): Promise<{ session: OpenedSession; customerId: number }> {
     const now = this.deps.clock.nowMs();
     await this.deps.lockout.check('2fa', undefined, ip);
     const row = await this.db
@@ -102,7 +115,12 @@ export class WebAuth {
       await this.deps.lockout.fail('2fa', String(customerId), ip);
       throw new AppError('UNAUTHENTICATED', 'Invalid authenticator code');
     }
-    const used = await this.db.updateTable('login_challenges').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
+    const used = await this.db
+      .updateTable('login_challenges')
+      .set({ used_at: now })
+      .where('id', '=', row.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) throw new AppError('UNAUTHENTICATED', 'Unknown or expired sign-in challenge; sign in again');
     await this.deps.lockout.succeed('2fa', String(customerId));
     return { session: await this.deps.sessions.open(customerId), customerId };
@@ -117,13 +135,17 @@ export class WebAuth {
 
   /** A new secret (replacing a pending one); not active until `enable`. */
   async setupTwoFactor(customerId: number): Promise<{ secret: string; otpauth_uri: string }> {
-    if (await this.twoFactorEnabled(customerId)) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled; disable it first');
+    if (await this.twoFactorEnabled(customerId))
+      throw new AppError('CONFLICT', 'Two-factor authentication is already enabled; disable it first');
     const customer = await this.db.selectFrom('customers').select('email').where('id', '=', customerId).executeTakeFirstOrThrow();
     const secret = newTotpSecret();
     const sealed = this.deps.box.encrypt('totp', secret);
     const now = this.deps.clock.nowMs();
     await this.db.deleteFrom('totp_credentials').where('customer_id', '=', customerId).execute();
-    await this.db.insertInto('totp_credentials').values({ customer_id: customerId, secret_enc: sealed, enabled_at: null, last_step: null, created_at: now }).execute();
+    await this.db
+      .insertInto('totp_credentials')
+      .values({ customer_id: customerId, secret_enc: sealed, enabled_at: null, last_step: null, created_at: now })
+      .execute();
     return { secret, otpauth_uri: otpauthUri(secret, customer.email) };
   }
 
@@ -136,7 +158,11 @@ export class WebAuth {
       await this.deps.lockout.fail('2fa', String(customerId), ip);
       throw validationError([{ loc: ['body', 'code'], msg: 'Invalid authenticator code', type: 'value_error' }]);
     }
-    await this.db.updateTable('totp_credentials').set({ enabled_at: this.deps.clock.nowMs() }).where('customer_id', '=', customerId).execute();
+    await this.db
+      .updateTable('totp_credentials')
+      .set({ enabled_at: this.deps.clock.nowMs() })
+      .where('customer_id', '=', customerId)
+      .execute();
   }
 
   async disableTwoFactor(customerId: number, proof: { code?: string; password?: string }, ip: string | undefined): Promise<void> {
@@ -160,7 +186,11 @@ export class WebAuth {
    * is recorded with a conditional update, so the same code is accepted once even by concurrent requests.
    */
   private async acceptCode(customerId: number, code: string, pending = false): Promise<boolean> {
-    const row = await this.db.selectFrom('totp_credentials').select(['secret_enc', 'enabled_at', 'last_step']).where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('totp_credentials')
+      .select(['secret_enc', 'enabled_at', 'last_step'])
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (!row || (row.enabled_at === null && !pending)) return false;
     const step = verifyTotp(this.deps.box.decrypt('totp', row.secret_enc), code, this.deps.clock.nowMs());
     if (step === null) return false;
@@ -186,7 +216,10 @@ export class WebAuth {
     const row = await this.db.selectFrom('customers').select(['id', 'status', 'email']).where('email', '=', normalized).executeTakeFirst();
     if (!row || row.status !== 'active') return;
     const now = this.deps.clock.nowMs();
-    await this.db.insertInto('password_resets').values({ customer_id: row.id, token_hash: tokenHash, expires_at: now + RESET_TTL_MS, created_at: now }).execute();
+    await this.db
+      .insertInto('password_resets')
+      .values({ customer_id: row.id, token_hash: tokenHash, expires_at: now + RESET_TTL_MS, created_at: now })
+      .execute();
     const link = `${this.deps.publicBaseUrl}/login.html#token=${token}`;
     void this.deps.mailer
       .send({
@@ -214,7 +247,12 @@ export class WebAuth {
       if (!used) return null;
       await trx.updateTable('customers').set({ password_hash: passwordHash }).where('id', '=', used.customer_id).execute();
       // Every other pending link of the account dies with this one.
-      await trx.updateTable('password_resets').set({ used_at: now }).where('customer_id', '=', used.customer_id).where('used_at', 'is', null).execute();
+      await trx
+        .updateTable('password_resets')
+        .set({ used_at: now })
+        .where('customer_id', '=', used.customer_id)
+        .where('used_at', 'is', null)
+        .execute();
       return Number(used.customer_id);
     });
     if (customerId === null) {
@@ -235,13 +273,22 @@ export class WebAuth {
       await this.deps.lockout.fail('password', String(customerId), undefined);
       throw validationError([{ loc: ['body', 'current_password'], msg: 'The current password is wrong', type: 'value_error' }]);
     }
-    await this.db.updateTable('customers').set({ password_hash: await hashPassword(next) }).where('id', '=', customerId).execute();
+    await this.db
+      .updateTable('customers')
+      .set({ password_hash: await hashPassword(next) })
+      .where('id', '=', customerId)
+      .execute();
     await this.deps.sessions.endAll(customerId, keepSession);
   }
 
   async changeEmail(customerId: number, email: string): Promise<string> {
     const normalized = normalizeEmail(email);
-    const taken = await this.db.selectFrom('customers').select('id').where('email', '=', normalized).where('id', '!=', customerId).executeTakeFirst();
+    const taken = await this.db
+      .selectFrom('customers')
+      .select('id')
+      .where('email', '=', normalized)
+      .where('id', '!=', customerId)
+      .executeTakeFirst();
     if (taken) throw new AppError('CONFLICT', 'This email is used by another account');
     try {
       await this.db.updateTable('customers').set({ email: normalized }).where('id', '=', customerId).execute();

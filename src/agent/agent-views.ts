@@ -78,7 +78,9 @@ export class AgentViews {
     const listed = await server.call('skills/list', {});
     const seen = new Set<string>();
     const skills = listed.data.flatMap((entry) => entry.skills).filter((skill) => !seen.has(skill.name) && seen.add(skill.name));
-    return { data: skills.map((skill) => ({ name: skill.name, description: skill.description, scope: skill.scope, enabled: skill.enabled })) };
+    return {
+      data: skills.map((skill) => ({ name: skill.name, description: skill.description, scope: skill.scope, enabled: skill.enabled })),
+    };
   }
 
   private installedVersion(): Promise<string | null> {

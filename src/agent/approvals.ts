@@ -104,7 +104,13 @@ export class ApprovalBroker {
     };
     const serverKey = `${context.customerId}:${row.server_request_id}`;
     // Until the waiter below exists, the end of the turn, of the dialog or of the process is noted here.
-    const inserting: Inserting = { customerId: context.customerId, threadId: params.threadId, turnId: params.turnId, serverKey, ended: null };
+    const inserting: Inserting = {
+      customerId: context.customerId,
+      threadId: params.threadId,
+      turnId: params.turnId,
+      serverKey,
+      ended: null,
+    };
     this.inserting.set(row.id, inserting);
     try {
       await this.storage.db.insertInto('agent_approvals').values(row).execute();
@@ -115,7 +121,15 @@ export class ApprovalBroker {
     const expiresInMs = row.expires_at - this.clock.nowMs();
     const reply = new Promise<{ decision: string }>((resolve) => {
       const timer = this.clock.setTimeout(() => void this.finish(row.id, 'expired', 'decline').catch(() => undefined), expiresInMs).unref();
-      this.waiters.set(row.id, { id: row.id, customerId: context.customerId, threadId: params.threadId, turnId: params.turnId, serverKey, answer: resolve, timer });
+      this.waiters.set(row.id, {
+        id: row.id,
+        customerId: context.customerId,
+        threadId: params.threadId,
+        turnId: params.turnId,
+        serverKey,
+        answer: resolve,
+        timer,
+      });
       this.byServerKey.set(serverKey, row.id);
     });
     await this.events.append(context.projectId, 'approval/requested', approvalView(row));
@@ -144,7 +158,9 @@ export class ApprovalBroker {
   /** The turn ended (completed, failed or interrupted): its open approvals are closed. */
   async cancelForTurn(threadId: string, turnId: string): Promise<void> {
     for (const entry of this.inserting.values()) if (entry.threadId === threadId && entry.turnId === turnId) entry.ended ??= 'cancelled';
-    const ids = [...this.waiters.values()].filter((waiter) => waiter.threadId === threadId && waiter.turnId === turnId).map((waiter) => waiter.id);
+    const ids = [...this.waiters.values()]
+      .filter((waiter) => waiter.threadId === threadId && waiter.turnId === turnId)
+      .map((waiter) => waiter.id);
     for (const id of ids) await this.finish(id, 'cancelled', null);
   }
 
@@ -187,7 +203,12 @@ export class ApprovalBroker {
   }
 
   private async find(projectId: string, requestId: string): Promise<AgentApprovalsTable | undefined> {
-    return this.storage.db.selectFrom('agent_approvals').selectAll().where('id', '=', requestId).where('project_id', '=', projectId).executeTakeFirst();
+    return this.storage.db
+      .selectFrom('agent_approvals')
+      .selectAll()
+      .where('id', '=', requestId)
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
   }
 
   /** Moves a pending approval to its final state; null when it was no longer pending. */

@@ -29,7 +29,9 @@ export function mapAppServerError(error: unknown, loc: 'body' | 'params' = 'body
     if (THREAD_MISSING.test(message)) return notFound('Thread');
     const profile = UNKNOWN_PROFILE.exec(message)?.[1];
     if (profile !== undefined) {
-      const issues = [{ loc: [loc, 'permissions'], msg: `Unknown permission profile ${profile}; see GET /api/v1/permissions`, type: 'value_error' }];
+      const issues = [
+        { loc: [loc, 'permissions'], msg: `Unknown permission profile ${profile}; see GET /api/v1/permissions`, type: 'value_error' },
+      ];
       return new AppError('VALIDATION_FAILED', 'Request validation failed', { issues, cause: error });
     }
     if (INTERNAL_TEXT.test(message)) return new AppError('BAD_REQUEST', INTERNAL_REFUSAL, { cause: error });
@@ -38,13 +40,16 @@ export function mapAppServerError(error: unknown, loc: 'body' | 'params' = 'body
   if (error instanceof AppServerExitedError) {
     return new AppError('UPSTREAM_UNAVAILABLE', 'The agent runtime is restarting; retry shortly', { retryAfterSeconds: 1, cause: error });
   }
-  if (error instanceof AppServerTimeoutError) return new AppError('UPSTREAM_TIMEOUT', 'The agent runtime did not answer in time', { cause: error });
+  if (error instanceof AppServerTimeoutError)
+    return new AppError('UPSTREAM_TIMEOUT', 'The agent runtime did not answer in time', { cause: error });
   return error;
 }
 
 /** Whether the app-server's own text may reach a client unchanged (the passthrough forwards such refusals raw). */
 export function isPublicRefusal(error: AppServerError): boolean {
-  return !UNKNOWN_PROFILE.test(error.message) && !INTERNAL_TEXT.test(error.message) && !INTERNAL_TEXT.test(JSON.stringify(error.data ?? null));
+  return (
+    !UNKNOWN_PROFILE.test(error.message) && !INTERNAL_TEXT.test(error.message) && !INTERNAL_TEXT.test(JSON.stringify(error.data ?? null))
+  );
 }
 
 /** Resolves like `work`, with app-server failures mapped by `mapAppServerError`. */

@@ -117,7 +117,13 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     };
     // The read-only view runtime (no customer) gets no workspace: its sandbox shows only its Codex home.
     const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : path.join(workspacesDir, String(customerId));
-    const command = await sandbox.prepare(customerId, { workspaceRoot, codexHome }, binary, appServerArgs(settings), appServerEnv(codexHome, token));
+    const command = await sandbox.prepare(
+      customerId,
+      { workspaceRoot, codexHome },
+      binary,
+      appServerArgs(settings),
+      appServerEnv(codexHome, token),
+    );
     return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };
   };
 
@@ -160,7 +166,9 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       onStopped: revokeRuntimeKey,
       onStartFailed: revokeRuntimeKey,
       isBusy: (customerId) =>
-        router.isBusy(customerId) || approvals.pendingCount(customerId) > 0 || hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
+        router.isBusy(customerId) ||
+        approvals.pendingCount(customerId) > 0 ||
+        hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
     },
   );
   runtime = new ProjectRuntime({

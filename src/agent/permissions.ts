@@ -72,7 +72,11 @@ function profileOf(selection: PermissionSelection, loc: (string | number)[], iss
   const permissions = read(selection.permissions, 'permissions');
   const profile = read(selection.permissionProfile, 'permissionProfile');
   if (permissions !== undefined && profile !== undefined && permissions !== profile) {
-    issues.push({ loc: [...loc, 'permissionProfile'], msg: 'permissions and permissionProfile name the same setting; send one', type: 'value_error' });
+    issues.push({
+      loc: [...loc, 'permissionProfile'],
+      msg: 'permissions and permissionProfile name the same setting; send one',
+      type: 'value_error',
+    });
   }
   return permissions ?? profile;
 }
@@ -94,7 +98,11 @@ export function threadPermissions(selection: PermissionSelection, loc: (string |
   const profile = profileOf(selection, loc, issues);
   const result: ThreadPermissions = {};
   if (profile !== undefined && (present(selection.sandbox) || present(selection.sandboxPolicy))) {
-    issues.push({ loc: [...loc, 'permissions'], msg: 'Send either a permission profile or a sandbox (sandbox / sandboxPolicy), not both', type: 'value_error' });
+    issues.push({
+      loc: [...loc, 'permissions'],
+      msg: 'Send either a permission profile or a sandbox (sandbox / sandboxPolicy), not both',
+      type: 'value_error',
+    });
   } else if (profile !== undefined) {
     result.permissions = profile;
   } else if (present(selection.sandbox) && present(selection.sandboxPolicy)) {
@@ -113,7 +121,12 @@ function threadSandboxFromPolicy(value: unknown, loc: (string | number)[], issue
   const policy = validPolicy(value, loc);
   switch (policy.type) {
     case 'readOnly':
-      if (policy.networkAccess) issues.push({ loc: [...loc, 'networkAccess'], msg: 'A read-only sandbox with network access can only be set per turn', type: 'value_error' });
+      if (policy.networkAccess)
+        issues.push({
+          loc: [...loc, 'networkAccess'],
+          msg: 'A read-only sandbox with network access can only be set per turn',
+          type: 'value_error',
+        });
       return { sandbox: 'read-only' };
     case 'workspaceWrite':
       return {
@@ -169,9 +182,19 @@ export function turnPermissions(selection: PermissionSelection, loc: (string | n
   const profile = profileOf(selection, loc, issues);
   const mode = present(selection.sandboxPolicy) ? undefined : modeOf(selection.sandbox, [...loc, 'sandbox'], issues);
   if (issues.length > 0) throw validationError(issues);
-  const policy = present(selection.sandboxPolicy) ? selection.sandboxPolicy : mode === undefined ? undefined : { type: POLICY_TYPE_OF_MODE[mode] };
+  const policy = present(selection.sandboxPolicy)
+    ? selection.sandboxPolicy
+    : mode === undefined
+      ? undefined
+      : { type: POLICY_TYPE_OF_MODE[mode] };
   if (profile !== undefined && policy !== undefined) {
-    throw validationError([{ loc: [...loc, 'sandboxPolicy'], msg: 'Send either a permission profile (permissions) or the legacy sandboxPolicy, not both', type: 'value_error' }]);
+    throw validationError([
+      {
+        loc: [...loc, 'sandboxPolicy'],
+        msg: 'Send either a permission profile (permissions) or the legacy sandboxPolicy, not both',
+        type: 'value_error',
+      },
+    ]);
   }
   if (profile !== undefined) return { permissions: profile };
   if (policy !== undefined) return { sandboxPolicy: validPolicy(policy, [...loc, 'sandboxPolicy']) };

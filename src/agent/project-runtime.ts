@@ -89,7 +89,12 @@ export class ProjectRuntime implements ThreadOwner {
   async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
     const state = this.turns.get(params.threadId);
-    const kind = request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
+    const kind =
+      request.method === 'item/commandExecution/requestApproval'
+        ? 'commandExecution'
+        : request.method === 'item/fileChange/requestApproval'
+          ? 'fileChange'
+          : null;
     if (!state || state.customerId !== customerId || kind === null) {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
       throw new Error(`${request.method} is not supported by this service`);
@@ -107,7 +112,8 @@ export class ProjectRuntime implements ThreadOwner {
   private track(state: ThreadState, method: string, params: Record<string, unknown>): void {
     const change = applyNotification(state, this.fileChanges, method, params);
     if (change.endedTurnId) void this.deps.approvals.cancelForTurn(params.threadId as string, change.endedTurnId);
-    if (change.closedServerRequest !== undefined) void this.deps.approvals.cancelByServerRequest(state.customerId, change.closedServerRequest);
+    if (change.closedServerRequest !== undefined)
+      void this.deps.approvals.cancelByServerRequest(state.customerId, change.closedServerRequest);
   }
 
   /** The process died: running turns are over (they read back as interrupted after resume). */
@@ -123,7 +129,11 @@ export class ProjectRuntime implements ThreadOwner {
    */
   async onNodeLost(customerId: number, node: string): Promise<void> {
     for (const record of await this.deps.threads.ofCustomer(customerId)) {
-      await this.deps.events.append(record.projectId, 'runtime/exited', { reason: 'the node running this project stopped', node, thread_id: record.threadId });
+      await this.deps.events.append(record.projectId, 'runtime/exited', {
+        reason: 'the node running this project stopped',
+        node,
+        thread_id: record.threadId,
+      });
     }
   }
 
@@ -194,7 +204,12 @@ export class ProjectRuntime implements ThreadOwner {
     const threadModel = this.deps.defaults().model;
     const selection = { model: request.model, effort: request.effort, approvalPolicy: request.approvalPolicy ?? request.approval_policy };
     const checked = await this.deps.rules.check(server, selection, threadModel);
-    const defaults = await this.deps.rules.customerDefaults(server, await this.deps.customerDefaults?.(project.customerId), selection, threadModel);
+    const defaults = await this.deps.rules.customerDefaults(
+      server,
+      await this.deps.customerDefaults?.(project.customerId),
+      selection,
+      threadModel,
+    );
     const params: TurnStartParams = { threadId, input, ...defaults, ...checked, ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
     const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
@@ -230,7 +245,9 @@ export class ProjectRuntime implements ThreadOwner {
     const record = await this.deps.threads.forProject(project.id);
     if (!record) return null;
     const server = this.deps.peek(project.customerId);
-    const read = server?.loadedThreads.has(record.threadId) ? await server.call('thread/read', { threadId: record.threadId, includeTurns: false }).catch(() => null) : null;
+    const read = server?.loadedThreads.has(record.threadId)
+      ? await server.call('thread/read', { threadId: record.threadId, includeTurns: false }).catch(() => null)
+      : null;
     return {
       id: record.threadId,
       created_at: record.createdAt,

@@ -24,12 +24,25 @@ export class RuntimeKeys {
     return inTransaction(this.storage.db, async (trx) => {
       const previous = await trx.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
       // Gateway only: the agent's shell could read this key, and it must not reach the account or project routes.
-      const issued = await this.keys.issue(trx, { customerId, kind: 'wallet', role: 'customer', name: RUNTIME_KEY_NAME, policy: { surfaces: ['gateway'], agentRuntime: true } });
+      const issued = await this.keys.issue(trx, {
+        customerId,
+        kind: 'wallet',
+        role: 'customer',
+        name: RUNTIME_KEY_NAME,
+        policy: { surfaces: ['gateway'], agentRuntime: true },
+      });
       if (previous) {
         await this.keys.revoke(trx, previous.key_id, issued.row.id);
-        await trx.updateTable('agent_runtime_keys').set({ key_id: issued.row.id, created_at: this.clock.nowMs() }).where('customer_id', '=', customerId).execute();
+        await trx
+          .updateTable('agent_runtime_keys')
+          .set({ key_id: issued.row.id, created_at: this.clock.nowMs() })
+          .where('customer_id', '=', customerId)
+          .execute();
       } else {
-        await trx.insertInto('agent_runtime_keys').values({ customer_id: customerId, key_id: issued.row.id, created_at: this.clock.nowMs() }).execute();
+        await trx
+          .insertInto('agent_runtime_keys')
+          .values({ customer_id: customerId, key_id: issued.row.id, created_at: this.clock.nowMs() })
+          .execute();
       }
       this.issued.set(customerId, Number(issued.row.id));
       return issued.plaintext;
@@ -45,7 +58,11 @@ export class RuntimeKeys {
       await this.keys.revoke(this.storage.db, own);
       return;
     }
-    const row = await this.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await this.storage.db
+      .selectFrom('agent_runtime_keys')
+      .select('key_id')
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (row) await this.keys.revoke(this.storage.db, Number(row.key_id));
   }
 

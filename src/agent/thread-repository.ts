@@ -31,19 +31,32 @@ export class ThreadRepository {
   }
 
   async forProject(projectId: string): Promise<ProjectThread | null> {
-    const row = await this.storage.db.selectFrom('agent_project_threads').selectAll().where('project_id', '=', projectId).executeTakeFirst();
-    return row ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) } : null;
+    const row = await this.storage.db
+      .selectFrom('agent_project_threads')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return row
+      ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) }
+      : null;
   }
 
   async forThread(threadId: string): Promise<ProjectThread | null> {
     const row = await this.storage.db.selectFrom('agent_project_threads').selectAll().where('thread_id', '=', threadId).executeTakeFirst();
-    return row ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) } : null;
+    return row
+      ? { projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) }
+      : null;
   }
 
   /** The thread records of the customer's projects. */
   async ofCustomer(customerId: number): Promise<ProjectThread[]> {
     const rows = await this.storage.db.selectFrom('agent_project_threads').selectAll().where('customer_id', '=', customerId).execute();
-    return rows.map((row) => ({ projectId: row.project_id, customerId: Number(row.customer_id), threadId: row.thread_id, createdAt: Number(row.created_at) }));
+    return rows.map((row) => ({
+      projectId: row.project_id,
+      customerId: Number(row.customer_id),
+      threadId: row.thread_id,
+      createdAt: Number(row.created_at),
+    }));
   }
 
   /** Records the project's thread; keeps the first one if another writer recorded one concurrently. */

@@ -85,7 +85,12 @@ export class ThreadTurns<State extends TurnState> {
    * Runs `start` as the thread's one turn start; a CONFLICT (409) with `conflictMessage` while a turn runs or
    * starts. The started turn becomes the running one unless its turn/completed was already read.
    */
-  async start<T extends { turn: { id: string } }>(threadId: string, conflictMessage: string, start: () => Promise<T>, startedBy?: Principal): Promise<T> {
+  async start<T extends { turn: { id: string } }>(
+    threadId: string,
+    conflictMessage: string,
+    start: () => Promise<T>,
+    startedBy?: Principal,
+  ): Promise<T> {
     const state = this.states.get(threadId);
     if (!state) throw new AppError('INTERNAL', 'thread state missing');
     if (isTurnBusy(state)) throw new AppError('CONFLICT', conflictMessage, { details: { turn_id: state.activeTurnId } });
@@ -119,7 +124,12 @@ export interface NotificationEffect {
 }
 
 /** Applies one notification to the thread's state and the file-change cache (item id → changes). */
-export function applyNotification(state: TurnState, fileChanges: Map<string, unknown>, method: string, params: Record<string, unknown>): NotificationEffect {
+export function applyNotification(
+  state: TurnState,
+  fileChanges: Map<string, unknown>,
+  method: string,
+  params: Record<string, unknown>,
+): NotificationEffect {
   const turn = params.turn as { id: string } | undefined;
   const item = params.item as { type?: string; id?: string; changes?: unknown } | undefined;
   switch (method) {

@@ -40,7 +40,12 @@ export class TurnRules {
    * Checks the selection; `threadModel` is the model the thread runs on when the selection names none.
    * Every failure is reported at once (422, `<loc>.<field>`: `body` on the routes, `params` in the passthrough).
    */
-  async check(server: ManagedAppServer, selection: ModelSelection, threadModel: string | undefined, loc: 'body' | 'params' = 'body'): Promise<CheckedSelection> {
+  async check(
+    server: ManagedAppServer,
+    selection: ModelSelection,
+    threadModel: string | undefined,
+    loc: 'body' | 'params' = 'body',
+  ): Promise<CheckedSelection> {
     const issues = [];
     const checked: CheckedSelection = {};
     if (selection.model !== undefined) {
@@ -53,8 +58,10 @@ export class TurnRules {
       else issues.push({ loc: [loc, 'effort'], msg: `effort must be one of ${efforts.join(', ')} for this model`, type: 'enum' });
     }
     if (selection.approvalPolicy !== undefined) {
-      if ((APPROVAL_POLICIES as readonly string[]).includes(selection.approvalPolicy)) checked.approvalPolicy = selection.approvalPolicy as ApprovalPolicy;
-      else issues.push({ loc: [loc, 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
+      if ((APPROVAL_POLICIES as readonly string[]).includes(selection.approvalPolicy))
+        checked.approvalPolicy = selection.approvalPolicy as ApprovalPolicy;
+      else
+        issues.push({ loc: [loc, 'approvalPolicy'], msg: `approvalPolicy must be one of ${APPROVAL_POLICIES.join(', ')}`, type: 'enum' });
     }
     if (issues.length > 0) throw validationError(issues);
     return checked;
@@ -83,7 +90,9 @@ export class TurnRules {
   private async catalog(server: ManagedAppServer): Promise<Map<string, readonly string[]>> {
     if (this.effortsByModel && this.effortsByModel.size > 0) return this.effortsByModel;
     const listed = await server.call('model/list', { includeHidden: true, limit: 200 });
-    this.effortsByModel = new Map(listed.data.map((entry) => [entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort)]));
+    this.effortsByModel = new Map(
+      listed.data.map((entry) => [entry.model, entry.supportedReasoningEfforts.map((option) => option.reasoningEffort)]),
+    );
     return this.effortsByModel;
   }
 }

@@ -10,7 +10,9 @@ export async function confineWritableRoots(workspaceDir: string, roots: readonly
   return Promise.all(
     roots.map(async (root, index) => {
       if (typeof root !== 'string' || root.length === 0) {
-        throw validationError([{ loc: ['body', 'sandboxPolicy', 'writableRoots', index], msg: 'A writable root is a path', type: 'value_error' }]);
+        throw validationError([
+          { loc: ['body', 'sandboxPolicy', 'writableRoots', index], msg: 'A writable root is a path', type: 'value_error' },
+        ]);
       }
       const real = await realPathWithin(workspaceDir, root);
       if (real === undefined) throw outside(root);

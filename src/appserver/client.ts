@@ -48,7 +48,14 @@ export class AppServerClient {
     const log = options.logger;
     let connection!: JsonRpcConnection;
     const transport = new StdioTransport(
-      { binary: options.binary, args: options.args, env: options.env, cwd: options.cwd, lineLengthMax: options.lineLengthMax, stopGraceMs: options.stopGraceMs },
+      {
+        binary: options.binary,
+        args: options.args,
+        env: options.env,
+        cwd: options.cwd,
+        lineLengthMax: options.lineLengthMax,
+        stopGraceMs: options.stopGraceMs,
+      },
       {
         onLine: (line) => connection.handleLine(line),
         onStderrLine: (line) => log.debug({ appServer: parseStderr(line) }, 'app-server log'),

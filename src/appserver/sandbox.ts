@@ -76,7 +76,10 @@ export class AppServerSandbox {
    */
   static async detect(settings: SandboxSettings, logger: Logger, isRoot = process.getuid?.() === 0): Promise<AppServerSandbox> {
     if (settings.mode === 'none') {
-      logger.warn({ isolation: 'none' }, 'agent isolation: none (agent.isolation = "none"); every app-server and the commands it runs share this service\'s user, files and processes — single-tenant developer set-ups only');
+      logger.warn(
+        { isolation: 'none' },
+        'agent isolation: none (agent.isolation = "none"); every app-server and the commands it runs share this service\'s user, files and processes — single-tenant developer set-ups only',
+      );
       return new AppServerSandbox('none', settings, 'agent.isolation is "none"', isRoot);
     }
     const failure = await probe(settings, isRoot);
@@ -88,7 +91,10 @@ export class AppServerSandbox {
       return new AppServerSandbox('bubblewrap', settings, null, isRoot);
     }
     if (settings.mode === 'required') {
-      logger.error({ isolation: 'unavailable', reason: failure }, `agent isolation: REQUIRED BUT UNAVAILABLE (${failure}); app-servers will not start`);
+      logger.error(
+        { isolation: 'unavailable', reason: failure },
+        `agent isolation: REQUIRED BUT UNAVAILABLE (${failure}); app-servers will not start`,
+      );
     } else {
       logger.warn(
         { isolation: 'none', reason: failure },
@@ -103,7 +109,8 @@ export class AppServerSandbox {
    * the uid range); else its uid/gid, or null when it keeps the service's own. Called before anything is issued.
    */
   check(customerId: number): number | null {
-    if (this.kind === 'none' && this.settings.mode === 'required') throw new SandboxUnavailableError('agent isolation is required on this server and is not available');
+    if (this.kind === 'none' && this.settings.mode === 'required')
+      throw new SandboxUnavailableError('agent isolation is required on this server and is not available');
     return this.uidOf(customerId);
   }
 
@@ -120,7 +127,13 @@ export class AppServerSandbox {
    * Creates the customer's folders, hands them to its uid, and returns the command that starts the app-server
    * (the bubblewrap wrapper around `binary args`, or the bare command when isolation is off).
    */
-  async prepare(customerId: number, paths: SandboxPaths, binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<SandboxedCommand> {
+  async prepare(
+    customerId: number,
+    paths: SandboxPaths,
+    binary: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+  ): Promise<SandboxedCommand> {
     const uid = this.check(customerId);
     if (this.kind === 'none') return { binary, args, env };
     await fsp.mkdir(paths.workspaceRoot, { recursive: true, mode: 0o755 });
@@ -163,11 +176,21 @@ interface BwrapPlan {
   uid: number | null;
 }
 
-const within = (parent: string, child: string): boolean => child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+const within = (parent: string, child: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
 /** The bubblewrap options of one sandbox (exported for tests). */
 export function bwrapArgs(plan: BwrapPlan): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--hostname', 'agent'];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'agent',
+  ];
   const systemDirs: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     let stat: fs.Stats;
@@ -182,7 +205,24 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
       systemDirs.push(dir);
     }
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/var/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--perms',
+    '1777',
+    '--tmpfs',
+    '/tmp',
+    '--perms',
+    '1777',
+    '--tmpfs',
+    '/var/tmp',
+    '--perms',
+    '1777',
+    '--tmpfs',
+    '/dev/shm',
+  );
   // What the service keeps inside a shown system directory (a config file under /etc, say) is covered up.
   const covered: string[] = [];
   for (const hidden of plan.hidden) {

@@ -114,7 +114,9 @@ export class AppServerSupervisor {
     private readonly options: SupervisorOptions,
     private readonly hooks: SupervisorHooks,
   ) {
-    this.sweepTimer = options.clock.setInterval(() => void this.stopIdle(), Math.min(Math.max(options.idleStopMs / 4, 250), 30_000)).unref();
+    this.sweepTimer = options.clock
+      .setInterval(() => void this.stopIdle(), Math.min(Math.max(options.idleStopMs / 4, 250), 30_000))
+      .unref();
   }
 
   /** The customer's running app-server, starting it (or waiting for its restart) when needed. */
@@ -187,7 +189,9 @@ export class AppServerSupervisor {
     const done = (async () => {
       await entry.starting?.catch(() => undefined);
       await entry.server?.client.stop();
-      await this.hooks.onStopped(customerId).catch((error: Error) => this.options.logger.warn({ err: error, customerId }, 'stop hook failed'));
+      await this.hooks
+        .onStopped(customerId)
+        .catch((error: Error) => this.options.logger.warn({ err: error, customerId }, 'stop hook failed'));
     })();
     this.stopping.set(customerId, done);
     try {
@@ -243,7 +247,10 @@ export class AppServerSupervisor {
       return server;
     } catch (error) {
       // Awaited before `starting` clears, so a later start of the customer never sees its fresh key revoked here.
-      if (!up) await this.hooks.onStartFailed(customerId).catch((hookError: Error) => this.options.logger.warn({ err: hookError, customerId }, 'start failure hook failed'));
+      if (!up)
+        await this.hooks
+          .onStartFailed(customerId)
+          .catch((hookError: Error) => this.options.logger.warn({ err: hookError, customerId }, 'start failure hook failed'));
       throw error;
     } finally {
       entry.starting = null;
@@ -256,7 +263,9 @@ export class AppServerSupervisor {
     const loaded = [...server.loadedThreads];
     this.crashes += 1;
     this.options.logger.warn({ customerId, pid: server.pid, ...exit }, 'app-server exited unexpectedly; restarting');
-    void this.hooks.onCrash(customerId, exit, loaded).catch((error: Error) => this.options.logger.error({ err: error }, 'crash handling failed'));
+    void this.hooks
+      .onCrash(customerId, exit, loaded)
+      .catch((error: Error) => this.options.logger.error({ err: error }, 'crash handling failed'));
     this.scheduleRestart(customerId, entry, loaded);
   }
 

@@ -22,7 +22,11 @@ export interface HoldInTransaction {
 }
 
 /** The call id; null when the wallet is short; `{ spentMicros }` when the key's spending limit is reached. */
-export async function placeHold(storage: Storage, trx: Transaction<Database>, hold: HoldInTransaction): Promise<number | null | { spentMicros: number }> {
+export async function placeHold(
+  storage: Storage,
+  trx: Transaction<Database>,
+  hold: HoldInTransaction,
+): Promise<number | null | { spentMicros: number }> {
   if (hold.spendingLimit) {
     const { keyId, limitMicros, sinceMs } = hold.spendingLimit;
     await storage.lockInTransaction(trx, SPENDING_LIMIT_LOCK_SCOPE, keyId);

@@ -27,7 +27,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
@@ -39,7 +42,9 @@ export function requestHash(route: string, body: unknown): string {
 export function checkIdempotencyKey(key: string | undefined): string {
   if (key === undefined || !/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new AppError('VALIDATION_FAILED', 'Idempotency-Key header is required (1-255 visible ASCII characters)', {
-      issues: [{ loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key header is required (1-255 visible ASCII characters)', type: 'missing' }],
+      issues: [
+        { loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key header is required (1-255 visible ASCII characters)', type: 'missing' },
+      ],
     });
   }
   return key;
@@ -69,7 +74,13 @@ export class IdempotencyStore {
       if (claimed === 'claimed') break;
       if (claimed.request_hash !== hash) {
         throw new AppError('VALIDATION_FAILED', 'Idempotency-Key was already used with a different request body', {
-          issues: [{ loc: ['header', 'idempotency-key'], msg: 'Idempotency-Key was already used with a different request body', type: 'idempotency_mismatch' }],
+          issues: [
+            {
+              loc: ['header', 'idempotency-key'],
+              msg: 'Idempotency-Key was already used with a different request body',
+              type: 'idempotency_mismatch',
+            },
+          ],
         });
       }
       if (claimed.status === 'done') {
@@ -91,7 +102,12 @@ export class IdempotencyStore {
       });
     } catch (error) {
       // The request failed without effect: free the key so a corrected retry can run.
-      await this.storage.db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('idempotency_key', '=', key).where('status', '=', 'pending').execute();
+      await this.storage.db
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('idempotency_key', '=', key)
+        .where('status', '=', 'pending')
+        .execute();
       throw error;
     }
   }
@@ -100,7 +116,16 @@ export class IdempotencyStore {
     const nowMs = this.clock.nowMs();
     const inserted = await this.storage.db
       .insertInto('idempotency_keys')
-      .values({ scope, idempotency_key: key, request_hash: hash, status: 'pending', response_status: null, response_json: null, created_at: nowMs, locked_until: nowMs + LOCK_MS })
+      .values({
+        scope,
+        idempotency_key: key,
+        request_hash: hash,
+        status: 'pending',
+        response_status: null,
+        response_json: null,
+        created_at: nowMs,
+        locked_until: nowMs + LOCK_MS,
+      })
       .onConflict((conflict) => conflict.columns(['scope', 'idempotency_key']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return 'claimed' as const;
@@ -126,6 +151,10 @@ export class IdempotencyStore {
   }
 
   async purgeExpired(): Promise<void> {
-    await this.storage.db.deleteFrom('idempotency_keys').where('created_at', '<', this.clock.nowMs() - this.retentionMs).where('status', '=', 'done').execute();
+    await this.storage.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', this.clock.nowMs() - this.retentionMs)
+      .where('status', '=', 'done')
+      .execute();
   }
 }

@@ -103,7 +103,8 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
   const writer = writerFor(deps);
   const nodeId = randomUUID();
   const { groupCommit } = config.billing;
-  const sqliteWorker = groupCommit.enabled && storage.sqlitePath ? new SqliteLedgerWorker(storage.sqlitePath, groupCommit.maxBatch) : undefined;
+  const sqliteWorker =
+    groupCommit.enabled && storage.sqlitePath ? new SqliteLedgerWorker(storage.sqlitePath, groupCommit.maxBatch) : undefined;
   const journal = new SettlementJournal(path.join(config.env.dataDir, 'settlement-journal'), nodeId, logger);
   const wallet = new Wallet(storage, writer, clock, nodeId, sqliteWorker, journal);
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);

@@ -103,7 +103,15 @@ export async function postTransfer(trx: Transaction<Database>, input: TransferIn
  * commit does not pay per request for them. Customer balances, which guards read, are never deferred.
  */
 export class DeferredPostings {
-  private readonly entries: { transfer_id: string; account_id: number; amount_micros: number; kind: string; reference: string | null; memo: string | null; created_at: number }[] = [];
+  private readonly entries: {
+    transfer_id: string;
+    account_id: number;
+    amount_micros: number;
+    kind: string;
+    reference: string | null;
+    memo: string | null;
+    created_at: number;
+  }[] = [];
   private readonly systemDeltas = new Map<number, number>();
 
   /** Records a balanced transfer whose non-deferred legs the caller already applied to their balances. */
@@ -113,18 +121,35 @@ export class DeferredPostings {
     const transferId = randomUUID();
     for (const leg of input.legs) {
       if (leg.amountMicros === 0) continue;
-      this.entries.push({ transfer_id: transferId, account_id: leg.accountId, amount_micros: leg.amountMicros, kind: input.kind, reference: input.reference ?? null, memo: input.memo ?? null, created_at: input.nowMs });
-      if (deferredAccountIds.includes(leg.accountId)) this.systemDeltas.set(leg.accountId, (this.systemDeltas.get(leg.accountId) ?? 0) + leg.amountMicros);
+      this.entries.push({
+        transfer_id: transferId,
+        account_id: leg.accountId,
+        amount_micros: leg.amountMicros,
+        kind: input.kind,
+        reference: input.reference ?? null,
+        memo: input.memo ?? null,
+        created_at: input.nowMs,
+      });
+      if (deferredAccountIds.includes(leg.accountId))
+        this.systemDeltas.set(leg.accountId, (this.systemDeltas.get(leg.accountId) ?? 0) + leg.amountMicros);
     }
   }
 
   async flush(trx: Transaction<Database>): Promise<void> {
     if (this.entries.length === 0) return;
     for (let start = 0; start < this.entries.length; start += 500) {
-      await trx.insertInto('ledger_entries').values(this.entries.slice(start, start + 500)).execute();
+      await trx
+        .insertInto('ledger_entries')
+        .values(this.entries.slice(start, start + 500))
+        .execute();
     }
     for (const [id, delta] of this.systemDeltas) {
-      if (delta !== 0) await trx.updateTable('billing_accounts').set({ balance_micros: sql`balance_micros + ${delta}` }).where('id', '=', id).execute();
+      if (delta !== 0)
+        await trx
+          .updateTable('billing_accounts')
+          .set({ balance_micros: sql`balance_micros + ${delta}` })
+          .where('id', '=', id)
+          .execute();
     }
     this.entries.length = 0;
     this.systemDeltas.clear();

@@ -60,7 +60,11 @@ export class Marketplace {
   }
 
   private async assertUnused(hash: string): Promise<void> {
-    const used = await this.storage.db.selectFrom('marketplace_licences').select('customer_id').where('licence_hash', '=', hash).executeTakeFirst();
+    const used = await this.storage.db
+      .selectFrom('marketplace_licences')
+      .select('customer_id')
+      .where('licence_hash', '=', hash)
+      .executeTakeFirst();
     if (used) throw new AppError('CONFLICT', 'This licence key has already been used');
   }
 
@@ -71,10 +75,23 @@ export class Marketplace {
     await this.verify(email, claim.licenseKey);
     const creditMicros = this.config.billing.marketplaceCreditMicros;
     try {
-      const created = await this.customers.create({ email, password: claim.password, name: claim.name ?? null }, async (trx, customerId) => {
-        await trx.insertInto('marketplace_licences').values({ licence_hash: hash, customer_id: customerId, email, claimed_at: this.clock.nowMs() }).execute();
-        await this.wallet.creditIn(trx, { customerId, amountMicros: creditMicros, system: 'promotions', kind: 'marketplace_credit', memo: 'marketplace licence', reference: `licence:${hash.slice(0, 16)}` });
-      });
+      const created = await this.customers.create(
+        { email, password: claim.password, name: claim.name ?? null },
+        async (trx, customerId) => {
+          await trx
+            .insertInto('marketplace_licences')
+            .values({ licence_hash: hash, customer_id: customerId, email, claimed_at: this.clock.nowMs() })
+            .execute();
+          await this.wallet.creditIn(trx, {
+            customerId,
+            amountMicros: creditMicros,
+            system: 'promotions',
+            kind: 'marketplace_credit',
+            memo: 'marketplace licence',
+            reference: `licence:${hash.slice(0, 16)}`,
+          });
+        },
+      );
       return { created, creditMicros };
     } catch (error) {
       // A concurrent claim of the same licence surfaces as a unique violation; name the real reason.

@@ -39,7 +39,11 @@ export class NodeRegistry {
   }
 
   async heartbeat(): Promise<void> {
-    const beat = await this.db.updateTable('billing_nodes').set({ heartbeat_at: this.clock.nowMs() }).where('node_id', '=', this.nodeId).executeTakeFirst();
+    const beat = await this.db
+      .updateTable('billing_nodes')
+      .set({ heartbeat_at: this.clock.nowMs() })
+      .where('node_id', '=', this.nodeId)
+      .executeTakeFirst();
     // Judged gone by another process (a pause longer than the stale limit) and forgotten while still running:
     // register again, or its holds would count as nobody's and be released under its calls.
     if (Number(beat.numUpdatedRows) === 0) await this.register();

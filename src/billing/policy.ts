@@ -42,7 +42,13 @@ export function usesVip(config: AppConfig, requestedModel: string, modelId: stri
   );
 }
 
-export function checkVip(config: AppConfig, principal: CustomerPrincipal, requestedModel: string, modelId: string, host: string | undefined): void {
+export function checkVip(
+  config: AppConfig,
+  principal: CustomerPrincipal,
+  requestedModel: string,
+  modelId: string,
+  host: string | undefined,
+): void {
   if (usesVip(config, requestedModel, modelId, host) && !principal.vip) {
     throw new AppError('VIP_REQUIRED', 'This server or model is reserved for VIP customers');
   }

@@ -56,7 +56,11 @@ export class MemoryRateLimiter implements RateLimiter {
       const log = (this.logs.get(subject) ?? []).filter((atMs) => atMs > nowMs - WINDOW_MS);
       if (log.length >= rule.requestsPerMinute) {
         this.logs.set(subject, log);
-        return { allowed: false, retryAfterMs: log[log.length - rule.requestsPerMinute]! + WINDOW_MS - nowMs, reason: 'requests_per_minute' };
+        return {
+          allowed: false,
+          retryAfterMs: log[log.length - rule.requestsPerMinute]! + WINDOW_MS - nowMs,
+          reason: 'requests_per_minute',
+        };
       }
       log.push(nowMs);
       this.logs.set(subject, log);

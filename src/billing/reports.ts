@@ -86,7 +86,10 @@ async function dailyTotals(db: Kysely<Database>, filter: { customerId: number; k
     .where('customer_id', '=', filter.customerId)
     .where('created_at', '>=', sinceMs);
   if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
-  const rows = await query.groupBy(sql`(created_at / ${sql.lit(DAY_MS)})`).orderBy(sql`(created_at / ${sql.lit(DAY_MS)})`).execute();
+  const rows = await query
+    .groupBy(sql`(created_at / ${sql.lit(DAY_MS)})`)
+    .orderBy(sql`(created_at / ${sql.lit(DAY_MS)})`)
+    .execute();
   return rows.map((row) => ({
     date: utcDay(Math.floor(Number(row.day_index)) * DAY_MS),
     requests: Number(row.requests),
@@ -134,7 +137,10 @@ export async function tokenUsage(db: Kysely<Database>, customerId: number, nowMs
     .limit(options.limit)
     .execute();
   const sinceMs = Math.floor(nowMs / DAY_MS) * DAY_MS - (options.days - 1) * DAY_MS;
-  const [dailySpend, dailyByModel] = await Promise.all([dailyTotals(db, { customerId }, sinceMs), dailyTotalsByModel(db, customerId, sinceMs)]);
+  const [dailySpend, dailyByModel] = await Promise.all([
+    dailyTotals(db, { customerId }, sinceMs),
+    dailyTotalsByModel(db, customerId, sinceMs),
+  ]);
   return { transactions: calls.map(callJson), daily_spend: dailySpend, daily_by_model: dailyByModel };
 }
 
@@ -154,7 +160,12 @@ export async function keyUsage(db: Kysely<Database>, customerId: number, keyId: 
     key_id: keyId,
     days,
     since: new Date(sinceMs).toISOString(),
-    totals: { requests: totals.requests, input_tokens: totals.input_tokens, output_tokens: totals.output_tokens, spend: moneyJson(totals.spend_micros) },
+    totals: {
+      requests: totals.requests,
+      input_tokens: totals.input_tokens,
+      output_tokens: totals.output_tokens,
+      spend: moneyJson(totals.spend_micros),
+    },
     daily,
   };
 }

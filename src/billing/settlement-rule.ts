@@ -52,12 +52,18 @@ export function settlementOf(input: SettlementInput): SettlementAmounts {
   const held = holdOnWallet(input.status, input.holdMicros);
   let collected = input.fullCostMicros;
   if (needsSpareCredit(input)) {
-    assert(input.spareMicros !== undefined && Number.isSafeInteger(input.spareMicros), 'a cost above the hold needs the wallet’s spare credit');
+    assert(
+      input.spareMicros !== undefined && Number.isSafeInteger(input.spareMicros),
+      'a cost above the hold needs the wallet’s spare credit',
+    );
     collected = held + Math.min(Math.max(0, input.spareMicros), input.fullCostMicros - held);
   }
   const amounts = { releasedHoldMicros: held, collectedMicros: collected, uncollectedMicros: input.fullCostMicros - collected };
   assert(amounts.collectedMicros >= 0 && amounts.uncollectedMicros >= 0, 'a settlement collects between nothing and the full cost');
   assert(amounts.collectedMicros + amounts.uncollectedMicros === input.fullCostMicros, 'collected + uncollected = cost');
-  assert(amounts.collectedMicros <= held + Math.max(0, input.spareMicros ?? 0), 'a settlement collects no more than the hold and the spare credit');
+  assert(
+    amounts.collectedMicros <= held + Math.max(0, input.spareMicros ?? 0),
+    'a settlement collects no more than the hold and the spare credit',
+  );
   return amounts;
 }

@@ -14,7 +14,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { assert, assertMicros } from '../kernel/assert.js';
 import { openLedgerStatements, type LedgerStatements } from '../storage/sqlite-ledger-statements.js';
 import { needsSpareCredit, settlementOf } from './settlement-rule.js';
-import type { HoldOperation, LedgerAnswer, LedgerOperation, LedgerResult, LedgerThreadData, SettleOperation } from './sqlite-ledger-worker.js';
+import type {
+  HoldOperation,
+  LedgerAnswer,
+  LedgerOperation,
+  LedgerResult,
+  LedgerThreadData,
+  SettleOperation,
+} from './sqlite-ledger-worker.js';
 
 interface QueuedOperation {
   id: number;
@@ -50,7 +57,14 @@ function settle(ledger: LedgerStatements, op: SettleOperation, revenue: Map<numb
   if (!closed) return null;
   if (releasedHoldMicros > 0 || collectedMicros > 0) ledger.debit(op.accountId, releasedHoldMicros, collectedMicros);
   if (collectedMicros > 0) {
-    ledger.postUsage({ accountId: op.accountId, revenueAccountId: op.revenueAccountId, amountMicros: collectedMicros, callId: op.callId, requestId: op.requestId, nowMs: op.nowMs });
+    ledger.postUsage({
+      accountId: op.accountId,
+      revenueAccountId: op.revenueAccountId,
+      amountMicros: collectedMicros,
+      callId: op.callId,
+      requestId: op.requestId,
+      nowMs: op.nowMs,
+    });
     revenue.set(op.revenueAccountId, (revenue.get(op.revenueAccountId) ?? 0) + collectedMicros);
   }
   return collectedMicros;
@@ -70,7 +84,10 @@ const messageOf = (error: unknown): string => String((error instanceof Error && 
 /** One transaction for the batch; when it fails, one transaction per operation, so one bad one cannot fail its neighbours. */
 function commitAll(ledger: LedgerStatements, batch: QueuedOperation[]): LedgerAnswer[] {
   try {
-    const values = runBatch(ledger, batch.map((item) => item.op));
+    const values = runBatch(
+      ledger,
+      batch.map((item) => item.op),
+    );
     return batch.map((item, index) => ({ id: item.id, ok: true, value: values[index] ?? null }));
   } catch {
     return batch.map((item) => {

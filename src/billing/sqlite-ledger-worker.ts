@@ -34,7 +34,14 @@ export interface SettleOperation {
   revenueAccountId: number;
   holdMicros: number;
   fullCostMicros: number;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; cacheWriteTokens: number; cacheWrite1hTokens: number; source: string };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens: number;
+    cacheWriteTokens: number;
+    cacheWrite1hTokens: number;
+    source: string;
+  };
   outcome: string;
   requestId: string;
   nowMs: number;
@@ -98,7 +105,9 @@ export class SqliteLedgerWorker {
       }
       if (this.pending.size === 0) this.drained?.();
     });
-    this.worker.on('error', (error) => this.fail(new Error(`SQLite ledger worker failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })));
+    this.worker.on('error', (error) =>
+      this.fail(new Error(`SQLite ledger worker failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+    );
     this.worker.on('exit', (code) => this.fail(new Error(`SQLite ledger worker stopped (exit code ${code}); ledger writes cannot run`)));
   }
 

@@ -102,7 +102,9 @@ export class UnlimitedPlans {
       const row = await this.storage.db
         .selectFrom('billing_calls')
         .select((eb) => [
-          eb.fn.sum<number>(eb(eb.fn.coalesce('input_tokens', 'estimated_input_tokens'), '+', eb.fn.coalesce('output_tokens', eb.lit(0)))).as('tokens'),
+          eb.fn
+            .sum<number>(eb(eb.fn.coalesce('input_tokens', 'estimated_input_tokens'), '+', eb.fn.coalesce('output_tokens', eb.lit(0))))
+            .as('tokens'),
           eb.fn.min<number>('created_at').as('oldest'),
         ])
         .where('customer_id', '=', customerId)

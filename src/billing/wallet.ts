@@ -259,11 +259,23 @@ export class Wallet {
       // Usage above the hold collects only what the wallet still has beyond other holds. A no-op update first
       // takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same spare
       // credit; on SQLite the transaction already holds the write lock.
-      await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros` }).where('id', '=', held.accountId).execute();
-      const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', held.accountId).executeTakeFirstOrThrow();
+      await trx
+        .updateTable('billing_accounts')
+        .set({ held_micros: sql`held_micros` })
+        .where('id', '=', held.accountId)
+        .execute();
+      const account = await trx
+        .selectFrom('billing_accounts')
+        .select(['balance_micros', 'held_micros'])
+        .where('id', '=', held.accountId)
+        .executeTakeFirstOrThrow();
       spareMicros = Number(account.balance_micros) - Number(account.held_micros);
     }
-    const { releasedHoldMicros: holdMicros, collectedMicros: costMicros, uncollectedMicros } = settlementOf({
+    const {
+      releasedHoldMicros: holdMicros,
+      collectedMicros: costMicros,
+      uncollectedMicros,
+    } = settlementOf({
       status,
       holdMicros: held.holdMicros,
       fullCostMicros,
@@ -329,7 +341,12 @@ export class Wallet {
     let released = 0;
     for (const { id } of open) {
       const done = await this.writer.run(async (trx) => {
-        const call = await trx.selectFrom('billing_calls').select(['account_id', 'hold_micros']).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+        const call = await trx
+          .selectFrom('billing_calls')
+          .select(['account_id', 'hold_micros'])
+          .where('id', '=', id)
+          .where('status', '=', 'open')
+          .executeTakeFirst();
         if (!call) return false;
         const closed = await trx
           .updateTable('billing_calls')
@@ -341,7 +358,11 @@ export class Wallet {
         // lock): that one already took the hold off the wallet, so this one must not take it off again.
         if (Number(closed.numUpdatedRows) !== 1) return false;
         assertMicros(Number(call.hold_micros), 'a released call’s hold_micros');
-        await trx.updateTable('billing_accounts').set({ held_micros: sql`held_micros - ${call.hold_micros}` }).where('id', '=', call.account_id).execute();
+        await trx
+          .updateTable('billing_accounts')
+          .set({ held_micros: sql`held_micros - ${call.hold_micros}` })
+          .where('id', '=', call.account_id)
+          .execute();
         return true;
       });
       if (done) released += 1;
@@ -352,7 +373,15 @@ export class Wallet {
   /** Moves credit between a customer wallet and a system account (positive = credit to the customer). */
   async creditIn(
     trx: Transaction<Database>,
-    input: { customerId: number; wallet?: WalletKind; amountMicros: number; system: SystemAccount; kind: string; memo?: string | null; reference?: string | null },
+    input: {
+      customerId: number;
+      wallet?: WalletKind;
+      amountMicros: number;
+      system: SystemAccount;
+      kind: string;
+      memo?: string | null;
+      reference?: string | null;
+    },
   ): Promise<string> {
     const walletId = await accountId(trx, walletCode(input.customerId, input.wallet ?? 'token'));
     const systemId = await accountId(trx, systemCode(input.system));
@@ -364,7 +393,8 @@ export class Wallet {
         .where('id', '=', walletId)
         .where(sql<boolean>`balance_micros - held_micros >= ${-input.amountMicros}`)
         .executeTakeFirst();
-      if (Number(guarded.numUpdatedRows) !== 1) throw new AppError('INSUFFICIENT_CREDIT', 'The wallet does not hold enough available credit for this debit');
+      if (Number(guarded.numUpdatedRows) !== 1)
+        throw new AppError('INSUFFICIENT_CREDIT', 'The wallet does not hold enough available credit for this debit');
     }
     return postTransfer(trx, {
       kind: input.kind,

@@ -14,7 +14,10 @@ import { DeferredPostings } from './ledger.js';
 export type WriteOperation<T> = (trx: Transaction<Database>, postings: DeferredPostings) => Promise<T>;
 
 /** One transaction: the operations, then their deferred postings, then commit. */
-async function inTransaction<T>(db: Kysely<Database>, body: (trx: Transaction<Database>, postings: DeferredPostings) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  db: Kysely<Database>,
+  body: (trx: Transaction<Database>, postings: DeferredPostings) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const postings = new DeferredPostings();
     const result = await body(trx, postings);

@@ -42,7 +42,14 @@ export interface ChatbotDeps {
   alerts: Pick<AlertService, 'list'>;
 }
 
-const HELP = ['Commands:', '/balance – wallet balance', '/usage – usage today (UTC)', '/alerts – recent account alerts', '/link – connect this chat to your account', '/unlink – disconnect this chat'].join('\n');
+const HELP = [
+  'Commands:',
+  '/balance – wallet balance',
+  '/usage – usage today (UTC)',
+  '/alerts – recent account alerts',
+  '/link – connect this chat to your account',
+  '/unlink – disconnect this chat',
+].join('\n');
 
 export class Chatbot {
   constructor(private readonly deps: ChatbotDeps) {}
@@ -57,7 +64,11 @@ export class Chatbot {
   }
 
   async linkedCustomer(chatId: string): Promise<number | null> {
-    const row = await this.deps.storage.db.selectFrom('chatbot_links').select('customer_id').where('chat_id', '=', chatId).executeTakeFirst();
+    const row = await this.deps.storage.db
+      .selectFrom('chatbot_links')
+      .select('customer_id')
+      .where('chat_id', '=', chatId)
+      .executeTakeFirst();
     return row ? Number(row.customer_id) : null;
   }
 
@@ -93,7 +104,11 @@ export class Chatbot {
     }
     if (command === '/link') return this.linkHint(chatId);
     if (command === '/unlink') {
-      const removed = await this.deps.storage.db.deleteFrom('chatbot_links').where('chat_id', '=', chatId).returning('chat_id').executeTakeFirst();
+      const removed = await this.deps.storage.db
+        .deleteFrom('chatbot_links')
+        .where('chat_id', '=', chatId)
+        .returning('chat_id')
+        .executeTakeFirst();
       return removed ? 'This chat is no longer linked to your account.' : 'This chat is not linked.';
     }
     if (command !== '/balance' && command !== '/usage' && command !== '/alerts') return `Unknown command.\n${HELP}`;
@@ -110,14 +125,25 @@ export class Chatbot {
     if (command === '/usage') {
       const usage = await tokenUsage(this.deps.storage.db, customerId, this.deps.clock.nowMs(), { days: 1, limit: 1 });
       const today = usage.daily_spend.reduce(
-        (sum, day) => ({ requests: sum.requests + day.requests, input: sum.input + day.input_tokens, output: sum.output + day.output_tokens, spend: sum.spend + day.spend.micros }),
+        (sum, day) => ({
+          requests: sum.requests + day.requests,
+          input: sum.input + day.input_tokens,
+          output: sum.output + day.output_tokens,
+          spend: sum.spend + day.spend.micros,
+        }),
         { requests: 0, input: 0, output: 0, spend: 0 },
       );
-      return [`Usage today (UTC): ${today.requests} request${today.requests === 1 ? '' : 's'}`, `Tokens: ${today.input} in, ${today.output} out`, `Spend: ${formatUsd(today.spend)}`].join('\n');
+      return [
+        `Usage today (UTC): ${today.requests} request${today.requests === 1 ? '' : 's'}`,
+        `Tokens: ${today.input} in, ${today.output} out`,
+        `Spend: ${formatUsd(today.spend)}`,
+      ].join('\n');
     }
     const alerts = (await this.deps.alerts.list(customerId)).slice(0, this.deps.config.alertsLimit);
     if (alerts.length === 0) return 'No open alerts.';
-    return ['Recent alerts:', ...alerts.map((alert) => `• ${alert.cause} (${alert.created_at.slice(0, 16).replace('T', ' ')} UTC)`)].join('\n');
+    return ['Recent alerts:', ...alerts.map((alert) => `• ${alert.cause} (${alert.created_at.slice(0, 16).replace('T', ' ')} UTC)`)].join(
+      '\n',
+    );
   }
 
   /** Sends through the Bot API; false when no token is configured or the call failed (logged). */

@@ -10,7 +10,10 @@ export interface ChatbotServices {
   linking: ChatLinking;
 }
 
-export function createChatbotServices(deps: BaseDeps, domains: { billing: Pick<BillingServices, 'walletSummary'>; accounts: Pick<AccountServices, 'box' | 'alerts'> }): ChatbotServices {
+export function createChatbotServices(
+  deps: BaseDeps,
+  domains: { billing: Pick<BillingServices, 'walletSummary'>; accounts: Pick<AccountServices, 'box' | 'alerts'> },
+): ChatbotServices {
   const { config, storage, clock, logger } = deps;
   const linking = new ChatLinking({
     storage,
@@ -23,6 +26,14 @@ export function createChatbotServices(deps: BaseDeps, domains: { billing: Pick<B
     publicBaseUrl: config.publicBaseUrl,
     linkTtlMs: config.chatbot.linkTtlSeconds * 1000,
   });
-  const bot = new Chatbot({ storage, clock, logger, config: config.chatbot, linking, wallets: domains.billing, alerts: domains.accounts.alerts });
+  const bot = new Chatbot({
+    storage,
+    clock,
+    logger,
+    config: config.chatbot,
+    linking,
+    wallets: domains.billing,
+    alerts: domains.accounts.alerts,
+  });
   return { bot, linking };
 }

@@ -68,8 +68,10 @@ export class ChatLinking {
   private checkLink(chatId: string, expires: number, sig: string): void {
     const expected = Buffer.from(this.signature(chatId, expires));
     const given = Buffer.from(sig);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ChatLinkError('link_invalid', 'the link is not valid for this chat');
-    if (expires * 1000 <= this.deps.clock.nowMs()) throw new ChatLinkError('link_expired', 'the link has expired; ask the bot for a new one');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new ChatLinkError('link_invalid', 'the link is not valid for this chat');
+    if (expires * 1000 <= this.deps.clock.nowMs())
+      throw new ChatLinkError('link_expired', 'the link has expired; ask the bot for a new one');
   }
 
   /** Checks the signed link and returns the provider's authorization URL, the state bound to `chatId`. */
@@ -111,7 +113,11 @@ export class ChatLinking {
     if (!query.get('code')) throw new ChatLinkError('code_missing', 'missing code');
 
     const { email } = await this.party
-      .verifiedEmail(query, { state, nonce: box.decrypt('oidc', record.nonce_enc), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) }, 'chat-link')
+      .verifiedEmail(
+        query,
+        { state, nonce: box.decrypt('oidc', record.nonce_enc), codeVerifier: box.decrypt('oidc', record.code_verifier_enc) },
+        'chat-link',
+      )
       .catch((error: unknown) => {
         if (!(error instanceof OidcCallbackError)) throw error;
         throw new ChatLinkError(error.reason, error.message);

@@ -31,15 +31,18 @@ export class ConfigError extends Error {
 export const ENV_VARIABLES = {
   PORT: 'TCP port to listen on (1..65535). Default 8080.',
   HOST: 'Interface to bind. Default 127.0.0.1.',
-  SWITCHYARD_DATA_DIR: 'Directory for the SQLite file, the generated secret and operator token, workspaces and app-server homes. Default ./data.',
+  SWITCHYARD_DATA_DIR:
+    'Directory for the SQLite file, the generated secret and operator token, workspaces and app-server homes. Default ./data.',
   DATABASE_URL: 'PostgreSQL connection URL (postgres://…). Absent: SQLite file switchyard.sqlite in the data dir.',
   REDIS_URL: 'Optional Redis URL (redis://…) for shared rate limits, revocations and event fan-out across nodes.',
   SWITCHYARD_STATIC_TOKEN: 'Static bearer token with operator rights (at least 24 characters).',
-  SWITCHYARD_STATIC_TOKEN_FILE: 'Path of a file holding the static operator token (surrounding whitespace ignored); an alternative to SWITCHYARD_STATIC_TOKEN that keeps the token out of the process environment. Setting both is an error.',
+  SWITCHYARD_STATIC_TOKEN_FILE:
+    'Path of a file holding the static operator token (surrounding whitespace ignored); an alternative to SWITCHYARD_STATIC_TOKEN that keeps the token out of the process environment. Setting both is an error.',
   SWITCHYARD_CONFIG: 'Path to the JSON config file (providers, models, aliases, rate cards, regions, releases, agent defaults).',
   SWITCHYARD_SECRET: 'Server secret for keyed hashes and signatures (at least 32 characters). Generated into the data dir when absent.',
   SWITCHYARD_LOG_LEVEL: 'pino log level: fatal, error, warn, info, debug, trace or silent. Default info.',
-  SWITCHYARD_PUBLIC_URL: 'Public base URL of this service, used in /api/v1/me and for the app-server model provider. Default http://HOST:PORT (localhost for a wildcard HOST).',
+  SWITCHYARD_PUBLIC_URL:
+    'Public base URL of this service, used in /api/v1/me and for the app-server model provider. Default http://HOST:PORT (localhost for a wildcard HOST).',
 } as const;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);

@@ -14,7 +14,9 @@ import { ConfigFileSchema, type FileConfig } from './file-schema.js';
  * `keyVariables`: provider id → the environment variable its `apiKey` names (`${OPENAI_API_KEY:-}`), for the
  * start-up warning about providers whose key resolved empty.
  */
-export type AppConfig = Readonly<FileConfig & { env: EnvSettings; secret: string; publicBaseUrl: string; keyVariables?: Record<string, string> }>;
+export type AppConfig = Readonly<
+  FileConfig & { env: EnvSettings; secret: string; publicBaseUrl: string; keyVariables?: Record<string, string> }
+>;
 
 /** Sections whose built-in value a config file keeps unless it names them. `aliases` follows `models` (see below). */
 const GATEWAY_MODELS = 'models';
@@ -62,9 +64,7 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, at = '$'):
   }
   if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, `${at}[${index}]`));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, `${at}.${key}`)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, `${at}.${key}`)]));
   }
   return value;
 }

@@ -62,7 +62,12 @@ export class DesktopBootstrap {
       deps.coder.list(caller.customerId),
     ]);
     const totals = usage.daily_spend.reduce(
-      (sum, day) => ({ requests: sum.requests + day.requests, input_tokens: sum.input_tokens + day.input_tokens, output_tokens: sum.output_tokens + day.output_tokens, spend_micros: sum.spend_micros + day.spend.micros }),
+      (sum, day) => ({
+        requests: sum.requests + day.requests,
+        input_tokens: sum.input_tokens + day.input_tokens,
+        output_tokens: sum.output_tokens + day.output_tokens,
+        spend_micros: sum.spend_micros + day.spend.micros,
+      }),
       { requests: 0, input_tokens: 0, output_tokens: 0, spend_micros: 0 },
     );
     const { prices: _prices, ...accountWithoutPrices } = account;
@@ -80,7 +85,12 @@ export class DesktopBootstrap {
       },
       usage: {
         days: options.days,
-        totals: { requests: totals.requests, input_tokens: totals.input_tokens, output_tokens: totals.output_tokens, spend: moneyJson(totals.spend_micros) },
+        totals: {
+          requests: totals.requests,
+          input_tokens: totals.input_tokens,
+          output_tokens: totals.output_tokens,
+          spend: moneyJson(totals.spend_micros),
+        },
         daily: usage.daily_spend,
         transactions: usage.transactions,
       },

@@ -21,7 +21,11 @@ export class BugReports {
   async submit(customerId: number, input: BugReportInput): Promise<{ id: number; created_at: string }> {
     const size = Buffer.byteLength(input.text, 'utf8') + Buffer.byteLength(input.logExcerpt ?? '', 'utf8');
     if (size > this.maxBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The report is ${size} bytes (text plus log excerpt); at most ${this.maxBytes} are accepted`, { details: { size_bytes: size, max_bytes: this.maxBytes } });
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The report is ${size} bytes (text plus log excerpt); at most ${this.maxBytes} are accepted`,
+        { details: { size_bytes: size, max_bytes: this.maxBytes } },
+      );
     }
     const now = this.clock.nowMs();
     const row = await this.storage.db

@@ -81,7 +81,15 @@ export class FreeQuota {
       if (Number(row?.n ?? 0) >= this.options.dailyMessages) return null;
       const inserted = await trx
         .insertInto('desktop_chat_free_usage')
-        .values({ customer_id: customerId, day_start: dayStartMs, request_id: requestId, status: 'reserved', input_tokens: null, output_tokens: null, created_at: nowMs })
+        .values({
+          customer_id: customerId,
+          day_start: dayStartMs,
+          request_id: requestId,
+          status: 'reserved',
+          input_tokens: null,
+          output_tokens: null,
+          created_at: nowMs,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return { id: Number(inserted.id), dayStartMs };
@@ -129,6 +137,7 @@ export class FreeQuota {
 
 function checkPolicy(config: AppConfig, principal: Principal, requestedModel: string, modelId: string, host: string | undefined): void {
   if (principal.kind !== 'customer') return;
-  if (!modelAllowed(principal.policy, requestedModel, modelId)) throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${requestedModel}`);
+  if (!modelAllowed(principal.policy, requestedModel, modelId))
+    throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${requestedModel}`);
   checkVip(config, principal, requestedModel, modelId, host);
 }

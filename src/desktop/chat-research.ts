@@ -76,7 +76,13 @@ export function parsePlan(text: string, maxSections: number): { title: string; s
   const { title, sections } = parsed as { title?: unknown; sections?: unknown };
   if (!Array.isArray(sections)) return null;
   const headings = sections
-    .map((section) => (typeof section === 'string' ? section : typeof section === 'object' && section !== null && typeof (section as { heading?: unknown }).heading === 'string' ? (section as { heading: string }).heading : ''))
+    .map((section) =>
+      typeof section === 'string'
+        ? section
+        : typeof section === 'object' && section !== null && typeof (section as { heading?: unknown }).heading === 'string'
+          ? (section as { heading: string }).heading
+          : '',
+    )
     .map((heading) => heading.trim().slice(0, MAX_HEADING_CHARS))
     .filter((heading) => heading.length > 0)
     .slice(0, maxSections);
@@ -163,7 +169,10 @@ export class ChatResearch {
   }
 
   /** The caller's completed analysis of this message; anything else (not theirs, unknown, unfinished) is a 404. */
-  async completed(customerId: number, messageId: number): Promise<{ title: string; prompt: string; sections: ResearchSection[]; sources: string[]; completedAt: number }> {
+  async completed(
+    customerId: number,
+    messageId: number,
+  ): Promise<{ title: string; prompt: string; sections: ResearchSection[]; sources: string[]; completedAt: number }> {
     const row = await this.deps.storage.db
       .selectFrom('desktop_chat_research')
       .selectAll()
@@ -172,7 +181,13 @@ export class ChatResearch {
       .where('status', '=', 'completed')
       .executeTakeFirst();
     if (!row) throw notFound('Completed research');
-    return { title: row.title ?? 'Research', prompt: row.prompt, sections: JSON.parse(row.sections_json), sources: JSON.parse(row.sources_json), completedAt: Number(row.completed_at) };
+    return {
+      title: row.title ?? 'Research',
+      prompt: row.prompt,
+      sections: JSON.parse(row.sections_json),
+      sources: JSON.parse(row.sources_json),
+      completedAt: Number(row.completed_at),
+    };
   }
 
   private async run(job: ResearchJob, signal: AbortSignal): Promise<void> {
@@ -200,11 +215,24 @@ export class ChatResearch {
         });
         sections.push({ heading: storableText(heading), text: storableText(text.trim()) });
         for (const url of citedUrls(text)) if (!sources.includes(url) && sources.length < MAX_SOURCES) sources.push(url);
-        if (!(await this.transition(job.researchId, ['running'], { sections_json: JSON.stringify(sections), sources_json: JSON.stringify(sources), calls }))) return;
+        if (
+          !(await this.transition(job.researchId, ['running'], {
+            sections_json: JSON.stringify(sections),
+            sources_json: JSON.stringify(sources),
+            calls,
+          }))
+        )
+          return;
       }
       await this.complete(job, plan.title, sections, sources, calls);
     } catch (error) {
-      const message = signal.aborted ? 'Interrupted by a service shutdown' : isAppError(error) && error.status < 500 ? error.message : isAppError(error) && error.code.startsWith('UPSTREAM') ? error.message : 'The analysis failed';
+      const message = signal.aborted
+        ? 'Interrupted by a service shutdown'
+        : isAppError(error) && error.status < 500
+          ? error.message
+          : isAppError(error) && error.code.startsWith('UPSTREAM')
+            ? error.message
+            : 'The analysis failed';
       if (!isAppError(error)) this.deps.logger.error({ err: error, researchId: job.researchId }, 'research analysis failed');
       await this.transition(job.researchId, ['pending', 'running'], { status: 'failed', error: message, calls });
     }
@@ -214,7 +242,14 @@ export class ChatResearch {
   private async call(job: ResearchJob, signal: AbortSignal, step: number, prompt: { system: string; user: string }): Promise<string> {
     const call = await this.deps.execute({
       principal: job.principal,
-      request: { model: job.model, system: prompt.system, messages: [{ role: 'user', content: [{ type: 'text', text: prompt.user }] }], tools: [], stream: false, maxOutputTokens: this.deps.maxOutputTokens },
+      request: {
+        model: job.model,
+        system: prompt.system,
+        messages: [{ role: 'user', content: [{ type: 'text', text: prompt.user }] }],
+        tools: [],
+        stream: false,
+        maxOutputTokens: this.deps.maxOutputTokens,
+      },
       operation: 'chat',
       requestId: `${job.requestId}-research-${step}`,
       signal,
@@ -227,20 +262,42 @@ export class ChatResearch {
 
   private async complete(job: ResearchJob, title: string, sections: ResearchSection[], sources: string[], calls: number): Promise<void> {
     const now = this.deps.clock.nowMs();
-    const report = [title, '', ...sections.flatMap((section) => [section.heading, '', section.text, '']), ...(sources.length ? ['Sources', '', ...sources] : [])].join('\n').trim();
+    const report = [
+      title,
+      '',
+      ...sections.flatMap((section) => [section.heading, '', section.text, '']),
+      ...(sources.length ? ['Sources', '', ...sources] : []),
+    ]
+      .join('\n')
+      .trim();
     await this.deps.storage.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('desktop_chat_research')
-        .set({ status: 'completed', sections_json: JSON.stringify(sections), sources_json: JSON.stringify(sources), calls, updated_at: now, completed_at: now })
+        .set({
+          status: 'completed',
+          sections_json: JSON.stringify(sections),
+          sources_json: JSON.stringify(sources),
+          calls,
+          updated_at: now,
+          completed_at: now,
+        })
         .where('id', '=', job.researchId)
         .where('status', '=', 'running')
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) return;
-      await trx.updateTable('desktop_chat_messages').set({ content: storableText(report) }).where('id', '=', job.messageId).execute();
+      await trx
+        .updateTable('desktop_chat_messages')
+        .set({ content: storableText(report) })
+        .where('id', '=', job.messageId)
+        .execute();
     });
   }
 
-  private async transition(researchId: number, from: string[], set: { status?: string; title?: string; sections_json?: string; sources_json?: string; error?: string; calls?: number }): Promise<boolean> {
+  private async transition(
+    researchId: number,
+    from: string[],
+    set: { status?: string; title?: string; sections_json?: string; sources_json?: string; error?: string; calls?: number },
+  ): Promise<boolean> {
     const result = await this.deps.storage.db
       .updateTable('desktop_chat_research')
       .set({ ...set, updated_at: this.deps.clock.nowMs() })

@@ -49,10 +49,24 @@ export interface SendOptions {
   stream: boolean;
 }
 
-type ConversationRow = { id: number | string; title: string; model: string; system_prompt: string | null; created_at: number | string; updated_at: number | string };
+type ConversationRow = {
+  id: number | string;
+  title: string;
+  model: string;
+  system_prompt: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+};
 
 function conversationJson(row: ConversationRow) {
-  return { id: Number(row.id), title: row.title, model: row.model, system_prompt: row.system_prompt, created_at: iso(row.created_at), updated_at: iso(row.updated_at) };
+  return {
+    id: Number(row.id),
+    title: row.title,
+    model: row.model,
+    system_prompt: row.system_prompt,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
 }
 
 export class DesktopChat {
@@ -60,7 +74,8 @@ export class DesktopChat {
 
   async create(customerId: number, input: ConversationInput) {
     const model = input.model ?? this.deps.defaultModel;
-    if (!this.deps.knownModel(model)) throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${model}`, type: 'value_error' }]);
+    if (!this.deps.knownModel(model))
+      throw validationError([{ loc: ['body', 'model'], msg: `Unknown model ${model}`, type: 'value_error' }]);
     const now = this.deps.clock.nowMs();
     const title = input.title?.trim() || 'New chat';
     const row = await this.deps.storage.db
@@ -99,7 +114,12 @@ export class DesktopChat {
   /** Deletes the conversation and its messages in one transaction. */
   async delete(customerId: number, conversationId: number): Promise<void> {
     await this.deps.storage.db.transaction().execute(async (trx) => {
-      const owned = await trx.selectFrom('desktop_chat_conversations').select('id').where('id', '=', conversationId).where('customer_id', '=', customerId).executeTakeFirst();
+      const owned = await trx
+        .selectFrom('desktop_chat_conversations')
+        .select('id')
+        .where('id', '=', conversationId)
+        .where('customer_id', '=', customerId)
+        .executeTakeFirst();
       if (!owned) throw notFound('Conversation');
       await trx.deleteFrom('desktop_chat_research').where('conversation_id', '=', conversationId).execute();
       await trx.deleteFrom('desktop_chat_messages').where('conversation_id', '=', conversationId).execute();
@@ -119,7 +139,10 @@ export class DesktopChat {
       .limit(options.limit);
     if (options.afterId !== undefined) query = query.where('id', '>', options.afterId);
     const rows = await query.execute();
-    const research = await this.deps.research.forMessages(customerId, rows.filter((row) => row.role === 'assistant').map((row) => Number(row.id)));
+    const research = await this.deps.research.forMessages(
+      customerId,
+      rows.filter((row) => row.role === 'assistant').map((row) => Number(row.id)),
+    );
     return {
       conversation,
       data: rows.map((row) => this.messageJson(row, research.get(Number(row.id)))),
@@ -131,7 +154,16 @@ export class DesktopChat {
    * completes: `complete` stores the prompt and the reply together; a refused or failed call stores nothing (and
    * gives a free message it took back).
    */
-  async send(customerId: number, conversationId: number, content: string, options: SendOptions): Promise<{ parts: AsyncIterable<StreamPart>; free: boolean; complete(collected: Collected): Promise<ReturnType<DesktopChat['messageJson']>[]> }> {
+  async send(
+    customerId: number,
+    conversationId: number,
+    content: string,
+    options: SendOptions,
+  ): Promise<{
+    parts: AsyncIterable<StreamPart>;
+    free: boolean;
+    complete(collected: Collected): Promise<ReturnType<DesktopChat['messageJson']>[]>;
+  }> {
     const conversation = await this.get(customerId, conversationId);
     const messages = await this.context(customerId, conversationId);
     messages.push({ role: 'user', content: [{ type: 'text', text: content }] });
@@ -142,7 +174,13 @@ export class DesktopChat {
       call = await this.deps.execute(
         {
           principal: options.principal,
-          request: { model: conversation.model, system: conversation.system_prompt ?? undefined, messages, tools: [], stream: options.stream },
+          request: {
+            model: conversation.model,
+            system: conversation.system_prompt ?? undefined,
+            messages,
+            tools: [],
+            stream: options.stream,
+          },
           operation: 'chat',
           requestId: options.requestId,
           signal: options.signal,
@@ -168,7 +206,14 @@ export class DesktopChat {
             .executeTakeFirstOrThrow();
           const reply = await trx
             .insertInto('desktop_chat_messages')
-            .values({ ...base, role: 'assistant', content: storableText(collected.text), model: conversation.model, input_tokens: collected.usage?.inputTokens ?? null, output_tokens: collected.usage?.outputTokens ?? null })
+            .values({
+              ...base,
+              role: 'assistant',
+              content: storableText(collected.text),
+              model: conversation.model,
+              input_tokens: collected.usage?.inputTokens ?? null,
+              output_tokens: collected.usage?.outputTokens ?? null,
+            })
             .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
             .executeTakeFirstOrThrow();
           await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
@@ -187,19 +232,52 @@ export class DesktopChat {
     const conversation = await this.get(customerId, conversationId);
     const wallet = await this.deps.wallet(customerId);
     if (wallet.availableMicros <= 0 && wallet.plan === null) {
-      throw new AppError('INSUFFICIENT_CREDIT', 'Research is billed to the wallet (one model call per step), and the wallet has no available credit', {
-        details: { code: 'insufficient_credit', free_quota: await this.deps.quota.status(customerId) },
-      });
+      throw new AppError(
+        'INSUFFICIENT_CREDIT',
+        'Research is billed to the wallet (one model call per step), and the wallet has no available credit',
+        {
+          details: { code: 'insufficient_credit', free_quota: await this.deps.quota.status(customerId) },
+        },
+      );
     }
     const now = this.deps.clock.nowMs();
     const stored = await this.deps.storage.db.transaction().execute(async (trx) => {
-      const base = { conversation_id: conversationId, customer_id: customerId, request_id: options.requestId, input_tokens: null, output_tokens: null, created_at: now };
+      const base = {
+        conversation_id: conversationId,
+        customer_id: customerId,
+        request_id: options.requestId,
+        input_tokens: null,
+        output_tokens: null,
+        created_at: now,
+      };
       const columns = ['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'] as const;
-      const prompt = await trx.insertInto('desktop_chat_messages').values({ ...base, role: 'user', content: storableText(content), model: null }).returning(columns).executeTakeFirstOrThrow();
-      const reply = await trx.insertInto('desktop_chat_messages').values({ ...base, role: 'assistant', content: '', model: conversation.model }).returning(columns).executeTakeFirstOrThrow();
+      const prompt = await trx
+        .insertInto('desktop_chat_messages')
+        .values({ ...base, role: 'user', content: storableText(content), model: null })
+        .returning(columns)
+        .executeTakeFirstOrThrow();
+      const reply = await trx
+        .insertInto('desktop_chat_messages')
+        .values({ ...base, role: 'assistant', content: '', model: conversation.model })
+        .returning(columns)
+        .executeTakeFirstOrThrow();
       const research = await trx
         .insertInto('desktop_chat_research')
-        .values({ message_id: Number(reply.id), conversation_id: conversationId, customer_id: customerId, status: 'pending', prompt: storableText(content), title: null, sections_json: '[]', sources_json: '[]', error: null, calls: 0, created_at: now, updated_at: now, completed_at: null })
+        .values({
+          message_id: Number(reply.id),
+          conversation_id: conversationId,
+          customer_id: customerId,
+          status: 'pending',
+          prompt: storableText(content),
+          title: null,
+          sections_json: '[]',
+          sources_json: '[]',
+          error: null,
+          calls: 0,
+          created_at: now,
+          updated_at: now,
+          completed_at: null,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
@@ -236,7 +314,11 @@ export class DesktopChat {
       .execute();
     return history
       .reverse()
-      .map((row): Message => (row.role === 'assistant' ? { role: 'assistant', content: [{ type: 'text', text: row.content }], toolCalls: [] } : { role: 'user', content: [{ type: 'text', text: row.content }] }));
+      .map((row): Message =>
+        row.role === 'assistant'
+          ? { role: 'assistant', content: [{ type: 'text', text: row.content }], toolCalls: [] }
+          : { role: 'user', content: [{ type: 'text', text: row.content }] },
+      );
   }
 
   /** A wallet refusal of a message that got no free message, saying why the free quota did not cover it. */
@@ -247,10 +329,23 @@ export class DesktopChat {
     const message = exhausted
       ? 'The free messages of today are used up and the wallet cannot cover this message'
       : `Messages to ${model} are not covered by the free daily quota and the wallet cannot cover this one`;
-    return new AppError('INSUFFICIENT_CREDIT', message, { details: { ...error.details, code: exhausted ? 'free_quota_exhausted' : 'insufficient_credit', free_quota: freeQuota } });
+    return new AppError('INSUFFICIENT_CREDIT', message, {
+      details: { ...error.details, code: exhausted ? 'free_quota_exhausted' : 'insufficient_credit', free_quota: freeQuota },
+    });
   }
 
-  messageJson(row: { id: number | string; role: string; content: string; model: string | null; input_tokens: number | string | null; output_tokens: number | string | null; created_at: number | string }, research?: ReturnType<typeof researchJson>) {
+  messageJson(
+    row: {
+      id: number | string;
+      role: string;
+      content: string;
+      model: string | null;
+      input_tokens: number | string | null;
+      output_tokens: number | string | null;
+      created_at: number | string;
+    },
+    research?: ReturnType<typeof researchJson>,
+  ) {
     return {
       id: Number(row.id),
       role: row.role,

@@ -67,12 +67,20 @@ export class VersionedDocuments {
     }
     const depth = jsonDepth(data);
     if (depth > this.limits.maxDepth) {
-      throw validationError([{ loc: ['body', 'data'], msg: `data is nested ${depth} levels deep; at most ${this.limits.maxDepth} are accepted`, type: 'value_error.depth' }]);
+      throw validationError([
+        {
+          loc: ['body', 'data'],
+          msg: `data is nested ${depth} levels deep; at most ${this.limits.maxDepth} are accepted`,
+          type: 'value_error.depth',
+        },
+      ]);
     }
     const body = JSON.stringify(data);
     const size = Buffer.byteLength(body, 'utf8');
     if (size > this.limits.maxBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The document is ${size} bytes; at most ${this.limits.maxBytes} are accepted`, { details: { size_bytes: size, max_bytes: this.limits.maxBytes } });
+      throw new AppError('PAYLOAD_TOO_LARGE', `The document is ${size} bytes; at most ${this.limits.maxBytes} are accepted`, {
+        details: { size_bytes: size, max_bytes: this.limits.maxBytes },
+      });
     }
     const now = this.clock.nowMs();
     const next = baseVersion + 1;

@@ -52,7 +52,10 @@ export interface DesktopDomainDeps {
  * Coder databases follow the service: PostgreSQL when `desktop.coder.databaseAdminUrl` is set or the service
  * itself runs on PostgreSQL (through DATABASE_URL), otherwise a SQLite file in each project's workspace.
  */
-function createCoderProjects(deps: Pick<DesktopBaseDeps, 'config' | 'storage' | 'clock' | 'logger'>, domains: DesktopDomainDeps): CoderProjects {
+function createCoderProjects(
+  deps: Pick<DesktopBaseDeps, 'config' | 'storage' | 'clock' | 'logger'>,
+  domains: DesktopDomainDeps,
+): CoderProjects {
   const { config, storage } = deps;
   const settings = config.desktop.coder;
   const adminUrl = settings.databaseAdminUrl ?? (storage.dialect === 'postgres' ? config.env.databaseUrl : undefined);
@@ -87,7 +90,10 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
     maxOutputTokens: chatConfig.researchMaxOutputTokens,
   });
   return {
-    documents: new VersionedDocuments(storage, clock, { maxBytes: config.desktop.documentMaxBytes, maxDepth: config.desktop.documentMaxDepth }),
+    documents: new VersionedDocuments(storage, clock, {
+      maxBytes: config.desktop.documentMaxBytes,
+      maxDepth: config.desktop.documentMaxDepth,
+    }),
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
     presence: new Presence(storage, clock, config.desktop.presenceTtlSeconds),
     push,

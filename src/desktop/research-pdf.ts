@@ -15,7 +15,12 @@ export interface ResearchDocument {
 }
 
 export function researchPdf(research: ResearchDocument): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 56, compress: false, info: { Title: research.title, Creator: 'Switchyard desktop chat' } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 56,
+    compress: false,
+    info: { Title: research.title, Creator: 'Switchyard desktop chat' },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -23,11 +28,18 @@ export function researchPdf(research: ResearchDocument): Promise<Buffer> {
     doc.on('error', reject);
   });
   doc.fontSize(20).text(research.title);
-  doc.moveDown(0.3).fontSize(9).fillColor('#555555').text(`Completed ${new Date(research.completedAt).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
+  doc
+    .moveDown(0.3)
+    .fontSize(9)
+    .fillColor('#555555')
+    .text(`Completed ${new Date(research.completedAt).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
   doc.moveDown(0.5).fontSize(10).text(`Question: ${research.prompt}`).fillColor('#000000');
   for (const section of research.sections) {
     doc.moveDown().fontSize(14).text(section.heading);
-    doc.moveDown(0.3).fontSize(11).text(section.text || '-');
+    doc
+      .moveDown(0.3)
+      .fontSize(11)
+      .text(section.text || '-');
   }
   if (research.sources.length > 0) {
     doc.moveDown().fontSize(14).text('Sources');

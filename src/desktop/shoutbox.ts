@@ -25,7 +25,11 @@ export class Shoutbox {
   ) {}
 
   async profile(customerId: number): Promise<{ username: string } | null> {
-    const row = await this.storage.db.selectFrom('shoutbox_profiles').select('username').where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await this.storage.db
+      .selectFrom('shoutbox_profiles')
+      .select('username')
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     return row ? { username: row.username } : null;
   }
 
@@ -43,8 +47,13 @@ export class Shoutbox {
         .execute();
     } catch (error) {
       // The unique index on username_key decides under concurrency; only a taken name fails here.
-      const holder = await this.storage.db.selectFrom('shoutbox_profiles').select('customer_id').where('username_key', '=', key).executeTakeFirst();
-      if (holder && Number(holder.customer_id) !== customerId) throw new AppError('CONFLICT', 'This username is taken', { details: { username } });
+      const holder = await this.storage.db
+        .selectFrom('shoutbox_profiles')
+        .select('customer_id')
+        .where('username_key', '=', key)
+        .executeTakeFirst();
+      if (holder && Number(holder.customer_id) !== customerId)
+        throw new AppError('CONFLICT', 'This username is taken', { details: { username } });
       throw error;
     }
     return { username };
@@ -52,15 +61,19 @@ export class Shoutbox {
 
   async post(customerId: number, rawText: string) {
     const text = rawText.trim();
-    if (text.length === 0) throw validationError([{ loc: ['body', 'text'], msg: 'text must not be blank', type: 'value_error.any_str.min_length' }]);
+    if (text.length === 0)
+      throw validationError([{ loc: ['body', 'text'], msg: 'text must not be blank', type: 'value_error.any_str.min_length' }]);
     const chars = [...text].length;
     if (chars > this.limits.maxMessageChars) {
-      throw validationError([{ loc: ['body', 'text'], msg: `at most ${this.limits.maxMessageChars} characters`, type: 'value_error.any_str.max_length' }]);
+      throw validationError([
+        { loc: ['body', 'text'], msg: `at most ${this.limits.maxMessageChars} characters`, type: 'value_error.any_str.max_length' },
+      ]);
     }
     return this.storage.db.transaction().execute(async (trx) => {
       await this.storage.lockInTransaction(trx, SHOUTBOX_LOCK_SCOPE, customerId);
       const profile = await trx.selectFrom('shoutbox_profiles').select('username').where('customer_id', '=', customerId).executeTakeFirst();
-      if (!profile) throw new AppError('PRECONDITION_FAILED', 'Choose a shoutbox username first (POST /api/v1/desktop-chat/shoutbox/profile)');
+      if (!profile)
+        throw new AppError('PRECONDITION_FAILED', 'Choose a shoutbox username first (POST /api/v1/desktop-chat/shoutbox/profile)');
       const now = this.clock.nowMs();
       const recent = await trx
         .selectFrom('shoutbox_messages')
@@ -72,9 +85,15 @@ export class Shoutbox {
         .execute();
       if (recent.length >= this.limits.messagesPerMinute) {
         const retryMs = Number(recent[0]!.created_at) + WINDOW_MS - now;
-        throw new AppError('RATE_LIMITED', `At most ${this.limits.messagesPerMinute} shoutbox messages a minute`, { retryAfterSeconds: retryMs / 1000 });
+        throw new AppError('RATE_LIMITED', `At most ${this.limits.messagesPerMinute} shoutbox messages a minute`, {
+          retryAfterSeconds: retryMs / 1000,
+        });
       }
-      const row = await trx.insertInto('shoutbox_messages').values({ customer_id: customerId, text, created_at: now }).returning('id').executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('shoutbox_messages')
+        .values({ customer_id: customerId, text, created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return { id: Number(row.id), username: profile.username, text, created_at: iso(now), mine: true };
     });
   }
@@ -91,7 +110,13 @@ export class Shoutbox {
     if (options.afterId !== undefined) query = query.where('m.id', '>', options.afterId);
     const rows = await query.execute();
     return {
-      data: rows.map((row) => ({ id: Number(row.id), username: row.username, text: row.text, created_at: iso(row.created_at), mine: Number(row.customer_id) === customerId })),
+      data: rows.map((row) => ({
+        id: Number(row.id),
+        username: row.username,
+        text: row.text,
+        created_at: iso(row.created_at),
+        mine: Number(row.customer_id) === customerId,
+      })),
     };
   }
 
@@ -100,7 +125,11 @@ export class Shoutbox {
     return {
       profile,
       messages: messages.data,
-      limits: { max_message_chars: this.limits.maxMessageChars, messages_per_minute: this.limits.messagesPerMinute, username_pattern: SHOUTBOX_USERNAME_PATTERN },
+      limits: {
+        max_message_chars: this.limits.maxMessageChars,
+        messages_per_minute: this.limits.messagesPerMinute,
+        username_pattern: SHOUTBOX_USERNAME_PATTERN,
+      },
     };
   }
 }

@@ -76,7 +76,7 @@ export class DirectModels {
   }
 
   async release(customerId: number | null) {
-    const running = customerId === null ? null : this.deps.supervisor.peek(customerId)?.version ?? null;
+    const running = customerId === null ? null : (this.deps.supervisor.peek(customerId)?.version ?? null);
     const anyRunning = this.deps.supervisor.status().find((entry) => entry.version)?.version ?? null;
     const version = running ?? anyRunning ?? (await this.installedVersion());
     return {

@@ -75,7 +75,13 @@ export class DirectService {
     const cwd = request.cwd === undefined ? undefined : await this.deps.workspace.inside(customerId, request.cwd, ['query', 'cwd']);
     const server = await this.deps.acquire(customerId);
     const listed = await server
-      .call('thread/list', { cursor: request.cursor ?? null, limit: request.limit, cwd: cwd ?? null, archived: request.archived ?? null, searchTerm: request.searchTerm ?? null })
+      .call('thread/list', {
+        cursor: request.cursor ?? null,
+        limit: request.limit,
+        cwd: cwd ?? null,
+        archived: request.archived ?? null,
+        searchTerm: request.searchTerm ?? null,
+      })
       .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return this.relative(customerId, {
       data: listed.data.map((thread) => this.threadView(thread)),
@@ -90,7 +96,9 @@ export class DirectService {
     const cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     const server = await this.deps.acquire(customerId);
     const params = await this.threadParams(server, customerId, request, this.deps.defaultModel);
-    const started = await server.call('thread/start', { ...params, cwd }).catch((error: unknown) => Promise.reject(mapAppServerError(error)));
+    const started = await server
+      .call('thread/start', { ...params, cwd })
+      .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     await this.adopt(server, customerId, started.thread, true);
     return this.relative(customerId, this.settingsView(started));
   }
@@ -116,9 +124,14 @@ export class DirectService {
     } catch (error) {
       // A thread without a first turn has no rollout to resume from; while it is loaded there is nothing to resume.
       const settings = this.settings.get(threadId);
-      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId)) throw mapAppServerError(error);
-      if (Object.keys(params).length > 0 || cwd !== undefined) throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
-      return this.relative(customerId, { ...settings, thread: this.threadView((await this.readThread(server, threadId, true)).thread, true) });
+      if (!settings || !server.loadedThreads.has(threadId) || !this.deps.threads.knows(threadId, customerId))
+        throw mapAppServerError(error);
+      if (Object.keys(params).length > 0 || cwd !== undefined)
+        throw new AppError('CONFLICT', 'This thread has no turn yet; send the settings with its first turn (POST /api/turns)');
+      return this.relative(customerId, {
+        ...settings,
+        thread: this.threadView((await this.readThread(server, threadId, true)).thread, true),
+      });
     }
     await this.adopt(server, customerId, resumed.thread, false);
     return this.relative(customerId, this.settingsView(resumed));
@@ -163,7 +176,8 @@ export class DirectService {
     const opened = latest
       ? await this.resumeThread(principal, latest, { ...request, cwd: undefined })
       : await this.startThread(principal, { ...request, cwd }, customerIdQuery);
-    const turn = request.prompt === undefined ? null : await this.startTurn(principal, { threadId: opened.thread.id, input: request.prompt });
+    const turn =
+      request.prompt === undefined ? null : await this.startTurn(principal, { threadId: opened.thread.id, input: request.prompt });
     return { ...opened, resumed: latest !== null, turn };
   }
 
@@ -204,7 +218,8 @@ export class DirectService {
     try {
       return await server.call('thread/read', { threadId, includeTurns });
     } catch (error) {
-      if (includeTurns && error instanceof AppServerError && /not materialized/.test(error.message)) return server.call('thread/read', { threadId, includeTurns: false });
+      if (includeTurns && error instanceof AppServerError && /not materialized/.test(error.message))
+        return server.call('thread/read', { threadId, includeTurns: false });
       throw mapAppServerError(error);
     }
   }
@@ -234,7 +249,12 @@ export class DirectService {
     return this.deps.threads.modelOf(threadId) ?? this.deps.defaultModel;
   }
 
-  private async threadParams(server: ManagedAppServer, customerId: number, request: ThreadStartRequest, threadModel: string): Promise<Partial<ThreadStartParams>> {
+  private async threadParams(
+    server: ManagedAppServer,
+    customerId: number,
+    request: ThreadStartRequest,
+    threadModel: string,
+  ): Promise<Partial<ThreadStartParams>> {
     const permissions = threadPermissions(request);
     const checked = await this.deps.rules.check(server, request, threadModel);
     const params: Partial<ThreadStartParams> = {};
@@ -253,13 +273,21 @@ export class DirectService {
     return params;
   }
 
-  private async turnOverrides(server: ManagedAppServer, customerId: number, request: TurnStartRequest, threadModel: string): Promise<Partial<TurnStartParams>> {
+  private async turnOverrides(
+    server: ManagedAppServer,
+    customerId: number,
+    request: TurnStartRequest,
+    threadModel: string,
+  ): Promise<Partial<TurnStartParams>> {
     const permissions = turnPermissions(request);
     const checked = await this.deps.rules.check(server, request, threadModel);
     const defaults = await this.deps.rules.customerDefaults(server, await this.deps.customerDefaults?.(customerId), request, threadModel);
     const overrides: Partial<TurnStartParams> = { ...defaults, ...permissions, ...checked };
     if (overrides.sandboxPolicy?.type === 'workspaceWrite') {
-      overrides.sandboxPolicy = { ...overrides.sandboxPolicy, writableRoots: await this.insideAll(customerId, overrides.sandboxPolicy.writableRoots) };
+      overrides.sandboxPolicy = {
+        ...overrides.sandboxPolicy,
+        writableRoots: await this.insideAll(customerId, overrides.sandboxPolicy.writableRoots),
+      };
     }
     if (request.cwd !== undefined) overrides.cwd = await this.deps.workspace.workingDirectory(customerId, request.cwd);
     return overrides;

@@ -60,7 +60,13 @@ export class DirectThreads implements ThreadOwner {
     if (!ready) {
       ready = this.deps.storage.db
         .insertInto('projects')
-        .values({ id: directStreamId(customerId), customer_id: customerId, name: 'Direct threads', workspace_dir: workspaceRoot, created_at: this.deps.clock.nowMs() })
+        .values({
+          id: directStreamId(customerId),
+          customer_id: customerId,
+          name: 'Direct threads',
+          workspace_dir: workspaceRoot,
+          created_at: this.deps.clock.nowMs(),
+        })
         .onConflict((conflict) => conflict.column('id').doNothing())
         .execute()
         .then(() => undefined);
@@ -131,7 +137,11 @@ export class DirectThreads implements ThreadOwner {
     const params = (request.params ?? {}) as Record<string, unknown> & { threadId: string; turnId: string; itemId: string };
     const state = this.turns.get(params.threadId);
     const kind =
-      request.method === 'item/commandExecution/requestApproval' ? 'commandExecution' : request.method === 'item/fileChange/requestApproval' ? 'fileChange' : null;
+      request.method === 'item/commandExecution/requestApproval'
+        ? 'commandExecution'
+        : request.method === 'item/fileChange/requestApproval'
+          ? 'fileChange'
+          : null;
     if (!state || state.customerId !== customerId || kind === null) {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
       throw new Error(`${request.method} is not supported by this service`);

@@ -32,7 +32,10 @@ export interface DirectServices {
   stream(customerId: number): Promise<string>;
 }
 
-export function createDirectServices(deps: DirectDeps, domains: { agent: AgentServices; gateway: GatewayServices; projectEvents: ProjectEvents }): DirectServices {
+export function createDirectServices(
+  deps: DirectDeps,
+  domains: { agent: AgentServices; gateway: GatewayServices; projectEvents: ProjectEvents },
+): DirectServices {
   const { storage, clock, config } = deps;
   const logger = deps.logger.child({ domain: 'direct' });
   const { agent } = domains;
@@ -65,8 +68,21 @@ export function createDirectServices(deps: DirectDeps, domains: { agent: AgentSe
       rules: agent.rules,
       defaultModel: config.agent.defaultModel,
     }),
-    catalog: new DirectModels({ supervisor: agent.supervisor, gateway: domains.gateway, binary: config.agent.codexBinary ?? defaultCodexBinary() }),
-    rpc: new RpcPassthrough({ acquire, workspace, owners, threads: live, projectThreads, policy, rules: agent.rules, defaultModel: config.agent.defaultModel }),
+    catalog: new DirectModels({
+      supervisor: agent.supervisor,
+      gateway: domains.gateway,
+      binary: config.agent.codexBinary ?? defaultCodexBinary(),
+    }),
+    rpc: new RpcPassthrough({
+      acquire,
+      workspace,
+      owners,
+      threads: live,
+      projectThreads,
+      policy,
+      rules: agent.rules,
+      defaultModel: config.agent.defaultModel,
+    }),
     owners,
     workspaceRoot: (customerId) => workspace.root(customerId),
     async stream(customerId) {

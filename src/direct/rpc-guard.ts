@@ -43,13 +43,17 @@ interface Rule {
 const REFUSED: [RegExp, string][] = [
   [/^thread\/shellCommand$/, 'runs a shell command outside the agent sandbox and approvals'],
   [/^(command\/exec|process\/)/, 'runs processes outside the agent sandbox and approvals'],
-  [/^config\/(value\/write|batchWrite|mcpServer\/reload)$|^skills\/(config\/write|extraRoots\/set)$|^experimentalFeature\/enablement\/set$/, 'changes the shared configuration'],
+  [
+    /^config\/(value\/write|batchWrite|mcpServer\/reload)$|^skills\/(config\/write|extraRoots\/set)$|^experimentalFeature\/enablement\/set$/,
+    'changes the shared configuration',
+  ],
   [/^account\/|^getAuthStatus$|login/i, 'concerns the app-server account or login, which this service manages'],
   [/^thread\/unsubscribe$/, 'would stop the notifications this service relies on'],
 ];
 
 /** Thread config keys a caller may set per thread (everything else could redirect the provider or the sandbox). */
-const THREAD_CONFIG_KEYS = /^(model_reasoning_effort|model_reasoning_summary|model_verbosity|web_search|sandbox_workspace_write\.(writable_roots|network_access|exclude_tmpdir_env_var|exclude_slash_tmp))$/;
+const THREAD_CONFIG_KEYS =
+  /^(model_reasoning_effort|model_reasoning_summary|model_verbosity|web_search|sandbox_workspace_write\.(writable_roots|network_access|exclude_tmpdir_env_var|exclude_slash_tmp))$/;
 /** Fields of thread/start, resume and fork that name other providers, tools, environments or rollout files. */
 const THREAD_FIELDS_REFUSED = ['modelProvider', 'dynamicTools', 'environments', 'selectedCapabilityRoots', 'path', 'history'];
 
@@ -79,7 +83,12 @@ async function pathList(params: Params, field: string, context: GuardContext, fa
 }
 
 function selection(params: Params): PermissionSelection {
-  const picked = { sandbox: params.sandbox, sandboxPolicy: params.sandboxPolicy, permissions: params.permissions, permissionProfile: params.permissionProfile };
+  const picked = {
+    sandbox: params.sandbox,
+    sandboxPolicy: params.sandboxPolicy,
+    permissions: params.permissions,
+    permissionProfile: params.permissionProfile,
+  };
   delete params.sandbox;
   delete params.sandboxPolicy;
   delete params.permissions;
@@ -93,13 +102,15 @@ async function writableRoots(roots: unknown, context: GuardContext): Promise<str
 
 async function confineThread(params: Params, context: GuardContext, cwdRequired: boolean): Promise<Params> {
   for (const field of THREAD_FIELDS_REFUSED) {
-    if (params[field] !== undefined && params[field] !== null) throw new RpcRefusal(RPC_INVALID_PARAMS, `${field} is not accepted through this passthrough`);
+    if (params[field] !== undefined && params[field] !== null)
+      throw new RpcRefusal(RPC_INVALID_PARAMS, `${field} is not accepted through this passthrough`);
   }
   await workingDirectory(params, context, cwdRequired);
   await pathList(params, 'runtimeWorkspaceRoots', context, false);
   const config = { ...((params.config as Params | null | undefined) ?? {}) };
   for (const key of Object.keys(config)) {
-    if (!THREAD_CONFIG_KEYS.test(key)) throw new RpcRefusal(RPC_INVALID_PARAMS, `config key ${key} is not accepted through this passthrough`);
+    if (!THREAD_CONFIG_KEYS.test(key))
+      throw new RpcRefusal(RPC_INVALID_PARAMS, `config key ${key} is not accepted through this passthrough`);
   }
   const translated = threadPermissions(selection(params), ['params']);
   if (translated.permissions !== undefined) params.permissions = translated.permissions;
@@ -113,7 +124,8 @@ async function confineThread(params: Params, context: GuardContext, cwdRequired:
 }
 
 async function confineTurn(params: Params, context: GuardContext): Promise<Params> {
-  if (params.environments !== undefined && params.environments !== null) throw new RpcRefusal(RPC_INVALID_PARAMS, 'environments is not accepted through this passthrough');
+  if (params.environments !== undefined && params.environments !== null)
+    throw new RpcRefusal(RPC_INVALID_PARAMS, 'environments is not accepted through this passthrough');
   await workingDirectory(params, context, false);
   await pathList(params, 'runtimeWorkspaceRoots', context, false);
   const translated = turnPermissions(selection(params), ['params']);
@@ -133,7 +145,9 @@ async function confineInput(params: Params, context: GuardContext): Promise<void
   if (!Array.isArray(params.input)) return;
   params.input = await Promise.all(
     (params.input as Params[]).map(async (item, index) =>
-      item && typeof item === 'object' && typeof item.path === 'string' ? { ...item, path: await inside(context, item.path, `input[${index}].path`) } : item,
+      item && typeof item === 'object' && typeof item.path === 'string'
+        ? { ...item, path: await inside(context, item.path, `input[${index}].path`) }
+        : item,
     ),
   );
 }
@@ -173,7 +187,10 @@ export const RPC_RULES: Readonly<Record<string, Rule>> = {
   'turn/interrupt': writeThread,
   'model/list': plain,
   'modelProvider/capabilities/read': plain,
-  'permissionProfile/list': { thread: 'none', confine: async (params, context) => (await workingDirectory(params, context, false), params) },
+  'permissionProfile/list': {
+    thread: 'none',
+    confine: async (params, context) => (await workingDirectory(params, context, false), params),
+  },
   'collaborationMode/list': plain,
   'config/read': { thread: 'none', confine: async (params, context) => (await workingDirectory(params, context, false), params) },
   'skills/list': { thread: 'none', confine: async (params, context) => (await pathList(params, 'cwds', context, true), params) },
@@ -192,5 +209,8 @@ export function ruleFor(method: string): Rule {
   const rule = Object.hasOwn(RPC_RULES, method) ? RPC_RULES[method] : undefined;
   if (rule) return rule;
   const refused = REFUSED.find(([pattern]) => pattern.test(method));
-  throw new RpcRefusal(RPC_METHOD_REFUSED, refused ? `${method} is refused: it ${refused[1]}` : `${method} is not available through this passthrough`);
+  throw new RpcRefusal(
+    RPC_METHOD_REFUSED,
+    refused ? `${method} is refused: it ${refused[1]}` : `${method} is not available through this passthrough`,
+  );
 }

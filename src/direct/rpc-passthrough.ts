@@ -27,8 +27,7 @@ import type { WorkspaceRoots } from './workspace.js';
 export type RpcId = string | number | null;
 
 export type RpcReply =
-  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: RpcId; error: { code: number; message: string; data?: unknown } };
+  { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: { code: number; message: string; data?: unknown } };
 
 export interface RpcPassthroughDeps {
   acquire(customerId: number): Promise<ManagedAppServer>;
@@ -55,10 +54,15 @@ export class RpcPassthrough {
       const request = this.envelope(envelope);
       const customerId = customerFor(principal, customerIdQuery);
       root = await this.deps.workspace.root(customerId);
-      return { jsonrpc: '2.0', id, result: relativeToWorkspace(await this.forward(principal, customerId, request.method, request.params), root) };
+      return {
+        jsonrpc: '2.0',
+        id,
+        result: relativeToWorkspace(await this.forward(principal, customerId, request.method, request.params), root),
+      };
     } catch (error) {
       // Invalid request input (the query, or a path in the body no file system could take) is a 422 like on every route.
-      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0]))) throw error;
+      if (isAppError(error) && error.code === 'VALIDATION_FAILED' && ['query', 'body'].includes(String(error.issues?.[0]?.loc[0])))
+        throw error;
       const rendered = rpcError(publicError(error, log));
       return { jsonrpc: '2.0', id, error: root === null ? rendered : relativeToWorkspace(rendered, root) };
     }
@@ -68,14 +72,18 @@ export class RpcPassthrough {
     if (!envelope) throw new RpcRefusal(RPC_INVALID_REQUEST, 'Send one JSON-RPC request object (batches are not supported)');
     if (envelope.jsonrpc !== undefined && envelope.jsonrpc !== '2.0') throw new RpcRefusal(RPC_INVALID_REQUEST, 'jsonrpc must be "2.0"');
     if (typeof envelope.method !== 'string') {
-      const reason = 'result' in envelope || 'error' in envelope ? 'Server requests are answered through the approvals routes, not here' : 'method is required';
+      const reason =
+        'result' in envelope || 'error' in envelope
+          ? 'Server requests are answered through the approvals routes, not here'
+          : 'method is required';
       throw new RpcRefusal(RPC_INVALID_REQUEST, reason);
     }
     if (typeof envelope.id !== 'string' && typeof envelope.id !== 'number') {
       throw new RpcRefusal(RPC_INVALID_REQUEST, 'A request needs an id (string or number); notifications are not forwarded');
     }
     const params = envelope.params ?? {};
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new RpcRefusal(RPC_INVALID_PARAMS, 'params must be an object');
+    if (params === null || typeof params !== 'object' || Array.isArray(params))
+      throw new RpcRefusal(RPC_INVALID_PARAMS, 'params must be an object');
     return { method: envelope.method, params: structuredClone(params) as Record<string, unknown> };
   }
 
@@ -99,7 +107,10 @@ export class RpcPassthrough {
     const call = () => server.client.callRaw(method, confined);
     let result: unknown;
     try {
-      result = method === 'turn/start' && threadId !== null ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }, principal) : await call();
+      result =
+        method === 'turn/start' && threadId !== null
+          ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }, principal)
+          : await call();
     } catch (error) {
       if (newlyRouted && error instanceof AppServerError) this.deps.threads.forget(threadId);
       throw error;
@@ -107,7 +118,8 @@ export class RpcPassthrough {
     if (method === 'fs/readDirectory') await this.confineEntries(customerId, String(confined.path), result);
     if (method === 'thread/start' || method === 'thread/fork' || method === 'thread/resume') {
       const thread = (result as { thread?: Thread }).thread;
-      if (thread) await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
+      if (thread)
+        await this.deps.threads.adopt(server, customerId, thread, await this.deps.workspace.root(customerId), method !== 'thread/resume');
       const model = (result as { model?: unknown }).model;
       if (thread && typeof model === 'string') this.deps.threads.noteModel(thread.id, model);
     }
@@ -119,7 +131,12 @@ export class RpcPassthrough {
    * a model of the catalog, an effort the thread's model supports, a named approval policy. Refused as -32602
    * naming `params.<field>`.
    */
-  private async checkModelSettings(server: ManagedAppServer, method: string, params: Record<string, unknown>, threadId: string | null): Promise<void> {
+  private async checkModelSettings(
+    server: ManagedAppServer,
+    method: string,
+    params: Record<string, unknown>,
+    threadId: string | null,
+  ): Promise<void> {
     const config = params.config as Record<string, unknown> | null | undefined;
     const effort = method === 'turn/start' ? params.effort : method.startsWith('thread/') ? config?.model_reasoning_effort : undefined;
     if (!['turn/start', 'thread/start', 'thread/resume', 'thread/fork'].includes(method)) return;
@@ -161,7 +178,10 @@ export class RpcPassthrough {
     const managed = await this.deps.projectThreads.forThread(threadId);
     if (managed && managed.customerId !== customerId) throw new RpcRefusal(RPC_INVALID_REQUEST, `thread not found: ${threadId}`);
     if (managed && write) {
-      throw new RpcRefusal(RPC_INVALID_REQUEST, `thread ${threadId} belongs to a managed project; use /api/v1/projects/${managed.projectId}`);
+      throw new RpcRefusal(
+        RPC_INVALID_REQUEST,
+        `thread ${threadId} belongs to a managed project; use /api/v1/projects/${managed.projectId}`,
+      );
     }
     return threadId;
   }
@@ -178,13 +198,24 @@ function publicError(error: unknown, log: Pick<Logger, 'warn'> | undefined): unk
 }
 
 function rpcError(error: unknown): { code: number; message: string; data?: unknown } {
-  if (error instanceof RpcRefusal) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
-  if (error instanceof AppServerError) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
-  if (error instanceof AppServerTimeoutError || error instanceof AppServerExitedError) return { code: RPC_SERVER_ERROR, message: error.message };
+  if (error instanceof RpcRefusal)
+    return error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof AppServerError)
+    return error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof AppServerTimeoutError || error instanceof AppServerExitedError)
+    return { code: RPC_SERVER_ERROR, message: error.message };
   if (isAppError(error)) {
     const code = error.code === 'VALIDATION_FAILED' || error.code === 'FORBIDDEN' ? RPC_INVALID_PARAMS : RPC_INVALID_REQUEST;
     if (error.status >= 500) return { code: RPC_SERVER_ERROR, message: 'Internal error' };
-    return { code, message: error.message, data: { code: error.code, ...(error.issues ? { issues: error.issues } : {}), ...error.details } };
+    return {
+      code,
+      message: error.message,
+      data: { code: error.code, ...(error.issues ? { issues: error.issues } : {}), ...error.details },
+    };
   }
   return { code: RPC_SERVER_ERROR, message: 'Internal error' };
 }

@@ -43,6 +43,11 @@ export class DirectThreadOwners {
   }
 }
 
-function toOwner(row: { thread_id: string; customer_id: number | string | bigint; cwd: string; created_at: number | string | bigint }): DirectThreadOwner {
+function toOwner(row: {
+  thread_id: string;
+  customer_id: number | string | bigint;
+  cwd: string;
+  created_at: number | string | bigint;
+}): DirectThreadOwner {
   return { threadId: row.thread_id, customerId: Number(row.customer_id), cwd: row.cwd, createdAt: Number(row.created_at) };
 }

@@ -33,18 +33,28 @@ export function checkToolResults(request: NormalizedRequest): void {
 export function checkCapabilities(destination: Destination, request: NormalizedRequest): void {
   const { capabilities } = destination.model;
   if (capabilities.embeddings) {
-    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} is an embedding model; use POST /v1/embeddings`, { details: { param: 'model' } });
-  }
-  if (!capabilities.images && hasImages(request)) {
-    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not accept image input; remove the images or choose a model with image support`, {
+    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} is an embedding model; use POST /v1/embeddings`, {
       details: { param: 'model' },
     });
   }
+  if (!capabilities.images && hasImages(request)) {
+    throw new AppError(
+      'BAD_REQUEST',
+      `Model ${destination.requestedModel} does not accept image input; remove the images or choose a model with image support`,
+      {
+        details: { param: 'model' },
+      },
+    );
+  }
   const usesTools = request.tools.length > 0 || request.messages.some((message) => message.role === 'tool');
   if (!capabilities.tools && usesTools) {
-    throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not support tools; remove the tools or choose a model with tool support`, {
-      details: { param: 'tools' },
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      `Model ${destination.requestedModel} does not support tools; remove the tools or choose a model with tool support`,
+      {
+        details: { param: 'tools' },
+      },
+    );
   }
 }
 
@@ -57,7 +67,11 @@ const isWebSearch = (tool: NormalizedRequest['tools'][number]): boolean => tool.
 export function webSearchFor(destination: Destination, request: NormalizedRequest, options: { agentTurn: boolean }): NormalizedRequest {
   if (!request.tools.some(isWebSearch) || webSearchCapable(destination)) return request;
   if (options.agentTurn) return { ...request, tools: request.tools.filter((tool) => !isWebSearch(tool)) };
-  throw new AppError('BAD_REQUEST', `Model ${destination.requestedModel} does not offer web search; remove the web_search tool or choose a model with web search`, {
-    details: { param: 'tools' },
-  });
+  throw new AppError(
+    'BAD_REQUEST',
+    `Model ${destination.requestedModel} does not offer web search; remove the web_search tool or choose a model with web search`,
+    {
+      details: { param: 'tools' },
+    },
+  );
 }

@@ -48,8 +48,10 @@ async function inputTokens(input: unknown): Promise<number> {
 
 function checkBody(body: Json): void {
   if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
-  if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') invalid(['encoding_format'], "must be 'float' or 'base64'");
-  if (body.dimensions !== undefined && (!Number.isInteger(body.dimensions) || (body.dimensions as number) < 1)) invalid(['dimensions'], 'must be a positive integer');
+  if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64')
+    invalid(['encoding_format'], "must be 'float' or 'base64'");
+  if (body.dimensions !== undefined && (!Number.isInteger(body.dimensions) || (body.dimensions as number) < 1))
+    invalid(['dimensions'], 'must be a positive integer');
 }
 
 export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): Promise<Json> {
@@ -60,9 +62,13 @@ export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): P
   const destination = resolveModel(deps.routing, model);
   const adapter = deps.routing.adapterFor(destination);
   if (!destination.model.capabilities.embeddings || !adapter.embed) {
-    throw new AppError('BAD_REQUEST', `Model ${model} is not an embedding model; choose one whose capabilities list embeddings (GET /v1/models)`, {
-      details: { param: 'model' },
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      `Model ${model} is not an embedding model; choose one whose capabilities list embeddings (GET /v1/models)`,
+      {
+        details: { param: 'model' },
+      },
+    );
   }
   const metered = await deps.meter.begin({
     principal: options.principal,
@@ -80,7 +86,10 @@ export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): P
   try {
     const reply = await adapter.embed({ body: { ...body, model: destination.model.upstreamModel }, signal, requestId: options.requestId });
     const reported = isObject(reply.usage) ? reply.usage.prompt_tokens : undefined;
-    usage = typeof reported === 'number' ? { inputTokens: reported, outputTokens: 0, source: 'upstream' } : { inputTokens: estimated, outputTokens: 0, source: 'estimated' };
+    usage =
+      typeof reported === 'number'
+        ? { inputTokens: reported, outputTokens: 0, source: 'upstream' }
+        : { inputTokens: estimated, outputTokens: 0, source: 'estimated' };
     status = 'completed';
     return { ...reply, model };
   } catch (error) {

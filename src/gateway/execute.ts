@@ -94,7 +94,8 @@ function resolveOrThrow(routing: Routing, request: NormalizedRequest, agentTurn:
 }
 
 function isNative(destination: Destination, request: NormalizedRequest): boolean {
-  if (request.native?.protocol === 'openai-responses') return destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
+  if (request.native?.protocol === 'openai-responses')
+    return destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
   if (request.native?.protocol === 'anthropic-messages') return destination.provider.kind === 'anthropic';
   return false;
 }
@@ -104,7 +105,8 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   let request = options.request;
   checkToolResults(request);
   // A model request of an agent turn: its principal is the key that started the turn (see accounts/turn-principals.ts).
-  const agentTurn = options.principal.kind === 'customer' && (options.principal.agentTurn !== undefined || options.principal.policy.agentRuntime === true);
+  const agentTurn =
+    options.principal.kind === 'customer' && (options.principal.agentTurn !== undefined || options.principal.policy.agentRuntime === true);
   const admitted = resolveOrThrow(deps.routing, request, agentTurn);
   const inputSize = inputSizeOf(request);
   const metered = await deps.meter.begin({
@@ -128,7 +130,8 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     native = isNative(destination, request);
     request = webSearchFor(destination, request, { agentTurn });
     if (!native && request.nativeOnly?.length) {
-      const speaks = request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
+      const speaks =
+        request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
       throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {
         details: { param: request.native?.protocol === 'anthropic-messages' ? 'messages' : 'input' },
       });
@@ -211,7 +214,15 @@ class SettledOnClose implements AsyncGenerator<StreamPart, void, undefined> {
 async function* meteredParts(
   logger: Logger,
   upstream: AsyncIterable<StreamPart>,
-  context: { metered: MeteredCall; tracker: UsageTracker; signal: CallSignal; requestId: string; leave: () => void; abandoned: { value: boolean }; probe?: UpstreamCallProbe },
+  context: {
+    metered: MeteredCall;
+    tracker: UsageTracker;
+    signal: CallSignal;
+    requestId: string;
+    leave: () => void;
+    abandoned: { value: boolean };
+    probe?: UpstreamCallProbe;
+  },
 ): AsyncGenerator<StreamPart, void, undefined> {
   let outcome: 'completed' | 'aborted' | 'failed' = 'failed';
   try {
@@ -235,7 +246,10 @@ async function* meteredParts(
     // The answer's end does not wait for the settlement: the settlement is journaled now (settle() writes its line
     // before returning) and commits with the next group commit; the call stays in flight until it has.
     void settleQuietly(logger, context.metered, usage, outcome, context.requestId).then((settled) => {
-      context.probe?.end(outcome, settled && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: settled.costMicros });
+      context.probe?.end(
+        outcome,
+        settled && { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: settled.costMicros },
+      );
       context.leave();
     });
   }

@@ -57,7 +57,9 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
   const { config } = deps;
   warnAboutMissingKeys(deps);
   const catalog = new ModelCatalog({ providers: config.providers, models: config.models, aliases: config.aliases });
-  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, (provider) => createProviderAdapter(provider, deps.clock));
+  const router = new ModelRouter(catalog, new AliasStore(deps.storage, deps.clock), deps.logger, (provider) =>
+    createProviderAdapter(provider, deps.clock),
+  );
   const executeDeps: ExecuteDeps = {
     routing: router,
     meter: billing.meter,
@@ -96,7 +98,8 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
       await responses.close();
       // Calls whose clients left settle before billing closes; a call still streaming to a client kept the HTTP
       // server open until now, so this waits only for the aborting ones.
-      if (!(await executeDeps.calls.idle(CALLS_SETTLE_WAIT_MS))) deps.logger.warn({ calls: executeDeps.calls.size }, 'model calls still unsettled at shutdown');
+      if (!(await executeDeps.calls.idle(CALLS_SETTLE_WAIT_MS)))
+        deps.logger.warn({ calls: executeDeps.calls.size }, 'model calls still unsettled at shutdown');
       await stored.close();
       await router.close();
     },
@@ -112,5 +115,9 @@ function warnAboutMissingKeys(deps: GatewayDeps): void {
       const variable = config.keyVariables?.[provider.id];
       return variable ? `${provider.id} (set ${variable})` : `${provider.id} (set its apiKey)`;
     });
-  if (missing.length > 0) deps.logger.warn({ providers: missing }, `providers without an API key: ${missing.join(', ')}; their models answer 503 until a key is set`);
+  if (missing.length > 0)
+    deps.logger.warn(
+      { providers: missing },
+      `providers without an API key: ${missing.join(', ')}; their models answer 503 until a key is set`,
+    );
 }

@@ -11,7 +11,8 @@ import { FORWARDED_HEADER, type ScaleOut } from '../scale/index.js';
 import type { App } from './types.js';
 
 /** Project routes that reach the customer's app-server (`/events` and `/files/…` are served by any node). */
-const PROJECT_ROUTE = /^\/api\/v1\/projects\/:projectId(\/(open|state|thread|turns|turns\/:turnId\/interrupt|approvals|approvals\/:requestId\/resolve))?$/;
+const PROJECT_ROUTE =
+  /^\/api\/v1\/projects\/:projectId(\/(open|state|thread|turns|turns\/:turnId\/interrupt|approvals|approvals\/:requestId\/resolve))?$/;
 
 /** Direct-thread routes that reach the caller's app-server (`/api/events`, `/api/rpc/events` read the shared log). */
 export const DIRECT_AFFINITY_ROUTES = new Set([
@@ -40,7 +41,12 @@ export function registerAffinity(app: App, scale: ScaleOut): void {
   app.addHook('onListen', async () => {
     const address = app.server.address() as AddressInfo | null;
     if (address && typeof address === 'object') {
-      const host = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+      const host =
+        address.family === 'IPv6'
+          ? `[${address.address === '::' ? '::1' : address.address}]`
+          : address.address === '0.0.0.0'
+            ? '127.0.0.1'
+            : address.address;
       scale.setListenUrl(`http://${host}:${address.port}`);
     }
   });
@@ -84,7 +90,13 @@ async function customerOf(kind: 'project' | 'direct', request: FastifyRequest, s
   return Number.isSafeInteger(requested) && requested > 0 ? requested : null;
 }
 
-async function forward(request: FastifyRequest, reply: FastifyReply, scale: ScaleOut, holderUrl: string, holderNode: string): Promise<FastifyReply> {
+async function forward(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scale: ScaleOut,
+  holderUrl: string,
+  holderNode: string,
+): Promise<FastifyReply> {
   const controller = new AbortController();
   // A client that leaves ends the forwarded request too (the holder sees its client go).
   reply.raw.once('close', () => {
@@ -94,7 +106,10 @@ async function forward(request: FastifyRequest, reply: FastifyReply, scale: Scal
   try {
     answer = await scale.forwarder.forward(holderUrl, request.raw, request.id, request.ip, Date.now(), controller.signal);
   } catch (error) {
-    throw new AppError('UPSTREAM_UNAVAILABLE', 'The node serving this project does not answer; retry shortly', { retryAfterSeconds: 1, cause: error });
+    throw new AppError('UPSTREAM_UNAVAILABLE', 'The node serving this project does not answer; retry shortly', {
+      retryAfterSeconds: 1,
+      cause: error,
+    });
   }
   answer.body.once('error', () => reply.raw.destroy());
   return reply.code(answer.statusCode).headers(answer.headers).header(SERVED_BY_HEADER, holderNode).send(answer.body);

@@ -115,7 +115,10 @@ export async function buildApp(services: Services): Promise<App> {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     if (jsonTooDeep(text, MAX_JSON_DEPTH)) {
-      return done(validationError([{ loc: ['body'], msg: `JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }]), undefined);
+      return done(
+        validationError([{ loc: ['body'], msg: `JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }]),
+        undefined,
+      );
     }
     // Only a body whose text could hold a NUL or an inexact number is walked value by value after validation.
     request.bodyMayHoldUnusableValues = MAY_HOLD_UNUSABLE_VALUES.test(text);
@@ -166,11 +169,15 @@ export async function buildApp(services: Services): Promise<App> {
     }
     // An app-server's runtime credential acts as the key that started the turn its request names.
     const runtime = principal.kind === 'customer' && principal.policy.agentRuntime === true;
-    request.principal = runtime ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER]) : principal;
+    request.principal = runtime
+      ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER])
+      : principal;
     if (principal.kind === 'customer' && !runtime) {
       // A request forwarded by another node (several nodes) is recorded with the client's address, not the node's.
       const ip = (services.scale && forwardedClientIp(request, services.scale)) || request.ip;
-      void services.accounts.alerts.networkUse(principal.customerId, principal.keyId, ip).catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
+      void services.accounts.alerts
+        .networkUse(principal.customerId, principal.keyId, ip)
+        .catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
     }
   });
 

@@ -62,7 +62,11 @@ export class SseWriter {
     raw.uncork();
   };
 
-  constructor(private readonly reply: FastifyReply, requestId: string, extraHeaders: Record<string, string> = {}) {
+  constructor(
+    private readonly reply: FastifyReply,
+    requestId: string,
+    extraHeaders: Record<string, string> = {},
+  ) {
     reply.hijack();
     reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...extraHeaders });
     // The headers leave with the events of the current upstream read, or alone on the next tick.

@@ -46,7 +46,10 @@ export function customerOf(request: FastifyRequest): CustomerPrincipal {
   const principal = request.principal;
   // A route that reads the customer without a rule would answer operators with a 500: the rule is missing.
   if (request.routeOptions.config?.caller === undefined || principal?.kind !== 'customer') {
-    throw new AppError('INTERNAL', `Route ${request.routeOptions.url ?? request.url} reads the calling customer but declares no caller rule`);
+    throw new AppError(
+      'INTERNAL',
+      `Route ${request.routeOptions.url ?? request.url} reads the calling customer but declares no caller rule`,
+    );
   }
   return principal;
 }

@@ -54,5 +54,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
   const shape = format ?? (request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request));
-  return reply.code(error.status).type('application/json; charset=utf-8').send(renderError(shape, error, request.id));
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(renderError(shape, error, request.id));
 }

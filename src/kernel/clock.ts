@@ -109,7 +109,8 @@ export class FakeClock implements Clock {
   /** Fires timers, moving time to each one's due time, until none is pending. Throws on an endless interval. */
   runAll(): void {
     for (let firings = 0; this.timers.size > 0; firings += 1) {
-      if (firings >= RUN_ALL_FIRINGS_MAX) throw new Error(`FakeClock.runAll: timers still pending after ${RUN_ALL_FIRINGS_MAX} firings (an interval?)`);
+      if (firings >= RUN_ALL_FIRINGS_MAX)
+        throw new Error(`FakeClock.runAll: timers still pending after ${RUN_ALL_FIRINGS_MAX} firings (an interval?)`);
       const next = this.next(Number.POSITIVE_INFINITY)!;
       this.moveTo(Math.max(this.currentMs, next.dueMs), 1);
     }

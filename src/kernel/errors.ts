@@ -58,8 +58,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.details = options.details;
-    this.retryAfterSeconds =
-      options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
+    this.retryAfterSeconds = options.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
     this.issues = options.issues;
     this.headers = options.headers;
   }

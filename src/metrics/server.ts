@@ -25,7 +25,10 @@ export async function startMetricsServer(metrics: ServiceMetrics, listen: string
       return;
     }
     metrics.render().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' })
+          .end(request.method === 'HEAD' ? undefined : text),
       () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n'),
     );
   });

@@ -25,11 +25,22 @@ export interface ServiceGaugeSources {
 
 export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceGaugeSources): void {
   metrics.gauge('holds_open', 'Billed model calls of this node holding wallet credit (not yet settled).', () => sources.holdsOpen());
-  metrics.gauge('ledger_queue_depth', 'Ledger writes (holds, settlements, adjustments) queued or committing in this process.', () => sources.ledgerQueueDepth());
+  metrics.gauge('ledger_queue_depth', 'Ledger writes (holds, settlements, adjustments) queued or committing in this process.', () =>
+    sources.ledgerQueueDepth(),
+  );
   metrics.gauge('model_calls_in_flight', 'Model calls between hold and settlement in this process.', () => sources.callsInFlight());
   metrics.gauge('appservers_running', 'Codex app-server processes running on this node.', () => sources.appServers().running);
-  metrics.gauge('appservers_starting', 'Codex app-server processes starting (or restarting) on this node.', () => sources.appServers().starting);
-  metrics.gauge('appserver_crashes_total', 'App-server processes that exited unexpectedly since the service started.', () => sources.appServerCrashes(), 'counter');
+  metrics.gauge(
+    'appservers_starting',
+    'Codex app-server processes starting (or restarting) on this node.',
+    () => sources.appServers().starting,
+  );
+  metrics.gauge(
+    'appserver_crashes_total',
+    'App-server processes that exited unexpectedly since the service started.',
+    () => sources.appServerCrashes(),
+    'counter',
+  );
   metrics.gauge('agent_turns_running', 'Agent and direct-thread turns starting or running on this node.', () => sources.turnsRunning());
   metrics.gauge('sse_subscribers', 'Live project event (SSE) subscribers on this node.', () => sources.sse().subscribers);
   metrics.gauge(

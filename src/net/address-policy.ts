@@ -58,7 +58,8 @@ export function v6Bytes(input: string): number[] | null {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const parts = dotted[1]!.split('.').map(Number);
-    text = text.slice(0, -dotted[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
+    text =
+      text.slice(0, -dotted[1]!.length) + `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];
@@ -95,7 +96,8 @@ export function blockedV6(address: string): string | null {
   if (zeros(15) && bytes[15] === 1) return 'loopback';
   // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated), ::a.b.c.d (compatible): the IPv4 address decides.
   if (zeros(10) && bytes[10] === 0xff && bytes[11] === 0xff) return blockedV4(embedded(12)) && `ipv4-mapped ${blockedV4(embedded(12))}`;
-  if (zeros(8) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0) return blockedV4(embedded(12)) && `ipv4-translated ${blockedV4(embedded(12))}`;
+  if (zeros(8) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0)
+    return blockedV4(embedded(12)) && `ipv4-translated ${blockedV4(embedded(12))}`;
   if (zeros(12)) return blockedV4(embedded(12)) ? `ipv4-compatible ${blockedV4(embedded(12))}` : 'ipv4-compatible';
   if (startsWith(bytes, V6('64:ff9b::'), 96)) return blockedV4(embedded(12)) && `nat64 ${blockedV4(embedded(12))}`;
   if (startsWith(bytes, V6('64:ff9b:1::'), 48)) return 'nat64-local';
@@ -131,7 +133,7 @@ export function inCidr(address: string, cidr: string): boolean {
     const prefix = prefixText === undefined ? 32 : Number(prefixText);
     if (prefix === 0) return true;
     const mask = prefix >= 32 ? 0xffffffff : ~(2 ** (32 - prefix) - 1) >>> 0;
-    return ((v4ToInt(address) & mask) >>> 0) === ((v4ToInt(network!) & mask) >>> 0);
+    return (v4ToInt(address) & mask) >>> 0 === (v4ToInt(network!) & mask) >>> 0;
   }
   const prefix = prefixText === undefined ? 128 : Number(prefixText);
   return startsWith(v6Bytes(address)!, v6Bytes(network!)!, prefix);

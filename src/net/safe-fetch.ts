@@ -56,7 +56,10 @@ export interface Downloaded {
 }
 
 function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 function nameMatches(host: string, entry: string): boolean {
@@ -71,20 +74,32 @@ function addressMatches(address: string, entry: string): boolean {
 }
 
 function listed(list: readonly string[], host: string, address?: string): boolean {
-  return list.some((entry) => nameMatches(host, entry) || (address !== undefined && addressMatches(address, entry)) || (net.isIP(host) !== 0 && addressMatches(host, entry)));
+  return list.some(
+    (entry) =>
+      nameMatches(host, entry) ||
+      (address !== undefined && addressMatches(address, entry)) ||
+      (net.isIP(host) !== 0 && addressMatches(host, entry)),
+  );
 }
 
 /** Checks one URL and resolves its host: the checked address to connect to, or a `refused` error. */
-export async function checkTarget(url: URL, policy: SafeFetchPolicy, resolve: Resolver): Promise<{ host: string; port: number; address: string }> {
+export async function checkTarget(
+  url: URL,
+  policy: SafeFetchPolicy,
+  resolve: Resolver,
+): Promise<{ host: string; port: number; address: string }> {
   if (url.protocol !== 'https:') throw new SafeFetchError('refused', `only https URLs are fetched (got ${url.protocol.replace(':', '')})`);
   if (url.username || url.password) throw new SafeFetchError('refused', 'credentials in the URL are not accepted');
   const host = hostOf(url);
   if (!host) throw new SafeFetchError('refused', 'the URL has no host');
   if (listed(policy.denyHosts, host)) throw new SafeFetchError('refused', 'the host is not allowed');
-  const allowedByName = policy.allowHosts.some((entry) => nameMatches(host, entry)) || (net.isIP(host) !== 0 && policy.allowHosts.some((entry) => addressMatches(host, entry)));
+  const allowedByName =
+    policy.allowHosts.some((entry) => nameMatches(host, entry)) ||
+    (net.isIP(host) !== 0 && policy.allowHosts.some((entry) => addressMatches(host, entry)));
   if (policy.onlyAllowHosts && !allowedByName) throw new SafeFetchError('refused', 'the host is not on the allow-list');
   const port = url.port === '' ? 443 : Number(url.port);
-  if (!allowedByName && policy.ports.length > 0 && !policy.ports.includes(port)) throw new SafeFetchError('refused', `port ${port} is not allowed`);
+  if (!allowedByName && policy.ports.length > 0 && !policy.ports.includes(port))
+    throw new SafeFetchError('refused', `port ${port} is not allowed`);
 
   let addresses: ResolvedAddress[];
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
@@ -129,10 +144,13 @@ function pinnedAgent(address: string, policy: SafeFetchPolicy, connectedTo: stri
         ca,
         ALPNProtocols: ['http/1.1'],
       });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        finish(new SafeFetchError('timeout', 'connect timed out'), null);
-      }, Math.min(policy.timeoutMs, 10_000));
+      const timer = setTimeout(
+        () => {
+          socket.destroy();
+          finish(new SafeFetchError('timeout', 'connect timed out'), null);
+        },
+        Math.min(policy.timeoutMs, 10_000),
+      );
       socket.once('secureConnect', () => finish(null, socket));
       socket.once('error', (error) => finish(error, null));
     },

@@ -11,10 +11,14 @@ export interface PlatformServices {
 
 export function createPlatformServices(config: AppConfig, clock: Clock): PlatformServices {
   return {
-    regions: new RegionMonitor(config.regions, {
-      timeoutMs: config.server.regionCheckTimeoutMs,
-      cacheMs: config.server.regionCheckCacheMs,
-    }, clock),
+    regions: new RegionMonitor(
+      config.regions,
+      {
+        timeoutMs: config.server.regionCheckTimeoutMs,
+        cacheMs: config.server.regionCheckCacheMs,
+      },
+      clock,
+    ),
     releases: new ReleaseCatalogue(config.releases),
   };
 }

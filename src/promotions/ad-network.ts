@@ -47,12 +47,15 @@ export class AdNetwork {
     };
     if (input.click_id !== undefined) event.click_id = input.click_id;
     try {
-      const response = await fetch(`${this.config.apiBaseUrl.replace(/\/+$/, '')}/api/v2.0/conversions/events/${encodeURIComponent(this.config.accountId)}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ test_mode: this.config.testMode, events: [event] }),
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
+      const response = await fetch(
+        `${this.config.apiBaseUrl.replace(/\/+$/, '')}/api/v2.0/conversions/events/${encodeURIComponent(this.config.accountId)}`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${this.config.accessToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ test_mode: this.config.testMode, events: [event] }),
+          signal: AbortSignal.timeout(this.config.timeoutMs),
+        },
+      );
       if (!response.ok) throw new Error(`ad network answered ${response.status}`);
       await response.arrayBuffer();
     } catch (error) {

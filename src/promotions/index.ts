@@ -46,16 +46,25 @@ export interface PromotionServices {
   raffleStatus(customerId: number): Promise<Record<string, unknown>>;
 }
 
-export function createPromotionServices(deps: PromotionDeps, others: { billing: BillingServices; payments: PaymentServices }): PromotionServices {
+export function createPromotionServices(
+  deps: PromotionDeps,
+  others: { billing: BillingServices; payments: PaymentServices },
+): PromotionServices {
   const { config, storage, clock } = deps;
   const db = storage.db;
   const wallet = others.billing.wallet;
   const promotions = config.promotions;
   const raffle = new Raffles(db, wallet, () => promotions.raffle);
-  const earnings = new ReferralEarnings(wallet, () => promotions.referral.shareBasisPoints, () => clock.nowMs());
+  const earnings = new ReferralEarnings(
+    wallet,
+    () => promotions.referral.shareBasisPoints,
+    () => clock.nowMs(),
+  );
   others.payments.onPaid.push((trx, payment) => earnings.onPaid(trx, payment));
   others.payments.onPaid.push((trx, payment) =>
-    payment.method === 'card' || payment.method === 'crypto' ? raffle.addEntries(trx, payment.customer_id, `payment:${payment.public_id}`, promotions.raffle.entriesPerPaidTopUp, clock.nowMs()) : Promise.resolve(),
+    payment.method === 'card' || payment.method === 'crypto'
+      ? raffle.addEntries(trx, payment.customer_id, `payment:${payment.public_id}`, promotions.raffle.entriesPerPaidTopUp, clock.nowMs())
+      : Promise.resolve(),
   );
   others.payments.onRefund.push((trx, payment) => earnings.onRefund(trx, payment));
 
@@ -76,7 +85,13 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
     return reward;
   };
   const streakOn = async (customerId: number, day: string): Promise<number> => {
-    const row = await db.selectFrom('promotion_grants').select('details_json').where('customer_id', '=', customerId).where('promotion', '=', 'checkin').where('grant_key', '=', day).executeTakeFirst();
+    const row = await db
+      .selectFrom('promotion_grants')
+      .select('details_json')
+      .where('customer_id', '=', customerId)
+      .where('promotion', '=', 'checkin')
+      .where('grant_key', '=', day)
+      .executeTakeFirst();
     return row ? Number((JSON.parse(row.details_json ?? '{}') as { streak?: number }).streak ?? 1) : 0;
   };
   const disabled = (what: string) => new AppError('NOT_FOUND', `${what} is not offered`);
@@ -87,7 +102,9 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
       .selectFrom('share_visits')
       .select('visitor_hash')
       .where('code', '=', code)
-      .where('address_hash', 'not in', (eb) => eb.selectFrom('customer_addresses').select('address_hash').where('customer_id', '=', customerId))
+      .where('address_hash', 'not in', (eb) =>
+        eb.selectFrom('customer_addresses').select('address_hash').where('customer_id', '=', customerId),
+      )
       .execute();
     return rows.length;
   };
@@ -118,27 +135,59 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
       const nowMs = clock.nowMs();
       const today = utcDay(nowMs);
       const result = await db.transaction().execute(async (trx) => {
-        const previous = await trx.selectFrom('promotion_grants').select('details_json').where('customer_id', '=', customerId).where('promotion', '=', 'checkin').where('grant_key', '=', utcDay(nowMs - DAY_MS)).executeTakeFirst();
+        const previous = await trx
+          .selectFrom('promotion_grants')
+          .select('details_json')
+          .where('customer_id', '=', customerId)
+          .where('promotion', '=', 'checkin')
+          .where('grant_key', '=', utcDay(nowMs - DAY_MS))
+          .executeTakeFirst();
         const streak = previous ? Number((JSON.parse(previous.details_json ?? '{}') as { streak?: number }).streak ?? 1) + 1 : 1;
         const reward = rewardFor(streak);
-        const granted = await grantOnce(trx, wallet, { customerId, promotion: 'checkin', grantKey: today, amountMicros: reward, details: { streak }, nowMs });
+        const granted = await grantOnce(trx, wallet, {
+          customerId,
+          promotion: 'checkin',
+          grantKey: today,
+          amountMicros: reward,
+          details: { streak },
+          nowMs,
+        });
         if (granted) await raffle.addEntries(trx, customerId, `checkin:${today}:${customerId}`, promotions.raffle.entriesPerCheckin, nowMs);
         return { granted, streak, reward };
       });
       if (!result.granted) {
-        throw new AppError('CONFLICT', "Today's check-in was already claimed", { details: { next_claim_at: new Date((Math.floor(nowMs / DAY_MS) + 1) * DAY_MS).toISOString() } });
+        throw new AppError('CONFLICT', "Today's check-in was already claimed", {
+          details: { next_claim_at: new Date((Math.floor(nowMs / DAY_MS) + 1) * DAY_MS).toISOString() },
+        });
       }
       return { claimed: true, day: today, streak: result.streak, reward: moneyJson(result.reward) };
     },
 
     async spinStatus(customerId) {
-      const row = await db.selectFrom('promotion_grants').selectAll().where('customer_id', '=', customerId).where('promotion', '=', 'spin').where('grant_key', '=', 'once').executeTakeFirst();
+      const row = await db
+        .selectFrom('promotion_grants')
+        .selectAll()
+        .where('customer_id', '=', customerId)
+        .where('promotion', '=', 'spin')
+        .where('grant_key', '=', 'once')
+        .executeTakeFirst();
       const total = weightTotal();
       return {
         enabled: promotions.spinWheel.enabled,
         entries_left: row ? 0 : 1,
-        result: row ? { ...(JSON.parse(row.details_json ?? '{}') as object), amount: moneyJson(Number(row.amount_micros)), spun_at: new Date(Number(row.created_at)).toISOString() } : null,
-        prizes: promotions.spinWheel.prizes.map((prize) => ({ id: prize.id, label: prize.label, amount: moneyJson(prize.amountMicros), probability: prize.weight / total })),
+        result: row
+          ? {
+              ...(JSON.parse(row.details_json ?? '{}') as object),
+              amount: moneyJson(Number(row.amount_micros)),
+              spun_at: new Date(Number(row.created_at)).toISOString(),
+            }
+          : null,
+        prizes: promotions.spinWheel.prizes.map((prize) => ({
+          id: prize.id,
+          label: prize.label,
+          amount: moneyJson(prize.amountMicros),
+          probability: prize.weight / total,
+        })),
       };
     },
 
@@ -149,7 +198,14 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
       const prize = promotions.spinWheel.prizes.find((candidate) => (ticket -= candidate.weight) < 0)!;
       const nowMs = clock.nowMs();
       const granted = await db.transaction().execute((trx) =>
-        grantOnce(trx, wallet, { customerId, promotion: 'spin', grantKey: 'once', amountMicros: prize.amountMicros, details: { prize: prize.id, label: prize.label }, nowMs }),
+        grantOnce(trx, wallet, {
+          customerId,
+          promotion: 'spin',
+          grantKey: 'once',
+          amountMicros: prize.amountMicros,
+          details: { prize: prize.id, label: prize.label },
+          nowMs,
+        }),
       );
       if (!granted) throw new AppError('CONFLICT', 'The spin-wheel entry was already used', { details: { entries_left: 0 } });
       return { prize: { id: prize.id, label: prize.label }, amount: moneyJson(prize.amountMicros), entries_left: 0 };
@@ -158,7 +214,13 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
     async shareCreditStatus(customerId, caller) {
       await rememberAddress(customerId, caller.address);
       const code = await referralCodeOf(db, customerId, clock.nowMs());
-      const claimed = await db.selectFrom('promotion_grants').select('created_at').where('customer_id', '=', customerId).where('promotion', '=', 'share_credit').where('grant_key', '=', 'once').executeTakeFirst();
+      const claimed = await db
+        .selectFrom('promotion_grants')
+        .select('created_at')
+        .where('customer_id', '=', customerId)
+        .where('promotion', '=', 'share_credit')
+        .where('grant_key', '=', 'once')
+        .executeTakeFirst();
       const visits = await visitsByOthers(customerId, code);
       return {
         enabled: promotions.shareCredit.enabled,
@@ -183,7 +245,16 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
         });
       }
       const amount = promotions.shareCredit.amountMicros;
-      const granted = await db.transaction().execute((trx) => grantOnce(trx, wallet, { customerId, promotion: 'share_credit', grantKey: 'once', amountMicros: amount, details: { visits }, nowMs: clock.nowMs() }));
+      const granted = await db.transaction().execute((trx) =>
+        grantOnce(trx, wallet, {
+          customerId,
+          promotion: 'share_credit',
+          grantKey: 'once',
+          amountMicros: amount,
+          details: { visits },
+          nowMs: clock.nowMs(),
+        }),
+      );
       if (!granted) throw new AppError('CONFLICT', 'The share credit was already claimed', { details: { missing: null, claimed: true } });
       return { claimed: true, amount: moneyJson(amount) };
     },
@@ -194,7 +265,12 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
       if (owner === null) return landing.toString();
       await db
         .insertInto('share_visits')
-        .values({ code, visitor_hash: keyed('visitor', `${visitor.address}\n${visitor.userAgent}`), address_hash: keyed('address', visitor.address), created_at: clock.nowMs() })
+        .values({
+          code,
+          visitor_hash: keyed('visitor', `${visitor.address}\n${visitor.userAgent}`),
+          address_hash: keyed('address', visitor.address),
+          created_at: clock.nowMs(),
+        })
         .onConflict((conflict) => conflict.columns(['code', 'visitor_hash']).doNothing())
         .execute();
       landing.searchParams.set('ref', code);
@@ -203,7 +279,11 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
 
     async referralStatus(customerId) {
       const code = await referralCodeOf(db, customerId, clock.nowMs());
-      const referred = await db.selectFrom('referrals').select('referred_customer_id').where('referrer_customer_id', '=', customerId).execute();
+      const referred = await db
+        .selectFrom('referrals')
+        .select('referred_customer_id')
+        .where('referrer_customer_id', '=', customerId)
+        .execute();
       const paid = await db
         .selectFrom('referrals as r')
         .innerJoin('payments as p', 'p.customer_id', 'r.referred_customer_id')
@@ -213,7 +293,11 @@ export function createPromotionServices(deps: PromotionDeps, others: { billing: 
         .where('p.status', '=', 'paid')
         .where('p.method', 'in', ['card', 'crypto'])
         .execute();
-      const earned = await db.selectFrom('referral_earnings').select(['amount_micros', 'clawed_micros']).where('referrer_customer_id', '=', customerId).execute();
+      const earned = await db
+        .selectFrom('referral_earnings')
+        .select(['amount_micros', 'clawed_micros'])
+        .where('referrer_customer_id', '=', customerId)
+        .execute();
       const total = earned.reduce((sum, row) => sum + Number(row.amount_micros), 0);
       const clawed = earned.reduce((sum, row) => sum + Number(row.clawed_micros), 0);
       const levels = [...promotions.referral.levels].sort((a, b) => a.minPaidReferrals - b.minPaidReferrals);

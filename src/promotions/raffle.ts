@@ -24,7 +24,8 @@ const DAY_MS = 24 * 3600_000;
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Published pseudonym of an entrant in one raffle (the list of entries carries no customer ids). */
-export const entrantId = (raffleId: number, customerId: number): string => sha256Hex(`raffle:${raffleId}:customer:${customerId}`).slice(0, 16);
+export const entrantId = (raffleId: number, customerId: number): string =>
+  sha256Hex(`raffle:${raffleId}:customer:${customerId}`).slice(0, 16);
 
 export interface Entrant {
   entrant: string;
@@ -33,7 +34,9 @@ export interface Entrant {
 
 /** The published draw: who wins given the seed and the entry list (exported so tests and anyone can recompute). */
 export function drawWinners(seed: string, entrants: Entrant[], count: number): string[] {
-  const ordered = [...entrants].filter((entrant) => entrant.entries > 0).sort((a, b) => (a.entrant < b.entrant ? -1 : a.entrant > b.entrant ? 1 : 0));
+  const ordered = [...entrants]
+    .filter((entrant) => entrant.entries > 0)
+    .sort((a, b) => (a.entrant < b.entrant ? -1 : a.entrant > b.entrant ? 1 : 0));
   const total = ordered.reduce((sum, entrant) => sum + entrant.entries, 0);
   const winners: string[] = [];
   if (total === 0) return winners;
@@ -72,7 +75,17 @@ export class Raffles {
     const { prizeMicros, winners } = this.config();
     await db
       .insertInto('raffles')
-      .values({ period, opens_at: period * this.periodMs(), draws_at: (period + 1) * this.periodMs(), seed, seed_hash: sha256Hex(seed), prize_micros: prizeMicros, winner_count: winners, winners_json: null, drawn_at: null })
+      .values({
+        period,
+        opens_at: period * this.periodMs(),
+        draws_at: (period + 1) * this.periodMs(),
+        seed,
+        seed_hash: sha256Hex(seed),
+        prize_micros: prizeMicros,
+        winner_count: winners,
+        winners_json: null,
+        drawn_at: null,
+      })
       .onConflict((conflict) => conflict.column('period').doNothing())
       .execute();
     return db.selectFrom('raffles').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
@@ -96,7 +109,11 @@ export class Raffles {
       .where('raffle_id', '=', raffleId)
       .groupBy('customer_id')
       .execute();
-    return rows.map((row) => ({ customerId: Number(row.customer_id), entrant: entrantId(raffleId, Number(row.customer_id)), entries: Number(row.entries) }));
+    return rows.map((row) => ({
+      customerId: Number(row.customer_id),
+      entrant: entrantId(raffleId, Number(row.customer_id)),
+      entries: Number(row.entries),
+    }));
   }
 
   /** Draws every raffle whose draw time has passed (once: the draw's row update is guarded) and credits the winners. */
@@ -105,14 +122,31 @@ export class Raffles {
     let drawn = 0;
     for (const { id } of due) {
       const done = await this.db.transaction().execute(async (trx) => {
-        const claimed = await trx.updateTable('raffles').set({ drawn_at: nowMs }).where('id', '=', id).where('drawn_at', 'is', null).returningAll().executeTakeFirst();
+        const claimed = await trx
+          .updateTable('raffles')
+          .set({ drawn_at: nowMs })
+          .where('id', '=', id)
+          .where('drawn_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
         if (!claimed) return false;
         const entrants = await this.entrants(trx, id);
         const winners = drawWinners(claimed.seed, entrants, claimed.winner_count);
-        await trx.updateTable('raffles').set({ winners_json: JSON.stringify(winners) }).where('id', '=', id).execute();
+        await trx
+          .updateTable('raffles')
+          .set({ winners_json: JSON.stringify(winners) })
+          .where('id', '=', id)
+          .execute();
         for (const winner of winners) {
           const customerId = entrants.find((entrant) => entrant.entrant === winner)!.customerId;
-          await grantOnce(trx, this.wallet, { customerId, promotion: 'raffle', grantKey: String(id), amountMicros: Number(claimed.prize_micros), details: { raffle_id: id }, nowMs });
+          await grantOnce(trx, this.wallet, {
+            customerId,
+            promotion: 'raffle',
+            grantKey: String(id),
+            amountMicros: Number(claimed.prize_micros),
+            details: { raffle_id: id },
+            nowMs,
+          });
         }
         return true;
       });

@@ -38,7 +38,12 @@ export async function customerOfCode(db: Executor, code: string): Promise<number
  * Records that `customerId` signed up with `referralCode`. Unknown codes, one's own code and a second
  * attribution change nothing. Returns the referrer when this call recorded it.
  */
-export async function attributeReferral(db: Kysely<Database>, customerId: number, referralCode: string, nowMs: number): Promise<number | null> {
+export async function attributeReferral(
+  db: Kysely<Database>,
+  customerId: number,
+  referralCode: string,
+  nowMs: number,
+): Promise<number | null> {
   const referrer = await customerOfCode(db, referralCode.trim());
   if (referrer === null || referrer === customerId) return null;
   const inserted = await db
@@ -59,13 +64,23 @@ export class ReferralEarnings {
   /** Paid top-up of a referred customer → the referrer's share, once per payment. */
   async onPaid(trx: Transaction<Database>, payment: PaymentRow): Promise<void> {
     if (payment.method !== 'card' && payment.method !== 'crypto') return;
-    const referral = await trx.selectFrom('referrals').select('referrer_customer_id').where('referred_customer_id', '=', payment.customer_id).executeTakeFirst();
+    const referral = await trx
+      .selectFrom('referrals')
+      .select('referrer_customer_id')
+      .where('referred_customer_id', '=', payment.customer_id)
+      .executeTakeFirst();
     if (!referral) return;
     const amount = Math.floor((Number(payment.amount_micros) * this.shareBasisPoints()) / 10_000);
     if (amount <= 0) return;
     const inserted = await trx
       .insertInto('referral_earnings')
-      .values({ payment_id: payment.id, referrer_customer_id: referral.referrer_customer_id, amount_micros: amount, clawed_micros: 0, created_at: this.nowMs() })
+      .values({
+        payment_id: payment.id,
+        referrer_customer_id: referral.referrer_customer_id,
+        amount_micros: amount,
+        clawed_micros: 0,
+        created_at: this.nowMs(),
+      })
       .onConflict((conflict) => conflict.column('payment_id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return;
@@ -85,16 +100,38 @@ export class ReferralEarnings {
     const earning = await trx.selectFrom('referral_earnings').selectAll().where('payment_id', '=', payment.id).executeTakeFirst();
     if (!earning) return;
     const amount = Number(payment.amount_micros);
-    const target = amount === 0 ? 0 : Math.min(Number(earning.amount_micros), Math.ceil((Number(earning.amount_micros) * Math.min(Number(payment.refunded_micros), amount)) / amount));
+    const target =
+      amount === 0
+        ? 0
+        : Math.min(
+            Number(earning.amount_micros),
+            Math.ceil((Number(earning.amount_micros) * Math.min(Number(payment.refunded_micros), amount)) / amount),
+          );
     const due = target - Number(earning.clawed_micros);
     if (due <= 0) return;
     const referrer = Number(earning.referrer_customer_id);
     const id = await accountId(trx, walletCode(referrer, 'cash'));
-    await trx.updateTable('billing_accounts').set({ balance_micros: sql`balance_micros` }).where('id', '=', id).execute();
-    const account = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', id).executeTakeFirstOrThrow();
+    await trx
+      .updateTable('billing_accounts')
+      .set({ balance_micros: sql`balance_micros` })
+      .where('id', '=', id)
+      .execute();
+    const account = await trx
+      .selectFrom('billing_accounts')
+      .select(['balance_micros', 'held_micros'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const take = Math.min(due, Math.max(0, Number(account.balance_micros) - Number(account.held_micros)));
     if (take > 0) {
-      await this.wallet.creditIn(trx, { customerId: referrer, wallet: 'cash', amountMicros: -take, system: 'promotions', kind: 'referral_clawback', memo: null, reference: `payment:${payment.public_id}` });
+      await this.wallet.creditIn(trx, {
+        customerId: referrer,
+        wallet: 'cash',
+        amountMicros: -take,
+        system: 'promotions',
+        kind: 'referral_clawback',
+        memo: null,
+        reference: `payment:${payment.public_id}`,
+      });
     }
     // What could not be taken back is forgiven (recorded as clawed so a later delivery does not retry it).
     await trx.updateTable('referral_earnings').set({ clawed_micros: target }).where('payment_id', '=', payment.id).execute();

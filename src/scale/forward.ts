@@ -13,7 +13,17 @@ import { Agent, request as undiciRequest } from 'undici';
 export const FORWARDED_HEADER = 'x-switchyard-forwarded';
 const SIGNATURE_MAX_AGE_MS = 60_000;
 /** Headers of one connection, not of the request or its answer. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', FORWARDED_HEADER]);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  FORWARDED_HEADER,
+]);
 
 export class HopSigner {
   private readonly key: Buffer;
@@ -68,7 +78,14 @@ export class Forwarder {
   }
 
   /** Sends the raw request on to `baseUrl`; rejects when the holder cannot be reached. */
-  async forward(baseUrl: string, raw: IncomingMessage, requestId: string, clientIp: string, nowMs: number, signal: AbortSignal): Promise<ForwardedAnswer> {
+  async forward(
+    baseUrl: string,
+    raw: IncomingMessage,
+    requestId: string,
+    clientIp: string,
+    nowMs: number,
+    signal: AbortSignal,
+  ): Promise<ForwardedAnswer> {
     const method = raw.method ?? 'GET';
     const url = raw.url ?? '/';
     const headers: Record<string, string | string[]> = {};
@@ -78,7 +95,10 @@ export class Forwarder {
     headers[FORWARDED_HEADER] = this.signer.sign(this.nodeId, method, url, clientIp, nowMs);
     // One request id on both nodes' logs.
     headers['x-request-id'] = requestId;
-    const hasBody = method !== 'GET' && method !== 'HEAD' && (raw.headers['content-length'] !== undefined || raw.headers['transfer-encoding'] !== undefined);
+    const hasBody =
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      (raw.headers['content-length'] !== undefined || raw.headers['transfer-encoding'] !== undefined);
     const answer = await undiciRequest(new URL(url, baseUrl), {
       method: method as 'GET',
       headers,

@@ -39,8 +39,10 @@ export function createScaleOut(deps: BaseDeps): ScaleOut | null {
   const { config, storage, clock, logger } = deps;
   const settings = config.scaleOut;
   if (!settings.enabled) return null;
-  if (!config.env.databaseUrl) throw new ConfigError('scaleOut.enabled needs DATABASE_URL (PostgreSQL): the nodes share leases, wallets and keys there');
-  if (!config.env.redisUrl) throw new ConfigError('scaleOut.enabled needs REDIS_URL: rate limits and live project events cross nodes through Redis');
+  if (!config.env.databaseUrl)
+    throw new ConfigError('scaleOut.enabled needs DATABASE_URL (PostgreSQL): the nodes share leases, wallets and keys there');
+  if (!config.env.redisUrl)
+    throw new ConfigError('scaleOut.enabled needs REDIS_URL: rate limits and live project events cross nodes through Redis');
   const nodeId = settings.nodeId ?? `${os.hostname()}-${process.pid}-${randomBase62(6)}`;
   const log = logger.child({ domain: 'scale-out', node: nodeId });
   const store = new LeaseStore(storage, clock);

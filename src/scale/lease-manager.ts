@@ -56,9 +56,14 @@ export class LeaseManager {
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.renewing = this.renewing.then(() => this.renewAll()).catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease renewal failed'));
-    }, Math.max(Math.floor(this.options.ttlMs / 3), 100));
+    this.timer = setInterval(
+      () => {
+        this.renewing = this.renewing
+          .then(() => this.renewAll())
+          .catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease renewal failed'));
+      },
+      Math.max(Math.floor(this.options.ttlMs / 3), 100),
+    );
     this.timer.unref();
   }
 
@@ -106,7 +111,9 @@ export class LeaseManager {
   lost(customerId: number): void {
     if (!this.held.delete(customerId)) return;
     this.options.logger.warn({ customerId, node: this.options.nodeId }, 'lease lost to another node; stopping the customer’s app-server');
-    void this.hooks.onLost(customerId).catch((error: unknown) => this.options.logger.error({ err: error, customerId }, 'stopping after a lost lease failed'));
+    void this.hooks
+      .onLost(customerId)
+      .catch((error: unknown) => this.options.logger.error({ err: error, customerId }, 'stopping after a lost lease failed'));
   }
 
   async close(): Promise<void> {

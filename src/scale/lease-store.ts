@@ -17,8 +17,7 @@ export interface LeaseRow {
 }
 
 export type AcquireResult =
-  | { acquired: true; token: number; previous: { holderNode: string; released: boolean } | null }
-  | { acquired: false; row: LeaseRow };
+  { acquired: true; token: number; previous: { holderNode: string; released: boolean } | null } | { acquired: false; row: LeaseRow };
 
 export class LeaseStore {
   constructor(
@@ -53,7 +52,12 @@ export class LeaseStore {
       .where('expires_at', '<=', now)
       .returning('token')
       .executeTakeFirst();
-    if (taken) return { acquired: true, token: Number(taken.token), previous: { holderNode: current.holderNode, released: current.expiresAt === 0 } };
+    if (taken)
+      return {
+        acquired: true,
+        token: Number(taken.token),
+        previous: { holderNode: current.holderNode, released: current.expiresAt === 0 },
+      };
     const winner = await this.read(customerId);
     return winner ? { acquired: false, row: winner } : this.acquire(customerId, node, url, ttlMs);
   }
@@ -87,15 +91,21 @@ export class LeaseStore {
    * rows are share-locked: a takeover (an UPDATE of the row) waits until the write commits, and a write after the
    * takeover sees the new token.
    */
-  async leasesOfProjects(trx: Transaction<Database>, projectIds: string[]): Promise<Map<string, { customerId: number; holderNode: string; token: number } | null>> {
+  async leasesOfProjects(
+    trx: Transaction<Database>,
+    projectIds: string[],
+  ): Promise<Map<string, { customerId: number; holderNode: string; token: number } | null>> {
     const query = trx
       .selectFrom('projects')
       .innerJoin('scale_leases', 'scale_leases.customer_id', 'projects.customer_id')
       .select(['projects.id as project_id', 'scale_leases.customer_id', 'scale_leases.holder_node', 'scale_leases.token'])
       .where('projects.id', 'in', projectIds);
-    const rows = this.storage.capabilities.concurrentWriters ? await query.modifyEnd(sql`for share of scale_leases`).execute() : await query.execute();
+    const rows = this.storage.capabilities.concurrentWriters
+      ? await query.modifyEnd(sql`for share of scale_leases`).execute()
+      : await query.execute();
     const found = new Map<string, { customerId: number; holderNode: string; token: number } | null>(projectIds.map((id) => [id, null]));
-    for (const row of rows) found.set(row.project_id, { customerId: Number(row.customer_id), holderNode: row.holder_node, token: Number(row.token) });
+    for (const row of rows)
+      found.set(row.project_id, { customerId: Number(row.customer_id), holderNode: row.holder_node, token: Number(row.token) });
     return found;
   }
 
@@ -112,5 +122,11 @@ export class LeaseStore {
 }
 
 function toLease(row: { customer_id: number; holder_node: string; holder_url: string; token: number; expires_at: number }): LeaseRow {
-  return { customerId: Number(row.customer_id), holderNode: row.holder_node, holderUrl: row.holder_url, token: Number(row.token), expiresAt: Number(row.expires_at) };
+  return {
+    customerId: Number(row.customer_id),
+    holderNode: row.holder_node,
+    holderUrl: row.holder_url,
+    token: Number(row.token),
+    expiresAt: Number(row.expires_at),
+  };
 }

@@ -15,4 +15,20 @@ import type { DesktopCoderTables } from './tables/desktop-coder.js';
 import type { ObjectWorkspaceChatbotTables } from './tables/object-workspace-chatbot.js';
 import type { ScaleTables } from './tables/scale.js';
 
-export interface Database extends ChassisTables, GatewayTables, BillingTables, AgentTables, AgentProjectTables, GatewayStoredTables, DirectTables, AccountTables, PaymentTables, PromotionTables, AutoTopupTables, DesktopTables, DesktopCoderTables, ObjectWorkspaceChatbotTables, ScaleTables {}
+export interface Database
+  extends
+    ChassisTables,
+    GatewayTables,
+    BillingTables,
+    AgentTables,
+    AgentProjectTables,
+    GatewayStoredTables,
+    DirectTables,
+    AccountTables,
+    PaymentTables,
+    PromotionTables,
+    AutoTopupTables,
+    DesktopTables,
+    DesktopCoderTables,
+    ObjectWorkspaceChatbotTables,
+    ScaleTables {}

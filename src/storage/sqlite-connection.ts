@@ -21,7 +21,10 @@ export function applyConnectionPragmas(database: SQLite.Database, synchronous: S
 }
 
 /** Opens (creating its directory when `createDirectory`) and configures a connection to `file`. */
-export function openSqliteConnection(file: string, options: { synchronous: SqliteSynchronous; createDirectory?: boolean }): SQLite.Database {
+export function openSqliteConnection(
+  file: string,
+  options: { synchronous: SqliteSynchronous; createDirectory?: boolean },
+): SQLite.Database {
   if (options.createDirectory) fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   applyConnectionPragmas(database, options.synchronous);

@@ -8,10 +8,27 @@ import { openSqliteConnection, walFileOf } from './sqlite-connection.js';
 
 /** The billing_calls columns a hold writes, in the order of `HoldOperation.call`. */
 export const CALL_COLUMNS = [
-  'customer_id', 'account_id', 'key_id', 'request_id', 'node_id', 'model', 'requested_model', 'operation', 'surface', 'rate_card',
-  'input_micros_per_million', 'output_micros_per_million', 'cached_input_micros_per_million', 'cache_write_micros_per_million',
-  'cache_write_1h_micros_per_million', 'estimated_input_tokens',
-  'max_output_tokens', 'hold_micros', 'covered_plan', 'status', 'created_at',
+  'customer_id',
+  'account_id',
+  'key_id',
+  'request_id',
+  'node_id',
+  'model',
+  'requested_model',
+  'operation',
+  'surface',
+  'rate_card',
+  'input_micros_per_million',
+  'output_micros_per_million',
+  'cached_input_micros_per_million',
+  'cache_write_micros_per_million',
+  'cache_write_1h_micros_per_million',
+  'estimated_input_tokens',
+  'max_output_tokens',
+  'hold_micros',
+  'covered_plan',
+  'status',
+  'created_at',
 ] as const;
 
 export type CallColumnValue = string | number | null;
@@ -20,7 +37,14 @@ export interface ClosedCall {
   callId: number;
   /** The status the call was claimed in (the update only applies while it still has it). */
   status: string;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number; cacheWrite1hTokens?: number; source: string };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens?: number;
+    cacheWriteTokens?: number;
+    cacheWrite1hTokens?: number;
+    source: string;
+  };
   costMicros: number;
   uncollectedMicros: number;
   outcome: string;
@@ -41,7 +65,14 @@ export interface LedgerStatements {
   /** Takes a released hold off the account's held amount and a collected cost off its balance. */
   debit(accountId: number, releasedHoldMicros: number, collectedMicros: number): void;
   /** The usage transfer's two entries (wallet −, revenue +); the revenue balance moves with `creditAccount`. */
-  postUsage(input: { accountId: number; revenueAccountId: number; amountMicros: number; callId: number; requestId: string; nowMs: number }): void;
+  postUsage(input: {
+    accountId: number;
+    revenueAccountId: number;
+    amountMicros: number;
+    callId: number;
+    requestId: string;
+    nowMs: number;
+  }): void;
   creditAccount(accountId: number, amountMicros: number): void;
   /**
    * Runs `work` in one BEGIN IMMEDIATE transaction: a deferred transaction that has read cannot wait for the write
@@ -58,14 +89,18 @@ export interface LedgerStatements {
 export function openLedgerStatements(file: string): LedgerStatements {
   const db = openSqliteConnection(file, { synchronous: 'NORMAL' });
   const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros + ? WHERE id = ? AND balance_micros - held_micros >= ?');
-  const insertCall = db.prepare(`INSERT INTO billing_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')})`);
+  const insertCall = db.prepare(
+    `INSERT INTO billing_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')})`,
+  );
   const spare = db.prepare('SELECT balance_micros - held_micros AS spare FROM billing_accounts WHERE id = ?').pluck();
   const callStatus = db.prepare('SELECT status FROM billing_calls WHERE id = ?').pluck();
   const closeCall = db.prepare(
     "UPDATE billing_calls SET status = 'settled', input_tokens = ?, output_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, cache_write_1h_tokens = ?, usage_source = ?, cost_micros = ?, uncollected_micros = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?",
   );
   const debit = db.prepare('UPDATE billing_accounts SET held_micros = held_micros - ?, balance_micros = balance_micros - ? WHERE id = ?');
-  const entry = db.prepare("INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)");
+  const entry = db.prepare(
+    "INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, 'usage', ?, ?, ?)",
+  );
   const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
   return {
     guardHold: (accountId, holdMicros) => guard.run(holdMicros, accountId, holdMicros).changes === 1,

@@ -43,16 +43,32 @@ describe('no plaintext secret in the database or the logs', () => {
     secrets.session = dashboard.sessionToken;
     secrets.csrf = dashboard.csrf;
     await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: dashboard.cookie } });
-    await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name', headers: withSession(dashboard), payload: { first_name: 'A', surname: 'B' } });
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name',
+      headers: withSession(dashboard),
+      payload: { first_name: 'A', surname: 'B' },
+    });
     await context.app.inject({ method: 'GET', url: '/v1/models', headers: { cookie: dashboard.cookie } });
 
     const setup = (await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/setup', headers: withSession(dashboard) })).json();
     secrets.totp = setup.secret;
-    await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/enable', headers: withSession(dashboard), payload: { code: codeAt(setup.secret, clock.nowMs()) } });
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/2fa/enable',
+      headers: withSession(dashboard),
+      payload: { code: codeAt(setup.secret, clock.nowMs()) },
+    });
     clock.advance(60_000);
-    const challenge = (await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: alice.email, password: alice.password } })).json().challenge;
+    const challenge = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: alice.email, password: alice.password } })
+    ).json().challenge;
     secrets.challenge = challenge;
-    const second = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code: codeAt(setup.secret, clock.nowMs()) } });
+    const second = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login/2fa',
+      payload: { challenge, code: codeAt(setup.secret, clock.nowMs()) },
+    });
     expect(second.statusCode, second.body).toBe(200);
     secrets.secondSession = cookiesOf(second).sy_session!;
 
@@ -65,7 +81,11 @@ describe('no plaintext secret in the database or the logs', () => {
     expect(sso.statusCode, sso.body).toBe(201);
     secrets.sso = new URL(sso.json().url).searchParams.get('token')!;
     await context.app.inject({ method: 'GET', url: `/api/v1/auth/sso?token=${encodeURIComponent(secrets.sso)}` });
-    await context.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/confirm', payload: { token: reset, password: 'password-after-reset' } });
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/password-reset/confirm',
+      payload: { token: reset, password: 'password-after-reset' },
+    });
 
     for (const [name, value] of Object.entries(secrets)) expect(value.length, name).toBeGreaterThanOrEqual(20);
 
@@ -89,7 +109,8 @@ describe('no plaintext secret in the database or the logs', () => {
     try {
       const bob = await signUp(local, 'bob');
       await local.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/request', payload: { email: bob.email } });
-      for (let i = 0; i < 500 && !local.logs.join('').includes('mail not sent'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 500 && !local.logs.join('').includes('mail not sent'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       const logs = local.logs.join('\n');
       expect(logs).toContain('mail not sent');
       expect(logs).not.toMatch(/token=/);

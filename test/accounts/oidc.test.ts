@@ -4,7 +4,6 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { cookiesOf } from './support.js';
 import { startProvider, throughProvider } from '../fakes/identity-provider.js';
 
-
 describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
   let context: TestContext;
   let idp: Awaited<ReturnType<typeof startProvider>>;
@@ -13,7 +12,9 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
   beforeAll(async () => {
     idp = await startProvider(redirectUri);
     context = await createTestContext({
-      config: { idp: { issuer: idp.issuer, clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789', redirectUrl: redirectUri } } as never,
+      config: {
+        idp: { issuer: idp.issuer, clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789', redirectUrl: redirectUri },
+      } as never,
     });
     idp.accounts.set('u-new', { email: 'new.person@example.test', email_verified: true, name: 'New Person' });
     idp.accounts.set('u-unverified', { email: 'unverified@example.test', email_verified: false, name: 'Unverified' });
@@ -40,7 +41,10 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
     // A referrer's code: the new account is attributed to that customer by the promotions.
     const referrer = await context.services.customers.create({ email: `referrer-${Date.now()}@example.test` });
     const code = await referralCodeOf(context.storage.db, referrer.customer.id, Date.now());
-    const back = await throughProvider(await start(`?referralCode=${code}&planId=pro&amountUsd=25.5&source=ads&countryCode=GB&returnTo=/billing.html`), redirectUri);
+    const back = await throughProvider(
+      await start(`?referralCode=${code}&planId=pro&amountUsd=25.5&source=ads&countryCode=GB&returnTo=/billing.html`),
+      redirectUri,
+    );
     const done = await callback(back);
     expect(done.statusCode, done.body).toBe(302);
     expect(done.headers.location).toBe('/billing.html');
@@ -51,9 +55,17 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
     expect(me.json().customer.email).toBe('new.person@example.test');
     const keys = await context.storage.db.selectFrom('api_keys').select('kind').where('customer_id', '=', customerId).execute();
     expect(keys.map((key) => key.kind)).toContain('wallet');
-    const attribution = await context.storage.db.selectFrom('signup_attributions').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+    const attribution = await context.storage.db
+      .selectFrom('signup_attributions')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .executeTakeFirstOrThrow();
     expect(attribution).toMatchObject({ referral_code: code, plan_id: 'pro', source: 'ads', country_code: 'GB' });
-    const referral = await context.storage.db.selectFrom('referrals').selectAll().where('referred_customer_id', '=', customerId).executeTakeFirstOrThrow();
+    const referral = await context.storage.db
+      .selectFrom('referrals')
+      .selectAll()
+      .where('referred_customer_id', '=', customerId)
+      .executeTakeFirstOrThrow();
     expect(Number(referral.referrer_customer_id)).toBe(referrer.customer.id);
     expect(Number(attribution.amount_usd_micros)).toBe(25_500_000);
 
@@ -86,7 +98,11 @@ describe('identity-provider sign-up and sign-in (local oidc-provider)', () => {
     await refused(await callback(new URL(`${redirectUri}?error=access_denied&state=${denied.searchParams.get('state')}`)), 'idp_denied');
 
     const nonceCase = await throughProvider(await start(), redirectUri);
-    await context.storage.db.updateTable('oidc_states').set({ nonce: context.services.accounts.box.encrypt('oidc', 'some-other-nonce') }).where('used_at', 'is', null).execute();
+    await context.storage.db
+      .updateTable('oidc_states')
+      .set({ nonce: context.services.accounts.box.encrypt('oidc', 'some-other-nonce') })
+      .where('used_at', 'is', null)
+      .execute();
     await refused(await callback(nonceCase), 'idp_callback_invalid');
 
     const issuerCase = await throughProvider(await start(), redirectUri);

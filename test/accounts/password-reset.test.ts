@@ -53,7 +53,12 @@ describe('password reset by mail (real SMTP server)', () => {
 
   beforeAll(async () => {
     smtp = await startSmtp();
-    context = await createTestContext({ clock, config: { mail: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false }, from: 'Switchyard <no-reply@example.test>' } } as never });
+    context = await createTestContext({
+      clock,
+      config: {
+        mail: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false }, from: 'Switchyard <no-reply@example.test>' },
+      } as never,
+    });
     alice = await signUp(context, 'alice');
   });
   afterAll(async () => {
@@ -62,7 +67,8 @@ describe('password reset by mail (real SMTP server)', () => {
   });
 
   const request = (email: string) => context.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/request', payload: { email } });
-  const confirm = (token: string, password: string) => context.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/confirm', payload: { token, password } });
+  const confirm = (token: string, password: string) =>
+    context.app.inject({ method: 'POST', url: '/api/v1/auth/password-reset/confirm', payload: { token, password } });
 
   it('answers known and unknown emails identically, and mails only the known one', async () => {
     const before = smtp.received.length;
@@ -95,7 +101,15 @@ describe('password reset by mail (real SMTP server)', () => {
       expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: session.cookie } })).statusCode).toBe(401);
     }
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(alice.systemToken) })).statusCode).toBe(200);
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: alice.email, password: alice.password } })).statusCode).toBe(401);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/web-login',
+          payload: { email: alice.email, password: alice.password },
+        })
+      ).statusCode,
+    ).toBe(401);
     await webLogin(context, { email: alice.email, password: newPassword });
     alice.password = newPassword;
 

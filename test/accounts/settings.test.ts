@@ -22,7 +22,8 @@ describe('account settings, inbox, alerts and toolbox', () => {
   });
   afterAll(async () => context.close());
 
-  const post = (url: string, who: SignedUp, payload?: unknown) => context.app.inject({ method: 'POST', url, headers: bearer(who.systemToken), payload: payload as never });
+  const post = (url: string, who: SignedUp, payload?: unknown) =>
+    context.app.inject({ method: 'POST', url, headers: bearer(who.systemToken), payload: payload as never });
   const get = (url: string, who: SignedUp) => context.app.inject({ method: 'GET', url, headers: bearer(who.systemToken) });
 
   it('edge region: a configured region is saved and shown on /me with its base URL; others are 422', async () => {
@@ -51,9 +52,19 @@ describe('account settings, inbox, alerts and toolbox', () => {
   it('password: current one required; other sessions end, the caller stays signed in', async () => {
     const other = await webLogin(context, alice);
     const mine = await webLogin(context, alice);
-    const wrong = await context.app.inject({ method: 'POST', url: '/api/v1/me/password', headers: withSession(mine), payload: { current_password: 'nope', new_password: 'new-password-123' } });
+    const wrong = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/password',
+      headers: withSession(mine),
+      payload: { current_password: 'nope', new_password: 'new-password-123' },
+    });
     expect(wrong.statusCode).toBe(422);
-    const ok = await context.app.inject({ method: 'POST', url: '/api/v1/me/password', headers: withSession(mine), payload: { current_password: alice.password, new_password: 'new-password-123' } });
+    const ok = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/password',
+      headers: withSession(mine),
+      payload: { current_password: alice.password, new_password: 'new-password-123' },
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     alice.password = 'new-password-123';
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: other.cookie } })).statusCode).toBe(401);
@@ -74,13 +85,41 @@ describe('account settings, inbox, alerts and toolbox', () => {
     expect(me.customer.name).toBe('Bob Builder');
   });
 
-  it('inbox: direct and broadcast messages, newest first, unread count, read once; another customer\'s id is 404', async () => {
-    const direct = await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: operatorHeaders, payload: { customer_id: alice.customerId, title: 'Hi Alice', body: 'Just you.' } });
+  it("inbox: direct and broadcast messages, newest first, unread count, read once; another customer's id is 404", async () => {
+    const direct = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/messages',
+      headers: operatorHeaders,
+      payload: { customer_id: alice.customerId, title: 'Hi Alice', body: 'Just you.' },
+    });
     expect(direct.statusCode, direct.body).toBe(201);
-    const broadcast = await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: operatorHeaders, payload: { all: true, title: 'Maintenance', body: 'Sunday.' } });
+    const broadcast = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/messages',
+      headers: operatorHeaders,
+      payload: { all: true, title: 'Maintenance', body: 'Sunday.' },
+    });
     expect(broadcast.statusCode).toBe(201);
-    expect((await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: operatorHeaders, payload: { title: 'x', body: 'y' } })).statusCode).toBe(422);
-    expect((await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: bearer(alice.systemToken), payload: { all: true, title: 'x', body: 'y' } })).statusCode).toBe(404);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/admin/messages',
+          headers: operatorHeaders,
+          payload: { title: 'x', body: 'y' },
+        })
+      ).statusCode,
+    ).toBe(422);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/admin/messages',
+          headers: bearer(alice.systemToken),
+          payload: { all: true, title: 'x', body: 'y' },
+        })
+      ).statusCode,
+    ).toBe(404);
 
     // A broadcast is one row, not one per customer.
     const rows = await context.storage.db.selectFrom('inbox_messages').select(['id', 'customer_id']).execute();
@@ -107,10 +146,16 @@ describe('account settings, inbox, alerts and toolbox', () => {
 
   it('alerts: revoked, replaced, expiring, expired, spending 80 % / reached and a new network, each once; BOLA 404', async () => {
     const revokedKey = await createUserKey(context, bob, { name: 'to-revoke' });
-    expect((await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${revokedKey.id}`, headers: bearer(bob.systemToken) })).statusCode).toBe(200);
+    expect(
+      (await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${revokedKey.id}`, headers: bearer(bob.systemToken) }))
+        .statusCode,
+    ).toBe(200);
     const replacedKey = await createUserKey(context, bob, { name: 'to-replace' });
     expect((await post(`/api/v1/me/api-keys/${replacedKey.id}/replace`, bob)).statusCode).toBe(201);
-    const expiring = await createUserKey(context, bob, { name: 'expiring', expires_at: new Date(clock.nowMs() + 3 * 86_400_000).toISOString() });
+    const expiring = await createUserKey(context, bob, {
+      name: 'expiring',
+      expires_at: new Date(clock.nowMs() + 3 * 86_400_000).toISOString(),
+    });
     const limited = await createUserKey(context, bob, { name: 'limited', spending_limit_micros: 1_000_000 });
 
     // Spending: settled calls of the limited key, as billing records them.
@@ -129,7 +174,10 @@ describe('account settings, inbox, alerts and toolbox', () => {
       }
       throw new Error('network record never written');
     };
-    const callFrom = async (ip: string) => expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(used.key), remoteAddress: ip })).statusCode).toBe(200);
+    const callFrom = async (ip: string) =>
+      expect(
+        (await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(used.key), remoteAddress: ip })).statusCode,
+      ).toBe(200);
     await callFrom('198.51.100.7');
     await networksOf(1);
     await callFrom('198.51.100.8');
@@ -161,31 +209,56 @@ describe('account settings, inbox, alerts and toolbox', () => {
     expect((await post(`/api/v1/me/api-key-alerts/${one.id}/acknowledge`, alice)).statusCode).toBe(404);
     expect((await post(`/api/v1/me/api-key-alerts/${one.id}/acknowledge`, bob)).statusCode).toBe(200);
     expect((await list()).map((alert) => alert.id)).not.toContain(one.id);
-    expect((await get('/api/v1/me/api-key-alerts?include_acknowledged=true', bob)).json().data.map((alert: { id: number }) => alert.id)).toContain(one.id);
+    expect(
+      (await get('/api/v1/me/api-key-alerts?include_acknowledged=true', bob)).json().data.map((alert: { id: number }) => alert.id),
+    ).toContain(one.id);
   });
 
-  it('toolbox: saved within the operator\'s limits, unknown fields 422, defaultsFor narrows the operator defaults', async () => {
+  it("toolbox: saved within the operator's limits, unknown fields 422, defaultsFor narrows the operator defaults", async () => {
     const initial = (await get('/api/v1/toolbox', alice)).json();
     expect(initial.effective).toEqual({ webSearch: 'live', reasoningEffort: 'xhigh', approvalPolicy: 'never' });
     const saved = await post('/api/v1/toolbox', alice, { webSearch: 'disabled', reasoningEffort: 'low', approvalPolicy: 'on-request' });
     expect(saved.statusCode, saved.body).toBe(200);
-    expect(await context.services.accounts.settings.defaultsFor(alice.customerId)).toEqual({ webSearch: 'disabled', reasoningEffort: 'low', approvalPolicy: 'on-request' });
+    expect(await context.services.accounts.settings.defaultsFor(alice.customerId)).toEqual({
+      webSearch: 'disabled',
+      reasoningEffort: 'low',
+      approvalPolicy: 'on-request',
+    });
     expect((await post('/api/v1/toolbox', alice, { webSearch: 'sometimes' })).statusCode).toBe(422);
     expect((await post('/api/v1/toolbox', alice, { reasoningEffort: 'ultra' })).statusCode).toBe(422);
     expect((await post('/api/v1/toolbox', alice, { shell: true })).statusCode).toBe(422);
-    expect(await context.services.accounts.settings.defaultsFor(bob.customerId)).toEqual({ webSearch: 'live', reasoningEffort: 'xhigh', approvalPolicy: 'never' });
+    expect(await context.services.accounts.settings.defaultsFor(bob.customerId)).toEqual({
+      webSearch: 'live',
+      reasoningEffort: 'xhigh',
+      approvalPolicy: 'never',
+    });
   });
 
   it('customer engagement: defaults, saved values, unknown fields 422', async () => {
     const initial = (await get('/api/v1/customer-engagement', alice)).json();
     expect(initial.email.billing).toBe(true);
-    const put = await context.app.inject({ method: 'PUT', url: '/api/v1/customer-engagement', headers: bearer(alice.systemToken), payload: { email: { billing: false }, inApp: { announcements: false } } });
+    const put = await context.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customer-engagement',
+      headers: bearer(alice.systemToken),
+      payload: { email: { billing: false }, inApp: { announcements: false } },
+    });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().email).toMatchObject({ billing: false, keyAlerts: true });
     expect(put.json().inApp.announcements).toBe(false);
-    const bad = await context.app.inject({ method: 'PUT', url: '/api/v1/customer-engagement', headers: bearer(alice.systemToken), payload: { email: { sms: true } } });
+    const bad = await context.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customer-engagement',
+      headers: bearer(alice.systemToken),
+      payload: { email: { sms: true } },
+    });
     expect(bad.statusCode).toBe(422);
-    const badType = await context.app.inject({ method: 'PUT', url: '/api/v1/customer-engagement', headers: bearer(alice.systemToken), payload: { email: { billing: 'yes' } } });
+    const badType = await context.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customer-engagement',
+      headers: bearer(alice.systemToken),
+      payload: { email: { billing: 'yes' } },
+    });
     expect(badType.statusCode).toBe(422);
   });
 });
@@ -205,7 +278,12 @@ describe('alert mail honours the engagement preferences', () => {
   it('mails an alert when email.keyAlerts is on (default) and not when it is off', async () => {
     const on = await signUp(context, 'on');
     const off = await signUp(context, 'off');
-    const put = await context.app.inject({ method: 'PUT', url: '/api/v1/customer-engagement', headers: bearer(off.systemToken), payload: { email: { keyAlerts: false } } });
+    const put = await context.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customer-engagement',
+      headers: bearer(off.systemToken),
+      payload: { email: { keyAlerts: false } },
+    });
     expect(put.statusCode).toBe(200);
     const alerts = context.services.accounts.alerts;
     await alerts.raise(off.customerId, { cause: 'key_revoked', causeKey: 'key:1' });

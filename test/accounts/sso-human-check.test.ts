@@ -17,7 +17,12 @@ describe('signed SSO links', () => {
   afterAll(async () => context.close());
 
   const issue = async (body: Record<string, unknown> = {}) => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/me/sso-link', headers: bearer(alice.systemToken), payload: body });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/sso-link',
+      headers: bearer(alice.systemToken),
+      payload: body,
+    });
     expect(response.statusCode, response.body).toBe(201);
     const url = new URL(response.json().url as string);
     expect(new Date(response.json().expires_at).getTime() - clock.nowMs()).toBeLessThanOrEqual(5 * 60_000);
@@ -31,7 +36,9 @@ describe('signed SSO links', () => {
     expect(first.statusCode).toBe(302);
     expect(first.headers.location).toBe('/dashboard.html');
     const cookie = cookiesOf(first).sy_session!;
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: `sy_session=${cookie}` } })).json().customer.id).toBe(alice.customerId);
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: `sy_session=${cookie}` } })).json().customer.id,
+    ).toBe(alice.customerId);
     const second = await context.app.inject({ method: 'GET', url: path });
     expect(second.statusCode).toBe(302);
     expect(second.headers.location).toMatch(/error=sso_link_invalid/);
@@ -66,7 +73,14 @@ describe('signed SSO links', () => {
     const { token } = await issue();
     const own = await open(`token=${encodeURIComponent(token)}&returnTo=${encodeURIComponent('/billing.html?tab=cards')}`);
     expect(own.headers.location).toBe('/billing.html?tab=cards');
-    for (const target of ['https://evil.example/x', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', 'evil.example', '/%2F%2Fevil.example']) {
+    for (const target of [
+      'https://evil.example/x',
+      '//evil.example/x',
+      '/\\evil.example',
+      'javascript:alert(1)',
+      'evil.example',
+      '/%2F%2Fevil.example',
+    ]) {
       const { token: next } = await issue();
       const response = await open(`token=${encodeURIComponent(next)}&returnTo=${encodeURIComponent(target)}`);
       const location = String(response.headers.location);
@@ -83,7 +97,10 @@ describe('human check', () => {
   const clock = new FakeClock(Date.UTC(2026, 5, 1));
 
   beforeAll(async () => {
-    context = await createTestContext({ clock, config: { accounts: { humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2 } } } as never });
+    context = await createTestContext({
+      clock,
+      config: { accounts: { humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2 } } } as never,
+    });
   });
   afterAll(async () => context.close());
 
@@ -95,7 +112,12 @@ describe('human check', () => {
     const [, a, b] = /What is (\w+) plus (\w+)\?/.exec(question)!;
     return { id: id as string, answer: String(WORDS.indexOf(a!) + WORDS.indexOf(b!)) };
   };
-  const register = (payload: Record<string, unknown>) => context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: uniqueEmail('hc'), password: 'password-123456', ...payload } });
+  const register = (payload: Record<string, unknown>) =>
+    context.app.inject({
+      method: 'POST',
+      url: '/api/v1/customer/register',
+      payload: { email: uniqueEmail('hc'), password: 'password-123456', ...payload },
+    });
 
   it('registration requires a right answer; wrong and reused answers are 422 naming the field', async () => {
     const missing = await register({});
@@ -123,8 +145,17 @@ describe('human check', () => {
   it('web login asks for a human check after repeated failures', async () => {
     const right = await challenge();
     const email = uniqueEmail('wl');
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email, password: 'password-123456', humanCheckId: right.id, humanCheckAnswer: right.answer } })).statusCode).toBe(201);
-    const login = (payload: Record<string, unknown>) => context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email, ...payload } });
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/v1/customer/register',
+          payload: { email, password: 'password-123456', humanCheckId: right.id, humanCheckAnswer: right.answer },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const login = (payload: Record<string, unknown>) =>
+      context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email, ...payload } });
     expect((await login({ password: 'wrong-1' })).statusCode).toBe(401);
     expect((await login({ password: 'wrong-2' })).statusCode).toBe(401);
     const needsCheck = await login({ password: 'password-123456' });

@@ -23,7 +23,12 @@ export function cookiesOf(response: { headers: Record<string, unknown> }): Recor
 }
 
 export async function webLogin(context: TestContext, who: Pick<SignedUp, 'email' | 'password'>, ip = '127.0.0.1'): Promise<Dashboard> {
-  const response = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: who.email, password: who.password }, remoteAddress: ip });
+  const response = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/web-login',
+    payload: { email: who.email, password: who.password },
+    remoteAddress: ip,
+  });
   expect(response.statusCode, response.body).toBe(200);
   return dashboardFrom(response);
 }

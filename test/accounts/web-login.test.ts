@@ -43,13 +43,22 @@ describe('dashboard web login, sessions and CSRF', () => {
   let alice: SignedUp;
 
   beforeAll(async () => {
-    context = await createTestContext({ clock, config: { accounts: { sessionIdleMinutes: 30, sessionAbsoluteHours: 2, lockout: { maxFailures: 4, perIpFactor: 50, windowMinutes: 15 } } } as never });
+    context = await createTestContext({
+      clock,
+      config: {
+        accounts: { sessionIdleMinutes: 30, sessionAbsoluteHours: 2, lockout: { maxFailures: 4, perIpFactor: 50, windowMinutes: 15 } },
+      } as never,
+    });
     alice = await signUp(context, 'alice');
   });
   afterAll(async () => context.close());
 
   it('sets an HttpOnly SameSite=Lax session cookie and a readable CSRF cookie; the id is not in the body', async () => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: alice.email, password: alice.password } });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login',
+      payload: { email: alice.email, password: alice.password },
+    });
     expect(response.statusCode, response.body).toBe(200);
     const setCookie = ([] as string[]).concat(response.headers['set-cookie'] as string[]);
     const session = setCookie.find((line) => line.startsWith('sy_session='))!;
@@ -71,21 +80,46 @@ describe('dashboard web login, sessions and CSRF', () => {
     expect(me.json().customer.id).toBe(alice.customerId);
     expect(me.json().session).toBe(true);
 
-    const noToken = await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name', headers: { cookie: dashboard.cookie }, payload: { first_name: 'Alice', surname: 'Liddell' } });
+    const noToken = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name',
+      headers: { cookie: dashboard.cookie },
+      payload: { first_name: 'Alice', surname: 'Liddell' },
+    });
     expect(noToken.statusCode).toBe(403);
     expect(noToken.body).toMatch(/CSRF/);
-    const wrongToken = await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name', headers: { cookie: dashboard.cookie, 'x-csrf-token': `${dashboard.csrf}x` }, payload: { first_name: 'Alice', surname: 'Liddell' } });
+    const wrongToken = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name',
+      headers: { cookie: dashboard.cookie, 'x-csrf-token': `${dashboard.csrf}x` },
+      payload: { first_name: 'Alice', surname: 'Liddell' },
+    });
     expect(wrongToken.statusCode).toBe(403);
     const other = await webLogin(context, alice);
-    const othersToken = await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name', headers: { cookie: dashboard.cookie, 'x-csrf-token': other.csrf }, payload: { first_name: 'Alice', surname: 'Liddell' } });
+    const othersToken = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name',
+      headers: { cookie: dashboard.cookie, 'x-csrf-token': other.csrf },
+      payload: { first_name: 'Alice', surname: 'Liddell' },
+    });
     expect(othersToken.statusCode).toBe(403);
-    const ok = await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name', headers: withSession(dashboard), payload: { first_name: 'Alice', surname: 'Liddell' } });
+    const ok = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name',
+      headers: withSession(dashboard),
+      payload: { first_name: 'Alice', surname: 'Liddell' },
+    });
     expect(ok.statusCode, ok.body).toBe(200);
 
     // Keys can be managed from the dashboard (the session acts for the System Token).
     const keys = await context.app.inject({ method: 'GET', url: '/api/v1/me/api-keys', headers: { cookie: dashboard.cookie } });
     expect(keys.statusCode).toBe(200);
-    const created = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: withSession(dashboard), payload: { name: 'from-dashboard' } });
+    const created = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/api-keys',
+      headers: withSession(dashboard),
+      payload: { name: 'from-dashboard' },
+    });
     expect(created.statusCode, created.body).toBe(201);
   });
 
@@ -94,15 +128,35 @@ describe('dashboard web login, sessions and CSRF', () => {
     const before = await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { cookie: dashboard.cookie } });
     expect(before.statusCode, before.body).toBe(200);
     const count = before.json().data.length;
-    const noToken = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { cookie: dashboard.cookie }, payload: { name: 'web' } });
+    const noToken = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { cookie: dashboard.cookie },
+      payload: { name: 'web' },
+    });
     expect(noToken.statusCode).toBe(403);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { cookie: dashboard.cookie } })).json().data.length).toBe(count);
-    const created = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: withSession(dashboard), payload: { name: 'web' } });
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: { cookie: dashboard.cookie } })).json().data.length,
+    ).toBe(count);
+    const created = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: withSession(dashboard),
+      payload: { name: 'web' },
+    });
     expect(created.statusCode, created.body).toBe(201);
-    const project = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${created.json().id}`, headers: { cookie: dashboard.cookie } });
+    const project = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${created.json().id}`,
+      headers: { cookie: dashboard.cookie },
+    });
     expect(project.statusCode).toBe(200);
     // The same project is the System Token's: the session acts as that key.
-    const viaKey = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${created.json().id}`, headers: bearer(alice.systemToken) });
+    const viaKey = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${created.json().id}`,
+      headers: bearer(alice.systemToken),
+    });
     expect(viaKey.statusCode).toBe(200);
   });
 
@@ -117,7 +171,12 @@ describe('dashboard web login, sessions and CSRF', () => {
       ['GET', '/api/v1/agent/status'],
       ['POST', '/api/rpc'],
     ] as const) {
-      const response = await context.app.inject({ method, url, headers: withSession(dashboard), payload: method === 'POST' ? {} : undefined });
+      const response = await context.app.inject({
+        method,
+        url,
+        headers: withSession(dashboard),
+        payload: method === 'POST' ? {} : undefined,
+      });
       expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(401);
     }
     const admin = await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: dashboard.cookie } });
@@ -127,10 +186,18 @@ describe('dashboard web login, sessions and CSRF', () => {
   });
 
   it('an unknown cookie is 401, and a bearer wins over a cookie without needing CSRF', async () => {
-    const unknown = await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: 'sy_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } });
+    const unknown = await context.app.inject({
+      method: 'GET',
+      url: '/api/v1/me',
+      headers: { cookie: 'sy_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    });
     expect(unknown.statusCode).toBe(401);
     const dashboard = await webLogin(context, alice);
-    const both = await context.app.inject({ method: 'POST', url: '/api/v1/me/profile-name/dismiss', headers: { cookie: dashboard.cookie, ...bearer(alice.systemToken) } });
+    const both = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/profile-name/dismiss',
+      headers: { cookie: dashboard.cookie, ...bearer(alice.systemToken) },
+    });
     expect(both.statusCode, both.body).toBe(200);
   });
 
@@ -156,15 +223,27 @@ describe('dashboard web login, sessions and CSRF', () => {
   it('wrong passwords are 401; repeated failures lock the account with 429 and Retry-After', async () => {
     const bob = await signUp(context, 'bob');
     for (let i = 0; i < 4; i++) {
-      const wrong = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: bob.email, password: 'wrong-password' } });
+      const wrong = await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/web-login',
+        payload: { email: bob.email, password: 'wrong-password' },
+      });
       expect(wrong.statusCode).toBe(401);
     }
-    const locked = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: bob.email, password: bob.password } });
+    const locked = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login',
+      payload: { email: bob.email, password: bob.password },
+    });
     expect(locked.statusCode).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
     clock.advance(15 * 60_000 + 1);
-    const after = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: bob.email, password: bob.password } });
+    const after = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login',
+      payload: { email: bob.email, password: bob.password },
+    });
     expect(after.statusCode).toBe(200);
   });
 
@@ -173,7 +252,12 @@ describe('dashboard web login, sessions and CSRF', () => {
     // perIpFactor 50 x maxFailures 4 = 200; use a dedicated context-free check through the service.
     const lockout = context.services.accounts.lockout;
     for (let i = 0; i < 200; i++) await lockout.fail('web-login', `nobody-${i}@example.test`, ip);
-    const refused = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: alice.email, password: alice.password }, remoteAddress: ip });
+    const refused = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login',
+      payload: { email: alice.email, password: alice.password },
+      remoteAddress: ip,
+    });
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
     clock.advance(15 * 60_000 + 1);
@@ -188,50 +272,115 @@ describe('dashboard web login, sessions and CSRF', () => {
     expect(uri).toContain(`secret=${secret}`);
 
     // Not active until enabled: web login still opens a session directly.
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: carol.email, password: carol.password } })).json().two_factor_required).toBe(false);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/web-login',
+          payload: { email: carol.email, password: carol.password },
+        })
+      ).json().two_factor_required,
+    ).toBe(false);
 
-    const badEnable = await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/enable', headers: bearer(carol.systemToken), payload: { code: '000000' === codeAt(secret, clock.nowMs()) ? '111111' : '000000' } });
+    const badEnable = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/2fa/enable',
+      headers: bearer(carol.systemToken),
+      payload: { code: '000000' === codeAt(secret, clock.nowMs()) ? '111111' : '000000' },
+    });
     expect(badEnable.statusCode).toBe(422);
-    const enable = await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/enable', headers: bearer(carol.systemToken), payload: { code: codeAt(secret, clock.nowMs()) } });
+    const enable = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/2fa/enable',
+      headers: bearer(carol.systemToken),
+      payload: { code: codeAt(secret, clock.nowMs()) },
+    });
     expect(enable.statusCode, enable.body).toBe(200);
 
     clock.advance(30_000);
-    const first = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: carol.email, password: carol.password } });
+    const first = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login',
+      payload: { email: carol.email, password: carol.password },
+    });
     expect(first.statusCode).toBe(200);
     expect(first.json().two_factor_required).toBe(true);
     expect(cookiesOf(first).sy_session).toBeUndefined();
     const challenge = first.json().challenge as string;
 
-    const wrong = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code: codeAt(secret, clock.nowMs() + 5 * 30_000) } });
+    const wrong = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login/2fa',
+      payload: { challenge, code: codeAt(secret, clock.nowMs() + 5 * 30_000) },
+    });
     expect(wrong.statusCode).toBe(401);
     const code = codeAt(secret, clock.nowMs());
     const second = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code } });
     expect(second.statusCode, second.body).toBe(200);
     const dashboard = dashboardFrom(second);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: dashboard.cookie } })).json().two_factor_enabled).toBe(true);
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: { cookie: dashboard.cookie } })).json().two_factor_enabled,
+    ).toBe(true);
 
     // The challenge is used, and the same code (same step) is refused on a new challenge: replay.
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code } })).statusCode).toBe(401);
-    const again = (await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: carol.email, password: carol.password } })).json();
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge: again.challenge, code } })).statusCode).toBe(401);
+    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code } })).statusCode).toBe(
+      401,
+    );
+    const again = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: carol.email, password: carol.password } })
+    ).json();
+    expect(
+      (await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge: again.challenge, code } }))
+        .statusCode,
+    ).toBe(401);
     // The next step's code (within the T+1 window) works.
-    const next = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge: again.challenge, code: codeAt(secret, clock.nowMs() + 30_000) } });
+    const next = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login/2fa',
+      payload: { challenge: again.challenge, code: codeAt(secret, clock.nowMs() + 30_000) },
+    });
     expect(next.statusCode, next.body).toBe(200);
 
     // Disable with the password from the dashboard.
-    const disable = await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/disable', headers: withSession(dashboard), payload: { password: carol.password } });
+    const disable = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/2fa/disable',
+      headers: withSession(dashboard),
+      payload: { password: carol.password },
+    });
     expect(disable.statusCode, disable.body).toBe(200);
-    expect((await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: carol.email, password: carol.password } })).json().two_factor_required).toBe(false);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/web-login',
+          payload: { email: carol.email, password: carol.password },
+        })
+      ).json().two_factor_required,
+    ).toBe(false);
   });
 
   it('an expired challenge is refused', async () => {
     const dave = await signUp(context, 'dave');
-    const { secret } = (await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/setup', headers: bearer(dave.systemToken) })).json();
-    await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/enable', headers: bearer(dave.systemToken), payload: { code: codeAt(secret, clock.nowMs()) } });
+    const { secret } = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/me/2fa/setup', headers: bearer(dave.systemToken) })
+    ).json();
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/2fa/enable',
+      headers: bearer(dave.systemToken),
+      payload: { code: codeAt(secret, clock.nowMs()) },
+    });
     clock.advance(60_000);
-    const { challenge } = (await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: dave.email, password: dave.password } })).json();
+    const { challenge } = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email: dave.email, password: dave.password } })
+    ).json();
     clock.advance(6 * 60_000);
-    const late = await context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login/2fa', payload: { challenge, code: codeAt(secret, clock.nowMs()) } });
+    const late = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/web-login/2fa',
+      payload: { challenge, code: codeAt(secret, clock.nowMs()) },
+    });
     expect(late.statusCode).toBe(401);
   });
 });
@@ -240,13 +389,17 @@ describe('CLI login lockout', () => {
   let context: TestContext;
   const clock = new FakeClock(Date.UTC(2026, 5, 1));
   beforeAll(async () => {
-    context = await createTestContext({ clock, config: { accounts: { lockout: { maxFailures: 3, perIpFactor: 5, windowMinutes: 10 } } } as never });
+    context = await createTestContext({
+      clock,
+      config: { accounts: { lockout: { maxFailures: 3, perIpFactor: 5, windowMinutes: 10 } } } as never,
+    });
   });
   afterAll(async () => context.close());
 
   it('answers 429 with Retry-After after repeated failures of one account, until the window ends', async () => {
     const erin = await signUp(context, 'erin');
-    const login = (password: string) => context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: erin.email, password } });
+    const login = (password: string) =>
+      context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: erin.email, password } });
     for (let i = 0; i < 3; i++) expect((await login('wrong')).statusCode).toBe(401);
     const locked = await login(erin.password);
     expect(locked.statusCode).toBe(429);

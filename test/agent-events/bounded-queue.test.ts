@@ -15,21 +15,25 @@ describe('BoundedQueue', () => {
 
   it('behaves like an array capped at capacity under any push/shift sequence', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.option(fc.integer(), { nil: undefined }), { maxLength: 200 }), (capacity, operations) => {
-        const queue = new BoundedQueue<number>(capacity);
-        const model: number[] = [];
-        for (const operation of operations) {
-          if (operation === undefined) {
-            expect(queue.shift()).toBe(model.shift());
-          } else {
-            const accepted = model.length < capacity;
-            if (accepted) model.push(operation);
-            expect(queue.push(operation)).toBe(accepted);
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(fc.option(fc.integer(), { nil: undefined }), { maxLength: 200 }),
+        (capacity, operations) => {
+          const queue = new BoundedQueue<number>(capacity);
+          const model: number[] = [];
+          for (const operation of operations) {
+            if (operation === undefined) {
+              expect(queue.shift()).toBe(model.shift());
+            } else {
+              const accepted = model.length < capacity;
+              if (accepted) model.push(operation);
+              expect(queue.push(operation)).toBe(accepted);
+            }
+            expect(queue.length).toBe(model.length);
+            expect(queue.lengthMaxSeen).toBeLessThanOrEqual(capacity);
           }
-          expect(queue.length).toBe(model.length);
-          expect(queue.lengthMaxSeen).toBeLessThanOrEqual(capacity);
-        }
-      }),
+        },
+      ),
     );
   });
 

@@ -30,7 +30,9 @@ describe('project event log', () => {
     const received: number[] = [];
     const unsubscribe = context.services.projectEvents.subscribe(project.id, (event) => received.push(event.seq));
     const commitsBefore = context.services.projectEvents.stats().commits;
-    const seqs = await Promise.all(Array.from({ length: 300 }, (_, index) => context.services.projectEvents.append(project.id, 'item/delta', { index })));
+    const seqs = await Promise.all(
+      Array.from({ length: 300 }, (_, index) => context.services.projectEvents.append(project.id, 'item/delta', { index })),
+    );
     unsubscribe();
     expect(seqs).toEqual(Array.from({ length: 300 }, (_, index) => index + 1));
     expect(received).toEqual(seqs);

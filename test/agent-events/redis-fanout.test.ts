@@ -29,7 +29,9 @@ describe('project events across nodes through Redis', () => {
     for (let attempt = 0; attempt < 200 && serving.services.projectEvents.stats().subscribers === 0; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await Promise.all(Array.from({ length: 60 }, (_, index) => appending.services.projectEvents.append(project.id, 'turn/plan', { index })));
+    await Promise.all(
+      Array.from({ length: 60 }, (_, index) => appending.services.projectEvents.append(project.id, 'turn/plan', { index })),
+    );
     await client.waitFor((c) => c.events.length === 60);
     expect(seqs(client.events)).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
     client.close();
@@ -46,12 +48,21 @@ describe('project events across nodes through Redis', () => {
     await appending.services.projectEvents.append(project.id, 'turn/started', { n: 1 });
     await client.waitFor((c) => c.events.length === 1);
     // Events 2 and 3 reach the log but their relay messages are lost; only event 4 is relayed.
-    const rows = [2, 3, 4].map((seq) => ({ project_id: project.id, seq, type: 'item/delta', data: JSON.stringify({ n: seq }), created_at: Date.now() }));
+    const rows = [2, 3, 4].map((seq) => ({
+      project_id: project.id,
+      seq,
+      type: 'item/delta',
+      data: JSON.stringify({ n: seq }),
+      created_at: Date.now(),
+    }));
     await appending.storage.db.insertInto('project_events').values(rows).execute();
     const publisher = new Redis(REDIS_URL);
     try {
       const last = rows[2]!;
-      const message = { node: 'another-node', events: [{ projectId: project.id, seq: 4, type: last.type, dataJson: last.data, createdAt: last.created_at }] };
+      const message = {
+        node: 'another-node',
+        events: [{ projectId: project.id, seq: 4, type: last.type, dataJson: last.data, createdAt: last.created_at }],
+      };
       await publisher.publish(PROJECT_EVENTS_CHANNEL, JSON.stringify(message));
     } finally {
       publisher.disconnect();

@@ -11,7 +11,10 @@ describe.each(dialects)('relaxed transaction (%s)', (dialect) => {
   });
   afterAll(async () => storage.destroy());
 
-  const names = async () => (await storage.db.selectFrom('kysely_migration').select('name').where('name', 'like', 'relaxed-%').orderBy('name').execute()).map((row) => row.name);
+  const names = async () =>
+    (await storage.db.selectFrom('kysely_migration').select('name').where('name', 'like', 'relaxed-%').orderBy('name').execute()).map(
+      (row) => row.name,
+    );
 
   it('commits its work, rolls it back on an error, and leaves later commits waiting for the disk', async () => {
     const setting = await storage.relaxedTransaction(async (trx) => {
@@ -32,7 +35,11 @@ describe.each(dialects)('relaxed transaction (%s)', (dialect) => {
       // synchronous=FULL (2) again for every other statement on the one connection.
       expect((await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(storage.db)).rows[0]!.synchronous).toBe(2);
     } else {
-      const after = await storage.db.transaction().execute(async (trx) => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(trx)).rows[0]!.synchronous_commit);
+      const after = await storage.db
+        .transaction()
+        .execute(
+          async (trx) => (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(trx)).rows[0]!.synchronous_commit,
+        );
       expect(after).toBe('on');
     }
   });

@@ -32,7 +32,9 @@ export class SseClient {
 
   static connect(url: string, headers: Record<string, string>): Promise<SseClient> {
     return new Promise((resolve, reject) => {
-      const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, (response) => resolve(new SseClient(response, request)));
+      const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, (response) =>
+        resolve(new SseClient(response, request)),
+      );
       request.on('error', reject);
     });
   }

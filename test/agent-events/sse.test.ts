@@ -120,7 +120,11 @@ describe('project events over SSE', () => {
     const total = 1_500;
     const burst = 25;
     for (let start = 0; start < total; start += burst) {
-      await Promise.all(Array.from({ length: burst }, (_, index) => context.services.projectEvents.append(project.id, 'item/delta', { index: start + index, payload })));
+      await Promise.all(
+        Array.from({ length: burst }, (_, index) =>
+          context.services.projectEvents.append(project.id, 'item/delta', { index: start + index, payload }),
+        ),
+      );
       expect(context.services.projectEvents.stats().queueLengthMaxSeen).toBeLessThanOrEqual(QUEUE_MAX);
       // The healthy client reads everything; pacing by it keeps each burst within what a reading client absorbs.
       await healthy.waitFor((c) => c.events.length === start + burst, 30_000);
@@ -173,7 +177,10 @@ describe('project events over SSE', () => {
       const project = await retained.services.projects.create(customer.customer.id);
       for (let index = 0; index < 30; index += 1) await retained.services.projectEvents.append(project.id, 'x', index);
       await retained.services.projectEvents.prune();
-      const client = await SseClient.connect(`${base}/api/v1/projects/${project.id}/events`, { ...bearer(customer.systemToken.key), 'last-event-id': '3' });
+      const client = await SseClient.connect(`${base}/api/v1/projects/${project.id}/events`, {
+        ...bearer(customer.systemToken.key),
+        'last-event-id': '3',
+      });
       await client.waitFor((c) => c.events.length === 10);
       expect(client.messages[0]).toMatchObject({ event: 'reset' });
       expect(client.messages[0]!.id).toBeUndefined();
@@ -228,14 +235,30 @@ describe('project events over SSE', () => {
 
   it('answers 404 for another customer’s or an unknown project and 422 for a bad cursor', async () => {
     const project = await newProject();
-    const foreign = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.id}/events`, headers: bearer(stranger.key) });
+    const foreign = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${project.id}/events`,
+      headers: bearer(stranger.key),
+    });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ code: 'NOT_FOUND', detail: 'Project not found' });
-    const unknown = await context.app.inject({ method: 'GET', url: '/api/v1/projects/prj_AAAAAAAAAAAAAAAAAAAAAAAA/events', headers: bearer(owner.key) });
+    const unknown = await context.app.inject({
+      method: 'GET',
+      url: '/api/v1/projects/prj_AAAAAAAAAAAAAAAAAAAAAAAA/events',
+      headers: bearer(owner.key),
+    });
     expect(unknown.statusCode).toBe(404);
-    const badHeader = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.id}/events`, headers: { ...bearer(owner.key), 'last-event-id': 'abc' } });
+    const badHeader = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${project.id}/events`,
+      headers: { ...bearer(owner.key), 'last-event-id': 'abc' },
+    });
     expect(badHeader.statusCode).toBe(422);
-    const badQuery = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.id}/events?after=-1`, headers: bearer(owner.key) });
+    const badQuery = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${project.id}/events?after=-1`,
+      headers: bearer(owner.key),
+    });
     expect(badQuery.statusCode).toBe(422);
     expect(context.services.projectEvents.stats().subscribers).toBe(0);
   });

@@ -97,8 +97,16 @@ describe('workspace confinement', () => {
     const workspaceBefore = fs.readdirSync(fixture.workspace).sort();
     for (const payload of payloads) {
       const query = `?path=${encodeURIComponent(payload)}`;
-      expectRefused(await fixture.context.app.inject({ method: 'GET', url: fixture.url('content', query), headers: fixture.owner }), payload, 'read');
-      expectRefused(await fixture.context.app.inject({ method: 'GET', url: fixture.url('tree', query), headers: fixture.owner }), payload, 'tree');
+      expectRefused(
+        await fixture.context.app.inject({ method: 'GET', url: fixture.url('content', query), headers: fixture.owner }),
+        payload,
+        'read',
+      );
+      expectRefused(
+        await fixture.context.app.inject({ method: 'GET', url: fixture.url('tree', query), headers: fixture.owner }),
+        payload,
+        'tree',
+      );
       const write = await fixture.context.app.inject({
         method: 'PUT',
         url: fixture.url('content'),
@@ -112,9 +120,21 @@ describe('workspace confinement', () => {
   });
 
   it('refuses encoded traversal sent raw in the query string (decoded once by the server)', async () => {
-    for (const raw of ['%2e%2e%2fcanary.txt', '%2E%2E%2F%2E%2E%2Fcanary.txt', '%252e%252e%252fcanary.txt', '..%2F..%2Fcanary.txt', '%2Fetc%2Fpasswd', '..%5ccanary.txt', 'canary.txt%00']) {
+    for (const raw of [
+      '%2e%2e%2fcanary.txt',
+      '%2E%2E%2F%2E%2E%2Fcanary.txt',
+      '%252e%252e%252fcanary.txt',
+      '..%2F..%2Fcanary.txt',
+      '%2Fetc%2Fpasswd',
+      '..%5ccanary.txt',
+      'canary.txt%00',
+    ]) {
       for (const kind of ['content', 'tree'] as const) {
-        expectRefused(await fixture.context.app.inject({ method: 'GET', url: fixture.url(kind, `?path=${raw}`), headers: fixture.owner }), raw, kind);
+        expectRefused(
+          await fixture.context.app.inject({ method: 'GET', url: fixture.url(kind, `?path=${raw}`), headers: fixture.owner }),
+          raw,
+          kind,
+        );
       }
     }
     expect(fixture.snapshotOutside()).toBe(before);
@@ -143,8 +163,18 @@ describe('workspace confinement', () => {
     for (let round = 0; round < 150; round += 1) {
       const responses = await Promise.all([
         fixture.context.app.inject({ method: 'GET', url: fixture.url('content', '?path=swap/canary.txt'), headers: fixture.owner }),
-        fixture.context.app.inject({ method: 'PUT', url: fixture.url('content'), headers: fixture.owner, payload: { path: 'swap/canary.txt', content: `round ${round}` } }),
-        fixture.context.app.inject({ method: 'PUT', url: fixture.url('content'), headers: fixture.owner, payload: { path: 'swap/made/new.txt', content: 'x' } }),
+        fixture.context.app.inject({
+          method: 'PUT',
+          url: fixture.url('content'),
+          headers: fixture.owner,
+          payload: { path: 'swap/canary.txt', content: `round ${round}` },
+        }),
+        fixture.context.app.inject({
+          method: 'PUT',
+          url: fixture.url('content'),
+          headers: fixture.owner,
+          payload: { path: 'swap/made/new.txt', content: 'x' },
+        }),
         fixture.context.app.inject({ method: 'GET', url: fixture.url('tree', '?path=swap'), headers: fixture.owner }),
       ]);
       for (const response of responses) {

@@ -11,7 +11,8 @@ describe('project files', () => {
   const inject = (options: Parameters<FilesFixture['context']['app']['inject']>[0] & object) => fixture.context.app.inject(options);
   const put = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     inject({ method: 'PUT', url: fixture.url('content'), headers: { ...fixture.owner, ...headers }, payload: body });
-  const get = (filePath: string) => inject({ method: 'GET', url: fixture.url('content', `?path=${encodeURIComponent(filePath)}`), headers: fixture.owner });
+  const get = (filePath: string) =>
+    inject({ method: 'GET', url: fixture.url('content', `?path=${encodeURIComponent(filePath)}`), headers: fixture.owner });
   const leftovers = (folder: string) => fs.readdirSync(folder).filter((name) => name.endsWith('.tmp'));
 
   beforeAll(async () => {
@@ -29,7 +30,13 @@ describe('project files', () => {
     const read = await get('src/app/main.ts');
     expect(read.statusCode).toBe(200);
     expect(read.headers.etag).toBe(expectedEtag);
-    expect(read.json()).toEqual({ path: 'src/app/main.ts', encoding: 'utf8', content: 'export const x = "é";\n', size_bytes: 23, etag: expectedEtag });
+    expect(read.json()).toEqual({
+      path: 'src/app/main.ts',
+      encoding: 'utf8',
+      content: 'export const x = "é";\n',
+      size_bytes: 23,
+      etag: expectedEtag,
+    });
     const replaced = await put({ path: 'src/app/main.ts', content: 'v2' });
     expect(replaced.statusCode).toBe(200);
     expect(replaced.json().created).toBe(false);

@@ -31,7 +31,11 @@ export async function createFilesFixture(fileSizeLimitBytes = 64 * 1024): Promis
   const workspace = project.workspaceDir;
   const canaryText = `CANARY-${createHash('sha256').update(String(Math.random())).digest('hex')}`;
   const outsideDir = fs.realpathSync(tempDir('switchyard-outside-'));
-  const canaries = [path.join(path.dirname(workspace), 'canary.txt'), path.join(context.dataDir, 'canary.txt'), path.join(outsideDir, 'canary.txt')];
+  const canaries = [
+    path.join(path.dirname(workspace), 'canary.txt'),
+    path.join(context.dataDir, 'canary.txt'),
+    path.join(outsideDir, 'canary.txt'),
+  ];
   for (const canary of canaries) fs.writeFileSync(canary, canaryText);
 
   fs.mkdirSync(path.join(workspace, 'sub', 'deeper'), { recursive: true });

@@ -7,7 +7,30 @@ import { AppError } from '../../src/kernel/errors.js';
 const ROOT = '/srv/data/workspaces/1/prj_example';
 
 /** Pieces attackers combine; any string built from them must be refused or stay below the root. */
-const piece = fc.constantFrom('..', '.', '/', '\\', '%2e', '%2f', '%25', '%00', '\u0000', 'C:', 'c:', '~', 'a', 'b.txt', '.git', '...', ' ', '\n', '\u202e', '．．', '//', 'é');
+const piece = fc.constantFrom(
+  '..',
+  '.',
+  '/',
+  '\\',
+  '%2e',
+  '%2f',
+  '%25',
+  '%00',
+  '\u0000',
+  'C:',
+  'c:',
+  '~',
+  'a',
+  'b.txt',
+  '.git',
+  '...',
+  ' ',
+  '\n',
+  '\u202e',
+  '．．',
+  '//',
+  'é',
+);
 
 function outcome(input: string): { segments: string[] } | { error: AppError } {
   try {
@@ -20,23 +43,30 @@ function outcome(input: string): { segments: string[] } | { error: AppError } {
 describe('parseWorkspacePath (property)', () => {
   it('either refuses with a 400 or yields segments that resolve inside the root', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')), fc.string({ maxLength: 64 }), fc.string({ unit: 'grapheme', maxLength: 32 })), (input) => {
-        const result = outcome(input);
-        if ('error' in result) {
-          expect(result.error).toBeInstanceOf(AppError);
-          expect(result.error.status).toBe(400);
-          return;
-        }
-        for (const segment of result.segments) {
-          expect(segment).not.toBe('');
-          expect(segment).not.toBe('.');
-          expect(segment).not.toBe('..');
-          expect(segment).not.toMatch(/[/\\\u0000-\u001f%]/);
-        }
-        const resolved = path.resolve(ROOT, ...result.segments);
-        expect(isInside(ROOT, resolved)).toBe(true);
-        expect(path.relative(ROOT, resolved).split(path.sep).includes('..')).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')),
+          fc.string({ maxLength: 64 }),
+          fc.string({ unit: 'grapheme', maxLength: 32 }),
+        ),
+        (input) => {
+          const result = outcome(input);
+          if ('error' in result) {
+            expect(result.error).toBeInstanceOf(AppError);
+            expect(result.error.status).toBe(400);
+            return;
+          }
+          for (const segment of result.segments) {
+            expect(segment).not.toBe('');
+            expect(segment).not.toBe('.');
+            expect(segment).not.toBe('..');
+            expect(segment).not.toMatch(/[/\\\u0000-\u001f%]/);
+          }
+          const resolved = path.resolve(ROOT, ...result.segments);
+          expect(isInside(ROOT, resolved)).toBe(true);
+          expect(path.relative(ROOT, resolved).split(path.sep).includes('..')).toBe(false);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

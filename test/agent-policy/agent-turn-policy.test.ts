@@ -16,7 +16,13 @@ describe('key policies bind agent turns', () => {
   afterAll(async () => harness?.close());
 
   async function key(policy: KeyPolicy) {
-    const issued = await harness.context.services.keys.issue(harness.context.storage.db, { customerId: harness.customer.id, kind: 'user', role: 'customer', name: 'policy test', policy });
+    const issued = await harness.context.services.keys.issue(harness.context.storage.db, {
+      customerId: harness.customer.id,
+      kind: 'user',
+      role: 'customer',
+      name: 'policy test',
+      policy,
+    });
     return { id: Number(issued.row.id), headers: bearer(issued.plaintext) };
   }
 
@@ -77,17 +83,37 @@ describe('key policies bind agent turns', () => {
     expect(spent).toBeGreaterThan(1);
 
     const walletBefore = await walletMicros();
-    const again = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${turn.projectId}/turns`, headers: limited.headers, payload: { input: 'more' } });
+    const again = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${turn.projectId}/turns`,
+      headers: limited.headers,
+      payload: { input: 'more' },
+    });
     expect(again.statusCode).toBe(403);
     expect(again.json()).toMatchObject({ code: 'spending_limit_reached' });
     const refusedThread = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: limited.headers, payload: {} });
     expect(refusedThread.statusCode).toBe(403);
     // A thread of the same customer started by another key: the limited key still may not start a turn on it.
-    const thread = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: harness.customer.headers, payload: {} });
+    const thread = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/threads',
+      headers: harness.customer.headers,
+      payload: {},
+    });
     expect(thread.statusCode).toBe(201);
-    const direct = await harness.context.app.inject({ method: 'POST', url: '/api/turns', headers: limited.headers, payload: { threadId: thread.json().thread.id, input: 'more' } });
+    const direct = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/turns',
+      headers: limited.headers,
+      payload: { threadId: thread.json().thread.id, input: 'more' },
+    });
     expect(direct.statusCode).toBe(403);
-    const gateway = await harness.context.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: limited.headers, payload: { model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] } });
+    const gateway = await harness.context.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: limited.headers,
+      payload: { model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(gateway.statusCode).toBe(403);
     expect(await walletMicros()).toBe(walletBefore);
     expect((await callsOf(limited.id)).length).toBe(1);
@@ -97,26 +123,51 @@ describe('key policies bind agent turns', () => {
     const narrow = await key({ surfaces: ['projects', 'rpc'], models: ['some-other-model'], rpc: true });
     const projectId = await harness.createProject(narrow.headers);
     await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: narrow.headers });
-    const projectTurnRefused = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: narrow.headers, payload: { input: 'go', model: 'power-ai' } });
+    const projectTurnRefused = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: narrow.headers,
+      payload: { input: 'go', model: 'power-ai' },
+    });
     expect(projectTurnRefused.statusCode).toBe(403);
-    const threadRefused = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: narrow.headers, payload: { model: 'power-ai' } });
+    const threadRefused = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/threads',
+      headers: narrow.headers,
+      payload: { model: 'power-ai' },
+    });
     expect(threadRefused.statusCode).toBe(403);
     const thread = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: narrow.headers, payload: {} });
     const threadId = thread.json().thread.id as string;
-    const directRefused = await harness.context.app.inject({ method: 'POST', url: '/api/turns', headers: narrow.headers, payload: { threadId, input: 'go', model: 'power-ai' } });
+    const directRefused = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/turns',
+      headers: narrow.headers,
+      payload: { threadId, input: 'go', model: 'power-ai' },
+    });
     expect(directRefused.statusCode).toBe(403);
     const rpc = await harness.context.app.inject({
       method: 'POST',
       url: '/api/rpc',
       headers: narrow.headers,
-      payload: { jsonrpc: '2.0', id: 1, method: 'turn/start', params: { threadId, input: [{ type: 'text', text: 'go' }], model: 'power-ai' } },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'turn/start',
+        params: { threadId, input: [{ type: 'text', text: 'go' }], model: 'power-ai' },
+      },
     });
     expect(rpc.json().error).toBeDefined();
     expect(rpc.json().error.message).toMatch(/may not use model power-ai/);
 
     // Without an override the turn runs on the default model (power-ai), whose requests the gateway refuses as this key.
     const upstreamBefore = harness.upstream.requests.length;
-    const turn = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: narrow.headers, payload: { input: 'go' } });
+    const turn = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: narrow.headers,
+      payload: { input: 'go' },
+    });
     expect(turn.statusCode).toBe(202);
     const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed', 30_000);
     expect(dataOf(completed).turn.status).toBe('failed');
@@ -145,10 +196,20 @@ describe('key policies bind agent turns', () => {
       { 'x-codex-turn-metadata': 'garbage' },
     ];
     // A thread of this customer with no turn running.
-    const thread = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: harness.customer.headers, payload: {} });
+    const thread = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/threads',
+      headers: harness.customer.headers,
+      payload: {},
+    });
     cases.push({ 'x-codex-turn-metadata': JSON.stringify({ thread_id: thread.json().thread.id }) });
     for (const headers of cases) {
-      const response = await harness.context.app.inject({ method: 'POST', url: '/v1/responses', headers: { ...bearer(runtimeLike.plaintext), ...headers }, payload: body });
+      const response = await harness.context.app.inject({
+        method: 'POST',
+        url: '/v1/responses',
+        headers: { ...bearer(runtimeLike.plaintext), ...headers },
+        payload: body,
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json().error.code).toBe('no_running_turn');
     }
@@ -158,10 +219,20 @@ describe('key policies bind agent turns', () => {
   it('count_tokens refuses a model outside the key’s allowed models', async () => {
     const narrow = await key({ surfaces: ['gateway'], models: ['some-other-model'] });
     const payload = { model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] };
-    const refused = await harness.context.app.inject({ method: 'POST', url: '/v1/messages/count_tokens', headers: narrow.headers, payload });
+    const refused = await harness.context.app.inject({
+      method: 'POST',
+      url: '/v1/messages/count_tokens',
+      headers: narrow.headers,
+      payload,
+    });
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
-    const allowed = await harness.context.app.inject({ method: 'POST', url: '/v1/messages/count_tokens', headers: harness.customer.headers, payload });
+    const allowed = await harness.context.app.inject({
+      method: 'POST',
+      url: '/v1/messages/count_tokens',
+      headers: harness.customer.headers,
+      payload,
+    });
     expect(allowed.statusCode).toBe(200);
   });
 
@@ -172,13 +243,24 @@ describe('key policies bind agent turns', () => {
     expect(thread.statusCode).toBe(201);
     const threadId = thread.json().thread.id as string;
     const upstreamBefore = harness.upstream.requests.length;
-    const direct = await harness.context.app.inject({ method: 'POST', url: '/api/turns', headers: slow.headers, payload: { threadId, input: 'go' } });
+    const direct = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/turns',
+      headers: slow.headers,
+      payload: { threadId, input: 'go' },
+    });
     expect(direct.statusCode).toBe(202);
     const deadline = Date.now() + 30_000;
     let status: string | undefined;
     while (Date.now() < deadline && status === undefined) {
-      const read = await harness.context.app.inject({ method: 'GET', url: `/api/threads/${threadId}?include_turns=true`, headers: slow.headers });
-      const turn = (read.json().thread?.turns ?? read.json().turns ?? []).find((entry: { id: string }) => entry.id === direct.json().turn_id);
+      const read = await harness.context.app.inject({
+        method: 'GET',
+        url: `/api/threads/${threadId}?include_turns=true`,
+        headers: slow.headers,
+      });
+      const turn = (read.json().thread?.turns ?? read.json().turns ?? []).find(
+        (entry: { id: string }) => entry.id === direct.json().turn_id,
+      );
       if (turn && turn.status !== 'inProgress') status = turn.status;
       else await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -191,20 +273,32 @@ describe('key policies bind agent turns', () => {
     const projectId = await harness.createProject(holder.headers);
     const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: holder.headers });
     const heldThread = opened.json().thread.id as string;
-    const started = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: holder.headers, payload: { input: 'wait' } });
+    const started = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: holder.headers,
+      payload: { input: 'wait' },
+    });
     expect(started.statusCode).toBe(202);
     await harness.upstream.waitForRequests(harness.upstream.requests.length + 1, 15_000).catch(() => undefined);
     const runtimeLike = await runtimeLikeKey();
     const asTurn = await harness.context.app.inject({
       method: 'POST',
       url: '/v1/responses',
-      headers: { ...bearer(runtimeLike.plaintext), 'x-codex-turn-metadata': JSON.stringify({ thread_id: heldThread, turn_id: started.json().turn_id }) },
+      headers: {
+        ...bearer(runtimeLike.plaintext),
+        'x-codex-turn-metadata': JSON.stringify({ thread_id: heldThread, turn_id: started.json().turn_id }),
+      },
       payload: { model: 'power-ai', input: 'hello' },
     });
     // The holder's one request per minute went to its own turn: this request is limited as the holder.
     expect(asTurn.statusCode).toBe(429);
     expect(Number(asTurn.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns/${started.json().turn_id}/interrupt`, headers: holder.headers });
+    await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns/${started.json().turn_id}/interrupt`,
+      headers: holder.headers,
+    });
     harness.upstream.setDefault(() => ({ kind: 'text', text: 'Hello from the scripted model.' }));
   });
 });

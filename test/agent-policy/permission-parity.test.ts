@@ -58,15 +58,31 @@ describe('turn selections: project and direct turns agree', () => {
     const threadId = thread.json().thread.id as string;
 
     for (const selection of selections) {
-      const project = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: customer.headers, payload: { input: 'hi', ...selection } });
-      const direct = await context.app.inject({ method: 'POST', url: '/api/turns', headers: customer.headers, payload: { threadId, input: 'hi', ...selection } });
+      const project = await context.app.inject({
+        method: 'POST',
+        url: `/api/v1/projects/${projectId}/turns`,
+        headers: customer.headers,
+        payload: { input: 'hi', ...selection },
+      });
+      const direct = await context.app.inject({
+        method: 'POST',
+        url: '/api/turns',
+        headers: customer.headers,
+        payload: { threadId, input: 'hi', ...selection },
+      });
       const label = JSON.stringify(selection);
       const accepted = (status: number) => status === 200 || status === 202;
-      expect(accepted(project.statusCode), `${label}: project ${project.statusCode} ${project.body}, direct ${direct.statusCode} ${direct.body}`).toBe(accepted(direct.statusCode));
+      expect(
+        accepted(project.statusCode),
+        `${label}: project ${project.statusCode} ${project.body}, direct ${direct.statusCode} ${direct.body}`,
+      ).toBe(accepted(direct.statusCode));
       if (!accepted(project.statusCode)) {
         expect(project.statusCode, label).toBe(422);
         expect(direct.statusCode, label).toBe(422);
-        expect(project.json().detail.map((issue: { loc: unknown }) => issue.loc), label).toEqual(direct.json().detail.map((issue: { loc: unknown }) => issue.loc));
+        expect(
+          project.json().detail.map((issue: { loc: unknown }) => issue.loc),
+          label,
+        ).toEqual(direct.json().detail.map((issue: { loc: unknown }) => issue.loc));
         continue;
       }
       expect(project.statusCode, `${label}: ${project.body}`).toBe(202);
@@ -93,20 +109,34 @@ describe('turn selections: project and direct turns agree', () => {
     const threadId = thread.json().thread.id as string;
     const input = [{ type: 'text', text: 'hi', text_elements: [] }];
     for (const selection of SETTINGS.filter((entry) => !('approval_policy' in entry))) {
-      const direct = await context.app.inject({ method: 'POST', url: '/api/turns', headers: customer.headers, payload: { threadId, input: 'hi', ...selection } });
+      const direct = await context.app.inject({
+        method: 'POST',
+        url: '/api/turns',
+        headers: customer.headers,
+        payload: { threadId, input: 'hi', ...selection },
+      });
       if (direct.statusCode !== 422) {
-        await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === direct.json().turn_id);
+        await harness.waitForDirectEvent(
+          customer.id,
+          (event) => event.type === 'turn/completed' && dataOf(event).turn.id === direct.json().turn_id,
+        );
         continue;
       }
       const rpc = await harness.rpc(rpcKey, 'turn/start', { threadId, input, ...selection });
       const label = JSON.stringify(selection);
       expect(rpc.error?.code, `${label}: ${JSON.stringify(rpc)}`).toBe(-32602);
       const locs = direct.json().detail.map((issue: { loc: string[] }) => ['params', ...issue.loc.slice(1)]);
-      expect(rpc.error.data.issues.map((issue: { loc: unknown }) => issue.loc), label).toEqual(locs);
+      expect(
+        rpc.error.data.issues.map((issue: { loc: unknown }) => issue.loc),
+        label,
+      ).toEqual(locs);
     }
     const accepted = await harness.rpc(rpcKey, 'turn/start', { threadId, input, model: 'power-ai', effort: 'xhigh' });
     expect(accepted.result?.turn?.id, JSON.stringify(accepted)).toEqual(expect.any(String));
-    await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === accepted.result.turn.id);
+    await harness.waitForDirectEvent(
+      customer.id,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === accepted.result.turn.id,
+    );
   });
 
   it('answers a profile the app-server does not know with our message on both surfaces, never its configuration text', async () => {
@@ -116,15 +146,34 @@ describe('turn selections: project and direct turns agree', () => {
     const thread = await context.app.inject({ method: 'POST', url: '/api/threads', headers: customer.headers, payload: {} });
     const threadId = thread.json().thread.id as string;
     const selection = { permissions: ':no-such-profile' };
-    const project = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: customer.headers, payload: { input: 'hi', ...selection } });
-    const direct = await context.app.inject({ method: 'POST', url: '/api/turns', headers: customer.headers, payload: { threadId, input: 'hi', ...selection } });
+    const project = await context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: customer.headers,
+      payload: { input: 'hi', ...selection },
+    });
+    const direct = await context.app.inject({
+      method: 'POST',
+      url: '/api/turns',
+      headers: customer.headers,
+      payload: { threadId, input: 'hi', ...selection },
+    });
     const rpcKey = await harness.userKey(customer, ['projects', 'rpc']);
-    const rpc = await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'hi', text_elements: [] }], ...selection });
+    const rpc = await harness.rpc(rpcKey, 'turn/start', {
+      threadId,
+      input: [{ type: 'text', text: 'hi', text_elements: [] }],
+      ...selection,
+    });
     // The app-server's own answer names its configuration ("failed to load configuration: default_permissions …").
     const internal = /configuration|default_permissions|built-in/i;
-    for (const [surface, response] of [['project', project], ['direct', direct]] as const) {
+    for (const [surface, response] of [
+      ['project', project],
+      ['direct', direct],
+    ] as const) {
       expect(response.statusCode, `${surface}: ${response.body}`).toBe(422);
-      expect(response.json().detail, surface).toEqual([expect.objectContaining({ loc: ['body', 'permissions'], msg: expect.stringContaining(':no-such-profile') })]);
+      expect(response.json().detail, surface).toEqual([
+        expect.objectContaining({ loc: ['body', 'permissions'], msg: expect.stringContaining(':no-such-profile') }),
+      ]);
       expect(response.body, surface).not.toMatch(internal);
     }
     expect(rpc.error.code, JSON.stringify(rpc)).toBe(-32602);

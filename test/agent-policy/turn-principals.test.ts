@@ -4,8 +4,22 @@ import { TurnPrincipals } from '../../src/accounts/turn-principals.js';
 import { ThreadTurns, applyNotification, type ThreadState } from '../../src/agent/thread-state.js';
 import { AppError } from '../../src/kernel/errors.js';
 
-const runtime: CustomerPrincipal = { kind: 'customer', customerId: 7, keyId: 100, keyKind: 'wallet', policy: { surfaces: ['gateway'], agentRuntime: true }, vip: false };
-const starter: CustomerPrincipal = { kind: 'customer', customerId: 7, keyId: 5, keyKind: 'user', policy: { models: ['m'], spendingLimitMicros: 10 }, vip: false };
+const runtime: CustomerPrincipal = {
+  kind: 'customer',
+  customerId: 7,
+  keyId: 100,
+  keyKind: 'wallet',
+  policy: { surfaces: ['gateway'], agentRuntime: true },
+  vip: false,
+};
+const starter: CustomerPrincipal = {
+  kind: 'customer',
+  customerId: 7,
+  keyId: 5,
+  keyKind: 'user',
+  policy: { models: ['m'], spendingLimitMicros: 10 },
+  vip: false,
+};
 const metadata = (threadId: string) => JSON.stringify({ thread_id: threadId, turn_id: 't', request_kind: 'turn' });
 
 function refusal(run: () => unknown): AppError {
@@ -49,9 +63,16 @@ describe('TurnPrincipals', () => {
       'thr_1',
       'busy',
       async () => {
-        refusals = [undefined, '', 'not json', '[]', '{"thread_id":5}', metadata('thr_unknown'), metadata('thr_1'), `{"thread_id":"thr_1","pad":"${'x'.repeat(5000)}"}`].map(
-          (header) => refusal(() => principals.resolve(runtime, header)).status,
-        );
+        refusals = [
+          undefined,
+          '',
+          'not json',
+          '[]',
+          '{"thread_id":5}',
+          metadata('thr_unknown'),
+          metadata('thr_1'),
+          `{"thread_id":"thr_1","pad":"${'x'.repeat(5000)}"}`,
+        ].map((header) => refusal(() => principals.resolve(runtime, header)).status);
         return { turn: { id: 'turn_1' } };
       },
       { ...starter, customerId: 8 },

@@ -18,7 +18,12 @@ describe('managed project store and routes', () => {
   afterAll(async () => context.close());
 
   it('creates a project with one stable workspace folder under the data dir', async () => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bearer(alice.key), payload: { name: 'site' } });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: bearer(alice.key),
+      payload: { name: 'site' },
+    });
     expect(response.statusCode).toBe(201);
     const body = response.json();
     expect(body).toMatchObject({ name: 'site' });
@@ -88,7 +93,10 @@ describe('managed project store and routes', () => {
     const bobPrincipal = await context.services.identity.resolve(bob.key);
     expect((await context.services.projects.requireOwned(alicePrincipal, project.id)).id).toBe(project.id);
     for (const id of [project.id, 'prj_AAAAAAAAAAAAAAAAAAAAAAAA', '../etc', '']) {
-      await expect(context.services.projects.requireOwned(bobPrincipal, id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Project not found' });
+      await expect(context.services.projects.requireOwned(bobPrincipal, id)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: 'Project not found',
+      });
     }
   });
 

@@ -33,7 +33,14 @@ export interface HarnessOptions {
 export function gatewayConfig(upstreamUrl: string) {
   return {
     providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstreamUrl}/v1`, apiKey: 'sk-upstream' }],
-    models: [{ id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true, images: true } }],
+    models: [
+      {
+        id: 'scripted-coder',
+        provider: 'scripted',
+        upstreamModel: 'scripted-model',
+        capabilities: { responsesApi: true, tools: true, images: true },
+      },
+    ],
     aliases: { 'power-ai': 'scripted-coder' },
   };
 }
@@ -54,11 +61,22 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const created = await context.services.customers.create({ email: `agent-${Math.random().toString(36).slice(2)}@example.com` });
   const customer = { id: created.customer.id, token: created.systemToken.key, headers: bearer(created.systemToken.key) };
   // Agent turns are billed like any gateway call: the customer needs credit.
-  await context.services.billing.adjust({ customerId: customer.id, amountMicros: 100_000_000, reason: 'agent tests', wallet: 'token', idempotencyKey: `agent-${customer.id}` });
+  await context.services.billing.adjust({
+    customerId: customer.id,
+    amountMicros: 100_000_000,
+    reason: 'agent tests',
+    wallet: 'token',
+    idempotencyKey: `agent-${customer.id}`,
+  });
   return harnessFor(context, upstream, customer, options);
 }
 
-export function harnessFor(context: TestContext, upstream: ModelUpstream, customer: AgentHarness['customer'], options: HarnessOptions = {}): AgentHarness {
+export function harnessFor(
+  context: TestContext,
+  upstream: ModelUpstream,
+  customer: AgentHarness['customer'],
+  options: HarnessOptions = {},
+): AgentHarness {
   const events = (projectId: string) => context.services.projectEvents.readAfter(projectId, 0, 10_000);
   return {
     context,
@@ -99,7 +117,10 @@ export const dataOf = (event: ProjectEvent): any => JSON.parse(event.dataJson);
 /** True when the request already carries a tool result, i.e. the model's second call of a tool turn. */
 export function hasToolOutput(request: RecordedRequest): boolean {
   const input = request.body?.input;
-  return Array.isArray(input) && input.some((item: { type?: string }) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output');
+  return (
+    Array.isArray(input) &&
+    input.some((item: { type?: string }) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output')
+  );
 }
 
 /** A responder that calls a tool once and answers with text after the tool ran. */

@@ -62,7 +62,13 @@ describe('approval broker: an approval whose row is still being inserted when it
     const { services } = context;
     inserts = heldInserts(services.storage);
     // The expiry is far away: an approval left pending would only end long after the test.
-    broker = new ApprovalBroker(inserts.storage, new ProjectEventSink(services.projectEvents, services.logger), services.clock, 600_000, services.logger);
+    broker = new ApprovalBroker(
+      inserts.storage,
+      new ProjectEventSink(services.projectEvents, services.logger),
+      services.clock,
+      600_000,
+      services.logger,
+    );
   });
   afterAll(async () => {
     broker?.close();
@@ -73,13 +79,25 @@ describe('approval broker: an approval whose row is still being inserted when it
     serverRequestId += 1;
     const requestId = serverRequestId;
     const inWindow = inserts.hold();
-    const reply = broker.request({ projectId, customerId, kind: 'commandExecution', serverRequestId: requestId, params: { threadId, turnId, itemId: `item-${requestId}`, command: 'ls' } });
+    const reply = broker.request({
+      projectId,
+      customerId,
+      kind: 'commandExecution',
+      serverRequestId: requestId,
+      params: { threadId, turnId, itemId: `item-${requestId}`, command: 'ls' },
+    });
     await inWindow;
     await end(requestId);
     inserts.release();
     const answer = await within(reply, 3_000);
-    const row = await context.services.storage.db.selectFrom('agent_approvals').selectAll().where('thread_id', '=', threadId).executeTakeFirstOrThrow();
-    const events = (await context.services.projectEvents.readAfter(projectId, 0, 10_000)).filter((event) => JSON.parse(event.dataJson).request_id === row.id);
+    const row = await context.services.storage.db
+      .selectFrom('agent_approvals')
+      .selectAll()
+      .where('thread_id', '=', threadId)
+      .executeTakeFirstOrThrow();
+    const events = (await context.services.projectEvents.readAfter(projectId, 0, 10_000)).filter(
+      (event) => JSON.parse(event.dataJson).request_id === row.id,
+    );
     return { answer, row, types: events.map((event) => event.type) };
   }
 
@@ -101,7 +119,9 @@ describe('approval broker: an approval whose row is still being inserted when it
   });
 
   it('the app-server closing the dialog cancels it', async () => {
-    const { answer, row } = await requestDuringInsert('thread-3', 'turn-3', (requestId) => broker.cancelByServerRequest(customerId, requestId));
+    const { answer, row } = await requestDuringInsert('thread-3', 'turn-3', (requestId) =>
+      broker.cancelByServerRequest(customerId, requestId),
+    );
     expect(answer).toEqual({ decision: 'cancel' });
     expect(row.status).toBe('cancelled');
   });
@@ -129,7 +149,13 @@ describe('approval broker: expiry on the clock', () => {
     const project = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bearer(created.systemToken.key) });
     projectId = project.json().id as string;
     clock = new FakeClock(Date.UTC(2026, 5, 1));
-    broker = new ApprovalBroker(context.services.storage, new ProjectEventSink(context.services.projectEvents, context.services.logger), clock, TIMEOUT_MS, context.services.logger);
+    broker = new ApprovalBroker(
+      context.services.storage,
+      new ProjectEventSink(context.services.projectEvents, context.services.logger),
+      clock,
+      TIMEOUT_MS,
+      context.services.logger,
+    );
   });
   afterAll(async () => {
     broker?.close();
@@ -137,8 +163,15 @@ describe('approval broker: expiry on the clock', () => {
   });
 
   const ask = (threadId: string, serverRequestId: number) =>
-    broker.request({ projectId, customerId, kind: 'commandExecution', serverRequestId, params: { threadId, turnId: 'turn-1', itemId: 'item-1', command: 'ls' } });
-  const rowOf = (threadId: string) => context.services.storage.db.selectFrom('agent_approvals').selectAll().where('thread_id', '=', threadId).executeTakeFirstOrThrow();
+    broker.request({
+      projectId,
+      customerId,
+      kind: 'commandExecution',
+      serverRequestId,
+      params: { threadId, turnId: 'turn-1', itemId: 'item-1', command: 'ls' },
+    });
+  const rowOf = (threadId: string) =>
+    context.services.storage.db.selectFrom('agent_approvals').selectAll().where('thread_id', '=', threadId).executeTakeFirstOrThrow();
   /** Waits until the broker has a waiter for the request (its row inserted, its timer armed). */
   async function armed(threadId: string) {
     await vi.waitFor(() => expect(broker.pendingCount(customerId)).toBe(1));

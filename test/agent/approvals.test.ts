@@ -19,7 +19,11 @@ describe('managed project approvals (real app-server)', () => {
   async function openProject() {
     const projectId = await harness.createProject();
     const project = await harness.context.services.projects.requireOwned(operator, projectId);
-    const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
+    const opened = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/open`,
+      headers: harness.customer.headers,
+    });
     expect(opened.statusCode).toBe(200);
     return { projectId, workspace: project.workspaceDir };
   }
@@ -29,8 +33,14 @@ describe('managed project approvals (real app-server)', () => {
   }
 
   async function startGuardedCommand(projectId: string, workspace: string, command: string) {
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: workspace }) }));
-    const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'run it', approvalPolicy: 'untrusted', permissions: ':workspace' });
+    harness.upstream.setDefault(
+      toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: workspace }) }),
+    );
+    const started = await post(`/api/v1/projects/${projectId}/turns`, {
+      input: 'run it',
+      approvalPolicy: 'untrusted',
+      permissions: ':workspace',
+    });
     expect(started.statusCode).toBe(202);
     const requested = await harness.waitForEvent(projectId, (event) => event.type === 'approval/requested');
     return { turnId: started.json().turn_id as string, approval: dataOf(requested) };
@@ -42,7 +52,11 @@ describe('managed project approvals (real app-server)', () => {
     expect(approval.kind).toBe('commandExecution');
     expect(approval.command).toContain('echo hi > x.txt');
 
-    const listed = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/approvals`, headers: harness.customer.headers });
+    const listed = await harness.context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}/approvals`,
+      headers: harness.customer.headers,
+    });
     expect(listed.json().data.map((item: { request_id: string }) => item.request_id)).toEqual([approval.request_id]);
 
     const resolved = await post(`/api/v1/projects/${projectId}/approvals/${approval.request_id}/resolve`);
@@ -53,10 +67,16 @@ describe('managed project approvals (real app-server)', () => {
     expect(dataOf(completed).turn.status).toBe('completed');
     expect(fs.readFileSync(path.join(workspace, 'x.txt'), 'utf8')).toBe('hi\n');
     // The file the command wrote is served by the project's files route.
-    const file = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/files/content?path=x.txt`, headers: harness.customer.headers });
+    const file = await harness.context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}/files/content?path=x.txt`,
+      headers: harness.customer.headers,
+    });
     expect(file.statusCode).toBe(200);
     expect(file.json()).toMatchObject({ path: 'x.txt', content: 'hi\n' });
-    const item = (await harness.events(projectId)).find((event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution');
+    const item = (await harness.events(projectId)).find(
+      (event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution',
+    );
     expect(dataOf(item!).item.status).toBe('completed');
 
     const again = await post(`/api/v1/projects/${projectId}/approvals/${approval.request_id}/resolve`, { decision: 'decline' });
@@ -64,18 +84,26 @@ describe('managed project approvals (real app-server)', () => {
     expect(again.json().approval).toMatchObject({ status: 'resolved', decision: 'accept' });
     const unknown = await post(`/api/v1/projects/${projectId}/approvals/apr_unknown/resolve`);
     expect(unknown.statusCode).toBe(404);
-    const pending = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/approvals`, headers: harness.customer.headers });
+    const pending = await harness.context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}/approvals`,
+      headers: harness.customer.headers,
+    });
     expect(pending.json().data).toEqual([]);
   });
 
   it('decline skips the command and lets the model carry on; cancel ends the turn interrupted', async () => {
     const declined = await openProject();
     const first = await startGuardedCommand(declined.projectId, declined.workspace, 'echo no > declined.txt');
-    const reply = await post(`/api/v1/projects/${declined.projectId}/approvals/${first.approval.request_id}/resolve`, { decision: 'decline' });
+    const reply = await post(`/api/v1/projects/${declined.projectId}/approvals/${first.approval.request_id}/resolve`, {
+      decision: 'decline',
+    });
     expect(reply.json().decision_applied).toBe('decline');
     const done = await harness.waitForEvent(declined.projectId, (event) => event.type === 'turn/completed');
     expect(dataOf(done).turn.status).toBe('completed');
-    const item = (await harness.events(declined.projectId)).find((event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution');
+    const item = (await harness.events(declined.projectId)).find(
+      (event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution',
+    );
     expect(dataOf(item!).item.status).toBe('declined');
     expect(fs.existsSync(path.join(declined.workspace, 'declined.txt'))).toBe(false);
 
@@ -91,7 +119,11 @@ describe('managed project approvals (real app-server)', () => {
     const { projectId, workspace } = await openProject();
     const patch = '*** Begin Patch\n*** Add File: hello.txt\n+hello world\n*** End Patch\n';
     harness.upstream.setDefault(toolThenText({ kind: 'custom_tool_call', name: 'apply_patch', input: patch }));
-    const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'write hello', approvalPolicy: 'untrusted', permissions: ':workspace' });
+    const started = await post(`/api/v1/projects/${projectId}/turns`, {
+      input: 'write hello',
+      approvalPolicy: 'untrusted',
+      permissions: ':workspace',
+    });
     expect(started.statusCode).toBe(202);
     const requested = dataOf(await harness.waitForEvent(projectId, (event) => event.type === 'approval/requested'));
     expect(requested.kind).toBe('fileChange');
@@ -104,7 +136,13 @@ describe('managed project approvals (real app-server)', () => {
 
   it('asks nothing under approval policy never with full access (the defaults)', async () => {
     const { projectId, workspace } = await openProject();
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo free > free.txt', workdir: workspace }) }));
+    harness.upstream.setDefault(
+      toolThenText({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'echo free > free.txt', workdir: workspace }),
+      }),
+    );
     const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'run it' });
     expect(started.statusCode).toBe(202);
     const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
@@ -142,13 +180,19 @@ describe('managed project approvals (real app-server)', () => {
     expect(approval.expires_at - approval.created_at).toBe(APPROVAL_TIMEOUT_MS);
     // Its timer is armed before approval/requested is appended; one ms short of the timeout nothing happens.
     clock.advance(APPROVAL_TIMEOUT_MS - 1);
-    const listed = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/approvals`, headers: harness.customer.headers });
+    const listed = await harness.context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}/approvals`,
+      headers: harness.customer.headers,
+    });
     expect(listed.json().data).toMatchObject([{ request_id: approval.request_id, status: 'pending' }]);
     clock.advance(1);
     const expired = await harness.waitForEvent(projectId, (event) => event.type === 'approval/expired', 10_000);
     expect(dataOf(expired)).toMatchObject({ request_id: approval.request_id, status: 'expired', decision: 'decline' });
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
-    const item = (await harness.events(projectId)).find((event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution');
+    const item = (await harness.events(projectId)).find(
+      (event) => event.type === 'item/completed' && dataOf(event).item.type === 'commandExecution',
+    );
     expect(dataOf(item!).item.status).toBe('declined');
     expect(fs.existsSync(path.join(workspace, 'expired.txt'))).toBe(false);
   });

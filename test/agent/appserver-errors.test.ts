@@ -27,7 +27,9 @@ describe('mapAppServerError', () => {
     for (const loc of ['body', 'params'] as const) {
       const mapped = mapAppServerError(original, loc) as AppError;
       expect(mapped.status).toBe(422);
-      expect(mapped.issues).toEqual([{ loc: [loc, 'permissions'], msg: 'Unknown permission profile :nope; see GET /api/v1/permissions', type: 'value_error' }]);
+      expect(mapped.issues).toEqual([
+        { loc: [loc, 'permissions'], msg: 'Unknown permission profile :nope; see GET /api/v1/permissions', type: 'value_error' },
+      ]);
       expect(JSON.stringify({ message: mapped.message, issues: mapped.issues })).not.toMatch(/configuration|default_permissions/);
       expect(mapped.cause).toBe(original);
     }

@@ -13,7 +13,12 @@ describe('line reader', () => {
     const stream = new PassThrough();
     const lines: string[] = [];
     const dropped: number[] = [];
-    readLines(stream, 10, (line) => lines.push(line), (length) => dropped.push(length));
+    readLines(
+      stream,
+      10,
+      (line) => lines.push(line),
+      (length) => dropped.push(length),
+    );
     stream.write('ab');
     stream.write('c\r\nde');
     stream.write('f\n0123456789ABCDEF');
@@ -105,7 +110,12 @@ describe('stdio transport', () => {
     let exit: TransportExit | null = null;
     const instance = new StdioTransport(
       { binary, args, env: { PATH: process.env.PATH }, lineLengthMax, stopGraceMs: 200 },
-      { onLine: (line) => lines.push(line), onStderrLine: () => undefined, onOversizeLine: (length) => oversize.push(length), onExit: (value) => (exit = value) },
+      {
+        onLine: (line) => lines.push(line),
+        onStderrLine: () => undefined,
+        onOversizeLine: (length) => oversize.push(length),
+        onExit: (value) => (exit = value),
+      },
     );
     return { instance, lines, oversize, exit: () => exit };
   }

@@ -29,7 +29,8 @@ describe('app-server launch after a failed catalogue read', () => {
 
   it('reads the bundled catalogue again on the next start instead of failing every start from then on', async () => {
     const projectId = await harness.createProject();
-    const open = () => harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
+    const open = () =>
+      harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
     const first = await open();
     expect(first.statusCode).toBeGreaterThanOrEqual(500);
     const second = await open();

@@ -38,7 +38,11 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     expect(started.statusCode).toBe(202);
     expect(started.json().thread_id).toBe(second.json().thread.id);
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed');
-    const summary = await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: harness.customer.headers });
+    const summary = await harness.context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}`,
+      headers: harness.customer.headers,
+    });
     expect(summary.json().latest_thread.id).toBe(second.json().thread.id);
   });
 
@@ -46,7 +50,10 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     const projectId = await harness.createProject();
     await post(`/api/v1/projects/${projectId}/open`);
     const abort = new AbortController();
-    const response = await fetch(`${harness.context.url}/api/v1/projects/${projectId}/events?after=0`, { headers: harness.customer.headers, signal: abort.signal });
+    const response = await fetch(`${harness.context.url}/api/v1/projects/${projectId}/events?after=0`, {
+      headers: harness.customer.headers,
+      signal: abort.signal,
+    });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const frames: { id: number; type: string; data: any }[] = [];
     const done = new Promise<void>((resolve) => {
@@ -59,7 +66,8 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
       void (async () => {
         const decoder = new TextDecoder();
         try {
-          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+            parser.feed(decoder.decode(chunk, { stream: true }));
         } catch {
           // aborted below
         }
@@ -69,7 +77,9 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'stream please' });
     await done;
     abort.abort();
-    expect(frames.map((frame) => frame.type)).toEqual(expect.arrayContaining(['thread/started', 'turn/started', 'item/agentMessage/delta', 'turn/completed']));
+    expect(frames.map((frame) => frame.type)).toEqual(
+      expect.arrayContaining(['thread/started', 'turn/started', 'item/agentMessage/delta', 'turn/completed']),
+    );
     expect(frames.at(-1)!.data.turn.id).toBe(started.json().turn_id);
     expect(frames.map((frame) => frame.id)).toEqual(frames.map((_frame, index) => index + 1));
   });
@@ -81,8 +91,18 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
     const opened = await post(`/api/v1/projects/${projectId}/open`);
     expect(opened.statusCode).toBe(200);
     const threadId = opened.json().thread.id as string;
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo held > held.txt', workdir: project.workspaceDir }) }));
-    const started = await post(`/api/v1/projects/${projectId}/turns`, { input: 'go', approvalPolicy: 'untrusted', permissions: ':workspace' });
+    harness.upstream.setDefault(
+      toolThenText({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'echo held > held.txt', workdir: project.workspaceDir }),
+      }),
+    );
+    const started = await post(`/api/v1/projects/${projectId}/turns`, {
+      input: 'go',
+      approvalPolicy: 'untrusted',
+      permissions: ':workspace',
+    });
     expect(started.statusCode).toBe(202);
     const requested = dataOf(await harness.waitForEvent(projectId, (event) => event.type === 'approval/requested'));
     const pid = services.agent.supervisor.peek(harness.customer.id)!.pid;

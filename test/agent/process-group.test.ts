@@ -104,7 +104,11 @@ describe('a service process that exits without stopping its app-servers', () => 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     expect(exitCode).toBe(1);
-    const [commandPid, serverPid] = output.split('\n').find((line) => /^\d+ \d+$/.test(line))!.split(' ').map(Number) as [number, number];
+    const [commandPid, serverPid] = output
+      .split('\n')
+      .find((line) => /^\d+ \d+$/.test(line))!
+      .split(' ')
+      .map(Number) as [number, number];
     const alive = [];
     for (const pid of [commandPid, serverPid]) {
       if (await goneWithin(pid, 2_000)) continue;

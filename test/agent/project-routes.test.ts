@@ -19,7 +19,13 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
   it('reports the live defaults, the app-server version and the caller’s runtime', async () => {
     const before = await inject('GET', '/api/v1/agent/status');
     expect(before.statusCode).toBe(200);
-    expect(before.json().defaults).toEqual({ model: 'power-ai', web_search: 'live', reasoning_effort: 'xhigh', approval_policy: 'never', sandbox: 'danger-full-access' });
+    expect(before.json().defaults).toEqual({
+      model: 'power-ai',
+      web_search: 'live',
+      reasoning_effort: 'xhigh',
+      approval_policy: 'never',
+      sandbox: 'danger-full-access',
+    });
     expect(before.json().runtime.app_server_version).toBe('0.147.0');
     await inject('POST', `/api/v1/projects/${projectId}/open`);
     const after = await inject('GET', '/api/v1/agent/status');
@@ -35,7 +41,13 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     const project = await harness.context.services.projects.requireOwned({ kind: 'operator', source: 'static', keyId: null }, projectId);
     await inject('POST', `/api/v1/projects/${projectId}/open`);
     const { toolThenText } = await import('./agent-harness.js');
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'env > env.txt', workdir: project.workspaceDir }) }));
+    harness.upstream.setDefault(
+      toolThenText({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'env > env.txt', workdir: project.workspaceDir }),
+      }),
+    );
     const started = await inject('POST', `/api/v1/projects/${projectId}/turns`, { input: 'dump env' });
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id);
     const fs = await import('node:fs');
@@ -45,8 +57,18 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     expect(environment).not.toMatch(/sy[a-z]?_[A-Za-z0-9]{20,}/);
 
     // The key itself works on the gateway only.
-    const keyId = (await harness.context.storage.db.selectFrom('agent_runtime_keys').select('key_id').where('customer_id', '=', harness.customer.id).executeTakeFirstOrThrow()).key_id;
-    const row = await harness.context.storage.db.selectFrom('api_keys').select('policy_json').where('id', '=', Number(keyId)).executeTakeFirstOrThrow();
+    const keyId = (
+      await harness.context.storage.db
+        .selectFrom('agent_runtime_keys')
+        .select('key_id')
+        .where('customer_id', '=', harness.customer.id)
+        .executeTakeFirstOrThrow()
+    ).key_id;
+    const row = await harness.context.storage.db
+      .selectFrom('api_keys')
+      .select('policy_json')
+      .where('id', '=', Number(keyId))
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.policy_json)).toEqual({ surfaces: ['gateway'], agentRuntime: true });
   });
 
@@ -55,7 +77,9 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     expect(permissions.statusCode).toBe(200);
     const ids = permissions.json().data.map((profile: { id: string }) => profile.id);
     expect(ids).toEqual(expect.arrayContaining([':read-only', ':workspace', ':danger-full-access']));
-    expect(permissions.json().data.find((profile: { id: string }) => profile.id === ':danger-full-access').sandbox_policy).toEqual({ type: 'dangerFullAccess' });
+    expect(permissions.json().data.find((profile: { id: string }) => profile.id === ':danger-full-access').sandbox_policy).toEqual({
+      type: 'dangerFullAccess',
+    });
     const skills = await inject('GET', '/api/v1/skills');
     expect(skills.statusCode).toBe(200);
     expect(skills.json().data.length).toBeGreaterThan(0);
@@ -88,8 +112,19 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
 
   it('accepts images as data: URLs and overrides, and returns the first result for a repeated Idempotency-Key', async () => {
     const headers = { ...harness.customer.headers, 'idempotency-key': 'turn-once-1' };
-    const payload = { input: [{ type: 'text', text: 'what is this?' }, { type: 'image', url: PIXEL }], effort: 'high', sandboxPolicy: { type: 'workspaceWrite' }, approvalPolicy: 'on-request' };
-    const [first, second] = await Promise.all([inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers), inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers)]);
+    const payload = {
+      input: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', url: PIXEL },
+      ],
+      effort: 'high',
+      sandboxPolicy: { type: 'workspaceWrite' },
+      approvalPolicy: 'on-request',
+    };
+    const [first, second] = await Promise.all([
+      inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers),
+      inject('POST', `/api/v1/projects/${projectId}/turns`, payload, headers),
+    ]);
     expect(first.statusCode).toBe(202);
     expect(second.json()).toEqual(first.json());
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id);
@@ -119,7 +154,10 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     const inside = await inject('POST', url, { input: 'go', sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['build/out'] } });
     expect(inside.statusCode).toBe(202);
     const settings = await harness.waitForEvent(projectId, (event) => event.type === 'thread/settings/updated');
-    expect(dataOf(settings).threadSettings.sandboxPolicy).toMatchObject({ type: 'workspaceWrite', writableRoots: [`${project.workspaceDir}/build/out`] });
+    expect(dataOf(settings).threadSettings.sandboxPolicy).toMatchObject({
+      type: 'workspaceWrite',
+      writableRoots: [`${project.workspaceDir}/build/out`],
+    });
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === inside.json().turn_id);
   });
 

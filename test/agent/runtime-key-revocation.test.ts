@@ -35,7 +35,9 @@ describe('the runtime key of an app-server that never came up', () => {
   let harness: AgentHarness;
   beforeAll(async () => {
     // The scripted codex keeps its records in host files that the agent sandbox hides (test/sandbox covers the sandbox).
-    harness = await startAgentHarness({ agent: { codexBinary: codex.binary, restartAttemptsMax: 2, restartBackoffInitialMs: 50, isolation: 'none' } });
+    harness = await startAgentHarness({
+      agent: { codexBinary: codex.binary, restartAttemptsMax: 2, restartBackoffInitialMs: 50, isolation: 'none' },
+    });
   });
   afterAll(async () => harness?.close());
 

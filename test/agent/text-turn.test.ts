@@ -17,7 +17,12 @@ describe('managed project: text turn through the gateway', () => {
     expect(opened.json().resumed).toBe(false);
 
     upstream.enqueue({ kind: 'text', text: 'Hello from the scripted model, in pieces.', chunks: 4 });
-    const started = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: customer.headers, payload: { input: 'say hello' } });
+    const started = await context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: customer.headers,
+      payload: { input: 'say hello' },
+    });
     expect(started.statusCode).toBe(202);
     const turnId = started.json().turn_id as string;
 
@@ -43,7 +48,11 @@ describe('managed project: text turn through the gateway', () => {
 
     // The gateway billed the call to the customer as the key that started the turn (the app-server authenticated
     // with its own runtime key, which acts for that turn only).
-    const runtimeKey = await context.storage.db.selectFrom('agent_runtime_keys').selectAll().where('customer_id', '=', customer.id).executeTakeFirstOrThrow();
+    const runtimeKey = await context.storage.db
+      .selectFrom('agent_runtime_keys')
+      .selectAll()
+      .where('customer_id', '=', customer.id)
+      .executeTakeFirstOrThrow();
     const systemKey = await context.services.identity.resolve(customer.token);
     const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customer.id).execute();
     expect(calls).toHaveLength(1);
@@ -62,7 +71,13 @@ describe('managed project: text turn through the gateway', () => {
     expect(wallet.json()).toMatchObject({ balance: { micros: 100_000_000 - cost }, holds: { micros: 0 } });
 
     const summary = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: customer.headers });
-    expect(summary.json().latest_thread).toMatchObject({ id: threadId, loaded: true, preview: 'say hello', status: { type: 'idle' }, active_turn_id: null });
+    expect(summary.json().latest_thread).toMatchObject({
+      id: threadId,
+      loaded: true,
+      preview: 'say hello',
+      status: { type: 'idle' },
+      active_turn_id: null,
+    });
 
     const state = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/state`, headers: customer.headers });
     expect(state.json().thread.id).toBe(threadId);

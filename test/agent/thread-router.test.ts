@@ -25,9 +25,15 @@ describe('ThreadRouter', () => {
     router.handleNotification(2, { method: 'turn/started', params: { threadId: 'thr_p' } });
     router.handleNotification(1, { method: 'turn/started', params: { threadId: 'thr_unknown' } });
     router.handleNotification(1, { method: 'account/rateLimits/updated', params: {} });
-    expect(await router.handleServerRequest(1, { id: 7, method: 'item/commandExecution/requestApproval', params: { threadId: 'thr_d' } })).toEqual({ decision: 'direct' });
-    await expect(router.handleServerRequest(2, { id: 8, method: 'item/commandExecution/requestApproval', params: { threadId: 'thr_d' } })).rejects.toThrow(/not supported/);
-    await expect(router.handleServerRequest(1, { id: 9, method: 'item/tool/requestUserInput', params: {} })).rejects.toThrow(/not supported/);
+    expect(
+      await router.handleServerRequest(1, { id: 7, method: 'item/commandExecution/requestApproval', params: { threadId: 'thr_d' } }),
+    ).toEqual({ decision: 'direct' });
+    await expect(
+      router.handleServerRequest(2, { id: 8, method: 'item/commandExecution/requestApproval', params: { threadId: 'thr_d' } }),
+    ).rejects.toThrow(/not supported/);
+    await expect(router.handleServerRequest(1, { id: 9, method: 'item/tool/requestUserInput', params: {} })).rejects.toThrow(
+      /not supported/,
+    );
     expect(seen).toEqual(['project:1:turn/started', 'direct:1:thread/started', 'direct:1:item/commandExecution/requestApproval']);
   });
 

@@ -18,7 +18,8 @@ function pendingStart() {
 function setUp() {
   const turns = new ThreadTurns<ThreadState>();
   const state = turns.remember('thr_1', { projectId: 'prj_1', customerId: 7 });
-  const notify = (method: string, turnId: string) => applyNotification(state, new Map(), method, { threadId: 'thr_1', turn: { id: turnId } });
+  const notify = (method: string, turnId: string) =>
+    applyNotification(state, new Map(), method, { threadId: 'thr_1', turn: { id: turnId } });
   return { turns, state, notify };
 }
 

@@ -42,7 +42,10 @@ describe.each(dialects)('turn idempotency on %s', (dialect) => {
     const start = async () => ({ turn_id: `turn_${(starts += 1)}` });
     const first = idempotency.run('prj_b', 'key-1', { prompt: 'hi' }, start);
     const whileInFlight = idempotency.run('prj_b', 'key-1', { prompt: 'other' }, start);
-    await expect(whileInFlight).rejects.toMatchObject({ code: 'VALIDATION_FAILED', issues: [{ loc: ['header', 'idempotency-key'], type: 'idempotency_mismatch' }] });
+    await expect(whileInFlight).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      issues: [{ loc: ['header', 'idempotency-key'], type: 'idempotency_mismatch' }],
+    });
     await first;
     const recorded = await idempotency.run('prj_b', 'key-1', { prompt: 'other' }, start).catch((error: unknown) => error);
     expect(recorded).toBeInstanceOf(AppError);
@@ -53,10 +56,16 @@ describe.each(dialects)('turn idempotency on %s', (dialect) => {
   it('keeps keys apart per project, and records nothing when the start fails', async () => {
     const idempotency = new TurnIdempotency<Started>(threads);
     await idempotency.run('prj_c', 'key-1', { prompt: 'hi' }, async () => ({ turn_id: 'turn_c' }));
-    await expect(idempotency.run('prj_d', 'key-1', { prompt: 'hi' }, async () => ({ turn_id: 'turn_d' }))).resolves.toEqual({ turn_id: 'turn_d' });
+    await expect(idempotency.run('prj_d', 'key-1', { prompt: 'hi' }, async () => ({ turn_id: 'turn_d' }))).resolves.toEqual({
+      turn_id: 'turn_d',
+    });
 
-    await expect(idempotency.run('prj_e', 'key-1', { prompt: 'hi' }, async () => Promise.reject(new Error('busy')))).rejects.toThrow('busy');
+    await expect(idempotency.run('prj_e', 'key-1', { prompt: 'hi' }, async () => Promise.reject(new Error('busy')))).rejects.toThrow(
+      'busy',
+    );
     expect(await threads.findTurnRequest('prj_e', 'key-1')).toBeNull();
-    await expect(idempotency.run('prj_e', 'key-1', { prompt: 'hi' }, async () => ({ turn_id: 'turn_e' }))).resolves.toEqual({ turn_id: 'turn_e' });
+    await expect(idempotency.run('prj_e', 'key-1', { prompt: 'hi' }, async () => ({ turn_id: 'turn_e' }))).resolves.toEqual({
+      turn_id: 'turn_e',
+    });
   });
 });

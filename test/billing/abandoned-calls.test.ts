@@ -28,7 +28,11 @@ describe('abandoned model calls settle', () => {
   });
 
   async function openCalls(customerId: number) {
-    return context.storage.db.selectFrom('billing_calls').select(['status', 'outcome', 'hold_micros', 'cost_micros', 'input_tokens', 'output_tokens']).where('customer_id', '=', customerId).execute();
+    return context.storage.db
+      .selectFrom('billing_calls')
+      .select(['status', 'outcome', 'hold_micros', 'cost_micros', 'input_tokens', 'output_tokens'])
+      .where('customer_id', '=', customerId)
+      .execute();
   }
 
   async function settled(customerId: number) {

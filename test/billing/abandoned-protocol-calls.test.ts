@@ -81,14 +81,24 @@ describe('abandoned calls settle on every protocol, streamed or not', () => {
   async function settled(customerId: number, count: number) {
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const calls = await context.storage.db.selectFrom('billing_calls').select(['status', 'outcome']).where('customer_id', '=', customerId).orderBy('id').execute();
+      const calls = await context.storage.db
+        .selectFrom('billing_calls')
+        .select(['status', 'outcome'])
+        .where('customer_id', '=', customerId)
+        .orderBy('id')
+        .execute();
       if ((calls.length >= count && calls.every((call) => call.status !== 'open')) || Date.now() > deadline) return calls;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
   /** Runs one call through the protocol's driver; the client leaves after `after` parts (never when undefined). */
-  async function run(protocol: InboundProtocol<Decoded>, body: Record<string, unknown>, key: string, after: number | undefined): Promise<number> {
+  async function run(
+    protocol: InboundProtocol<Decoded>,
+    body: Record<string, unknown>,
+    key: string,
+    after: number | undefined,
+  ): Promise<number> {
     const client = new Client();
     const seen = { parts: 0 };
     const gateway = context.services.gateway;
@@ -101,7 +111,12 @@ describe('abandoned calls settle on every protocol, streamed or not', () => {
     };
     upstream.enqueue({ kind: 'text', text: 'one two three four', chunks: 4 });
     const principal = await principalFor(context, key);
-    await drive(deps, protocol, { principal, body, headers: {}, requestId: `req_${Math.random().toString(36).slice(2)}`, signal: client }, () => client).catch(() => undefined);
+    await drive(
+      deps,
+      protocol,
+      { principal, body, headers: {}, requestId: `req_${Math.random().toString(36).slice(2)}`, signal: client },
+      () => client,
+    ).catch(() => undefined);
     return seen.parts;
   }
 

@@ -20,11 +20,20 @@ describe('cache-write prices', () => {
   it('splits input into plain, cache reads and 5-minute and 1-hour writes, each rounded up', () => {
     expect(costOf({ inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 0 }, RATES)).toBe(4_000_000);
     expect(costOf({ inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 1_000_000 }, RATES)).toBe(5_000_000);
-    expect(costOf({ inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 1_000_000 }, RATES)).toBe(8_000_000);
+    expect(
+      costOf(
+        { inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 1_000_000 },
+        RATES,
+      ),
+    ).toBe(8_000_000);
     // 100 plain, 200 read, 300 written (100 for an hour), 10 out.
-    expect(costOf({ inputTokens: 600, outputTokens: 10, cachedInputTokens: 200, cacheWriteTokens: 300, cacheWrite1hTokens: 100 }, RATES)).toBe(400 + 80 + 1_000 + 800 + 240);
+    expect(
+      costOf({ inputTokens: 600, outputTokens: 10, cachedInputTokens: 200, cacheWriteTokens: 300, cacheWrite1hTokens: 100 }, RATES),
+    ).toBe(400 + 80 + 1_000 + 800 + 240);
     // Reported classes never exceed the input they are part of.
-    expect(costOf({ inputTokens: 100, outputTokens: 0, cachedInputTokens: 80, cacheWriteTokens: 500, cacheWrite1hTokens: 900 }, RATES)).toBe(32 + 160);
+    expect(
+      costOf({ inputTokens: 100, outputTokens: 0, cachedInputTokens: 80, cacheWriteTokens: 500, cacheWrite1hTokens: 900 }, RATES),
+    ).toBe(32 + 160);
   });
 
   describe('a billed Anthropic call that writes and reads the cache', () => {
@@ -79,12 +88,21 @@ describe('cache-write prices', () => {
         method: 'POST',
         url: '/v1/messages',
         headers: { ...headers, 'anthropic-version': '2023-06-01' },
-        payload: { model: 'claude-cached', max_tokens: 64, system: [{ type: 'text', text: 'long prompt', cache_control: { type: 'ephemeral', ttl: '1h' } }], messages: [{ role: 'user', content: 'hi' }] },
+        payload: {
+          model: 'claude-cached',
+          max_tokens: 64,
+          system: [{ type: 'text', text: 'long prompt', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+          messages: [{ role: 'user', content: 'hi' }],
+        },
       });
       expect(response.statusCode, response.body).toBe(200);
       // The answer does not wait for its settlement's commit.
       await context.services.billing.wallet.settled();
-      const call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).executeTakeFirstOrThrow();
+      const call = await context.storage.db
+        .selectFrom('billing_calls')
+        .selectAll()
+        .where('customer_id', '=', buyer.customerId)
+        .executeTakeFirstOrThrow();
       expect(call).toMatchObject({ status: 'settled' });
       expect(Number(call.input_tokens)).toBe(600);
       expect(Number(call.cached_input_tokens)).toBe(200);

@@ -24,7 +24,13 @@ interface Acknowledged {
   calls: string[];
 }
 
-async function creditWorker(service: ServiceProcess, customerId: number, prefix: string, acknowledged: Acknowledged, stop: () => boolean): Promise<void> {
+async function creditWorker(
+  service: ServiceProcess,
+  customerId: number,
+  prefix: string,
+  acknowledged: Acknowledged,
+  stop: () => boolean,
+): Promise<void> {
   for (let index = 0; !stop(); index += 1) {
     const key = `${prefix}-${index}`;
     const response = await fetch(`${service.url}/api/admin/customers/${customerId}/wallet/adjust`, {
@@ -54,12 +60,17 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
 
   beforeAll(async () => {
     ensureBuilt();
-    upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'crash loop answer', usage: { inputTokens: 20, outputTokens: 5 } } });
+    upstream = await startModelUpstream({
+      defaultReply: { kind: 'text', text: 'crash loop answer', usage: { inputTokens: 20, outputTokens: 5 } },
+    });
     dataDir = tempDir('switchyard-crash-');
     configPath = path.join(dataDir, 'config.json');
     fs.writeFileSync(
       configPath,
-      JSON.stringify({ ...billingConfig(upstream.url), rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } } }),
+      JSON.stringify({
+        ...billingConfig(upstream.url),
+        rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
+      }),
     );
   }, 180_000);
 
@@ -68,64 +79,89 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(`kill -9 at ${POINTS} random points loses no acknowledged entry`, async () => {
-    let service = await startServiceProcess({ dataDir, configPath });
-    const registered = await fetch(`${service.url}/api/v1/customer/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'crash@example.com', password: 'crash loop password' }),
-    });
-    expect(registered.status).toBe(201);
-    const account = (await registered.json()) as { customer: { id: number }; api_key: string };
-    const acknowledged: Acknowledged = { credits: [], calls: [] };
-    const funding = await fetch(`${service.url}/api/admin/customers/${account.customer.id}/wallet/adjust`, {
-      method: 'POST',
-      headers: { ...operatorHeaders, 'content-type': 'application/json', 'idempotency-key': 'funding' },
-      body: JSON.stringify({ amount_micros: 1_000_000_000, reason: 'crash loop funding' }),
-    });
-    expect(funding.status).toBe(200);
+  it(
+    `kill -9 at ${POINTS} random points loses no acknowledged entry`,
+    async () => {
+      let service = await startServiceProcess({ dataDir, configPath });
+      const registered = await fetch(`${service.url}/api/v1/customer/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'crash@example.com', password: 'crash loop password' }),
+      });
+      expect(registered.status).toBe(201);
+      const account = (await registered.json()) as { customer: { id: number }; api_key: string };
+      const acknowledged: Acknowledged = { credits: [], calls: [] };
+      const funding = await fetch(`${service.url}/api/admin/customers/${account.customer.id}/wallet/adjust`, {
+        method: 'POST',
+        headers: { ...operatorHeaders, 'content-type': 'application/json', 'idempotency-key': 'funding' },
+        body: JSON.stringify({ amount_micros: 1_000_000_000, reason: 'crash loop funding' }),
+      });
+      expect(funding.status).toBe(200);
 
-    for (let point = 0; point < POINTS; point += 1) {
-      let stopped = false;
-      const stop = () => stopped;
-      const workers = [
-        ...[0, 1].map((worker) => creditWorker(service, account.customer.id, `p${point}-w${worker}`, acknowledged, stop)),
-        ...Array.from({ length: 6 }, () => callWorker(service, account.api_key, acknowledged, stop)),
-      ];
-      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 600));
-      await service.kill();
-      stopped = true;
-      await Promise.all(workers);
-      service = await startServiceProcess({ dataDir, configPath });
-      const invariants = await fetch(`${service.url}/api/admin/billing/invariants`, { headers: operatorHeaders });
-      const report = (await invariants.json()) as { ok: boolean };
-      expect(report, `after kill ${point + 1}`).toMatchObject({ ok: true, badHolds: [], mismatchedAccounts: [], unbalancedTransfers: [] });
-    }
-    await service.stop();
-    console.info(`crash loop: ${POINTS} kills, ${acknowledged.credits.length} acknowledged credits, ${acknowledged.calls.length} acknowledged billed calls`);
+      for (let point = 0; point < POINTS; point += 1) {
+        let stopped = false;
+        const stop = () => stopped;
+        const workers = [
+          ...[0, 1].map((worker) => creditWorker(service, account.customer.id, `p${point}-w${worker}`, acknowledged, stop)),
+          ...Array.from({ length: 6 }, () => callWorker(service, account.api_key, acknowledged, stop)),
+        ];
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 600));
+        await service.kill();
+        stopped = true;
+        await Promise.all(workers);
+        service = await startServiceProcess({ dataDir, configPath });
+        const invariants = await fetch(`${service.url}/api/admin/billing/invariants`, { headers: operatorHeaders });
+        const report = (await invariants.json()) as { ok: boolean };
+        expect(report, `after kill ${point + 1}`).toMatchObject({
+          ok: true,
+          badHolds: [],
+          mismatchedAccounts: [],
+          unbalancedTransfers: [],
+        });
+      }
+      await service.stop();
+      console.info(
+        `crash loop: ${POINTS} kills, ${acknowledged.credits.length} acknowledged credits, ${acknowledged.calls.length} acknowledged billed calls`,
+      );
 
-    const sqlitePath = path.join(dataDir, 'switchyard.sqlite');
-    const raw = new SQLite(sqlitePath, { readonly: true });
-    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
-    raw.close();
-    const storage = await createStorage({ sqlitePath });
-    try {
-      expect(await checkLedger(storage.db)).toEqual({ mismatchedAccounts: [], unbalancedTransfers: [], badHolds: [] });
-      expect(await storage.db.selectFrom('billing_calls').select('id').where('status', '=', 'open').execute()).toEqual([]);
-      const references = new Set(
-        (await storage.db.selectFrom('ledger_entries').select('reference').where('kind', '=', 'adjustment').execute()).map((row) => row.reference),
-      );
-      expect(acknowledged.credits.length).toBeGreaterThan(0);
-      expect(acknowledged.credits.filter((key) => !references.has(`idempotency:${key}`))).toEqual([]);
-      const settled = new Map(
-        (await storage.db.selectFrom('billing_calls').select(['request_id', 'status', 'cost_micros']).execute()).map((row) => [row.request_id, row]),
-      );
-      expect(acknowledged.calls.length).toBeGreaterThan(0);
-      expect(acknowledged.calls.filter((requestId) => settled.get(requestId)?.status !== 'settled' || !(settled.get(requestId)!.cost_micros! > 0))).toEqual([]);
-      const usage = await storage.db.selectFrom('ledger_entries').select('id').where('kind', '=', 'usage').where('amount_micros', '<', 0).execute();
-      expect(usage.length).toBeGreaterThanOrEqual(acknowledged.calls.length);
-    } finally {
-      await storage.close();
-    }
-  }, 120_000 + POINTS * 10_000);
+      const sqlitePath = path.join(dataDir, 'switchyard.sqlite');
+      const raw = new SQLite(sqlitePath, { readonly: true });
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+      raw.close();
+      const storage = await createStorage({ sqlitePath });
+      try {
+        expect(await checkLedger(storage.db)).toEqual({ mismatchedAccounts: [], unbalancedTransfers: [], badHolds: [] });
+        expect(await storage.db.selectFrom('billing_calls').select('id').where('status', '=', 'open').execute()).toEqual([]);
+        const references = new Set(
+          (await storage.db.selectFrom('ledger_entries').select('reference').where('kind', '=', 'adjustment').execute()).map(
+            (row) => row.reference,
+          ),
+        );
+        expect(acknowledged.credits.length).toBeGreaterThan(0);
+        expect(acknowledged.credits.filter((key) => !references.has(`idempotency:${key}`))).toEqual([]);
+        const settled = new Map(
+          (await storage.db.selectFrom('billing_calls').select(['request_id', 'status', 'cost_micros']).execute()).map((row) => [
+            row.request_id,
+            row,
+          ]),
+        );
+        expect(acknowledged.calls.length).toBeGreaterThan(0);
+        expect(
+          acknowledged.calls.filter(
+            (requestId) => settled.get(requestId)?.status !== 'settled' || !(settled.get(requestId)!.cost_micros! > 0),
+          ),
+        ).toEqual([]);
+        const usage = await storage.db
+          .selectFrom('ledger_entries')
+          .select('id')
+          .where('kind', '=', 'usage')
+          .where('amount_micros', '<', 0)
+          .execute();
+        expect(usage.length).toBeGreaterThanOrEqual(acknowledged.calls.length);
+      } finally {
+        await storage.close();
+      }
+    },
+    120_000 + POINTS * 10_000,
+  );
 });

@@ -37,7 +37,11 @@ describe('billing through the gateway', () => {
     expect(refused.error).toMatchObject({ code: 'insufficient_credit', type: 'insufficient_quota' });
     await Promise.all(responses.filter((response) => !response.bodyUsed).map((response) => response.text()));
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
-    const calls = await context.storage.db.selectFrom('billing_calls').select(['status', 'cost_micros']).where('customer_id', '=', buyer.customerId).execute();
+    const calls = await context.storage.db
+      .selectFrom('billing_calls')
+      .select(['status', 'cost_micros'])
+      .where('customer_id', '=', buyer.customerId)
+      .execute();
     expect(calls).toHaveLength(K + 1);
     expect(calls.every((call) => call.status === 'settled')).toBe(true);
   });
@@ -69,7 +73,12 @@ describe('billing through the gateway', () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, async () => {
         const controller = new AbortController();
-        const response = await chat(url, buyer.systemToken, { model: 'power-ai', stream: true, messages: [{ role: 'user', content: prompt }], max_tokens: 500 }, controller.signal);
+        const response = await chat(
+          url,
+          buyer.systemToken,
+          { model: 'power-ai', stream: true, messages: [{ role: 'user', content: prompt }], max_tokens: 500 },
+          controller.signal,
+        );
         const requestId = response.headers.get('x-request-id')!;
         const stopAfter = Math.random() < 0.7 ? Math.floor(Math.random() * 25) : Infinity;
         let forwarded = '';

@@ -20,7 +20,9 @@ export function billingConfig(upstreamUrl = 'http://127.0.0.1:9', extra: Record<
 }
 
 /** `config` is raw config-file JSON (schema defaults apply), merged over the scripted-provider catalogue. */
-export async function billingContext(options: Omit<TestContextOptions, 'config'> & { upstreamUrl?: string; config?: Record<string, unknown> } = {}): Promise<TestContext> {
+export async function billingContext(
+  options: Omit<TestContextOptions, 'config'> & { upstreamUrl?: string; config?: Record<string, unknown> } = {},
+): Promise<TestContext> {
   const { upstreamUrl, config, ...rest } = options;
   return createTestContext({ ...rest, config: { ...billingConfig(upstreamUrl), ...config } as unknown as TestContextOptions['config'] });
 }
@@ -63,7 +65,14 @@ export async function credit(context: TestContext, customerId: number, amountMic
 }
 
 export async function userKey(context: TestContext, customerId: number, policy: KeyPolicy = {}, expiresAt: number | null = null) {
-  const issued = await context.services.keys.issue(context.storage.db, { customerId, kind: 'user', role: 'customer', name: 'test key', policy, expiresAt });
+  const issued = await context.services.keys.issue(context.storage.db, {
+    customerId,
+    kind: 'user',
+    role: 'customer',
+    name: 'test key',
+    policy,
+    expiresAt,
+  });
   return { key: issued.plaintext, keyId: issued.row.id };
 }
 
@@ -99,7 +108,12 @@ export async function walletOf(context: TestContext, customerId: number) {
 export const CHAT_BODY = { model: 'power-ai', messages: [{ role: 'user', content: 'Count to three.' }], max_tokens: 50 };
 
 export async function chat(url: string, key: string, body: Record<string, unknown> = CHAT_BODY, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) }, body: JSON.stringify(body), signal });
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(key) },
+    body: JSON.stringify(body),
+    signal,
+  });
 }
 
 /** One probe call: the hold the gateway places for CHAT_BODY, and usage that costs exactly that hold. */
@@ -108,13 +122,20 @@ export async function probeHold(context: TestContext, upstream: ModelUpstream, u
   expect(response.status, await response.clone().text()).toBe(200);
   // The answer ends before its settlement commits (possibly in another process): wait for the settlement, so the
   // wallet the caller reads next already shows the probe's cost.
-  let call = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).executeTakeFirstOrThrow();
-  for (const deadline = Date.now() + 10_000; call.status === 'open' && Date.now() < deadline; ) {
+  let call = await context.storage.db
+    .selectFrom('billing_calls')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .executeTakeFirstOrThrow();
+  for (const deadline = Date.now() + 10_000; call.status === 'open' && Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 10));
     call = await context.storage.db.selectFrom('billing_calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
   }
   expect(call.status, 'the probe call settles').not.toBe('open');
-  upstream.setDefault(() => ({ kind: 'text', text: 'one two three', usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens } }));
+  upstream.setDefault(() => ({
+    kind: 'text',
+    text: 'one two three',
+    usage: { inputTokens: call.estimated_input_tokens, outputTokens: call.max_output_tokens },
+  }));
   return call.hold_micros;
 }
-

@@ -25,9 +25,14 @@ import { dialects, openTestStorage, tempDir, type TestStorage } from '../helpers
 
 /** One micro-USD per input token and two per output token: costs are easy to follow. */
 const CARD: ResolvedCard = {
-  name: 'model-test', label: 'model test', note: null,
-  inputMicrosPerMillion: 1_000_000, outputMicrosPerMillion: 2_000_000, cachedInputMicrosPerMillion: 1_000_000,
-  cacheWriteMicrosPerMillion: 1_000_000, cacheWrite1hMicrosPerMillion: 1_000_000,
+  name: 'model-test',
+  label: 'model test',
+  note: null,
+  inputMicrosPerMillion: 1_000_000,
+  outputMicrosPerMillion: 2_000_000,
+  cachedInputMicrosPerMillion: 1_000_000,
+  cacheWriteMicrosPerMillion: 1_000_000,
+  cacheWrite1hMicrosPerMillion: 1_000_000,
 };
 const logger = pino({ level: 'silent' });
 
@@ -41,10 +46,35 @@ type Command =
 const tokens = fc.integer({ min: 0, max: 300 });
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('hold' as const), inputTokens: tokens, maxOutputTokens: tokens }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), inputTokens: tokens, outputTokens: tokens, outcome: fc.constantFrom('completed' as const, 'aborted' as const, 'failed' as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('settle' as const),
+      pick: fc.nat(),
+      inputTokens: tokens,
+      outputTokens: tokens,
+      outcome: fc.constantFrom('completed' as const, 'aborted' as const, 'failed' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'release' as const }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('adjust' as const), key: fc.integer({ min: 0, max: 5 }), amountMicros: fc.integer({ min: -400, max: 1_000 }).filter((amount) => amount !== 0) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), journaled: fc.boolean(), pick: fc.nat(), inputTokens: tokens, outputTokens: tokens }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('adjust' as const),
+      key: fc.integer({ min: 0, max: 5 }),
+      amountMicros: fc.integer({ min: -400, max: 1_000 }).filter((amount) => amount !== 0),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('crash' as const),
+      journaled: fc.boolean(),
+      pick: fc.nat(),
+      inputTokens: tokens,
+      outputTokens: tokens,
+    }),
+  },
 );
 
 /** The reference: one wallet, its calls, its idempotency keys. */
@@ -127,14 +157,38 @@ async function crashAndRecover(store: Store): Promise<Store> {
   return next;
 }
 
-const usageOf = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens, cachedInputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, source: 'upstream' });
+const usageOf = (inputTokens: number, outputTokens: number) => ({
+  inputTokens,
+  outputTokens,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
+  source: 'upstream',
+});
 
-async function adjust(store: Store, customerId: number, key: number, amountMicros: number): Promise<'applied' | 'replayed' | 'mismatch' | 'short'> {
+async function adjust(
+  store: Store,
+  customerId: number,
+  key: number,
+  amountMicros: number,
+): Promise<'applied' | 'replayed' | 'mismatch' | 'short'> {
   try {
-    const result = await store.idempotency.run(`customer:${customerId}`, `key-${key}`, requestHash('wallet.adjust', { amount_micros: amountMicros }), async (trx) => {
-      await store.wallet.creditIn(trx, { customerId, amountMicros, system: 'adjustments', kind: 'adjustment', memo: 'model test', reference: `idempotency:key-${key}` });
-      return { status: 200, body: { amount_micros: amountMicros } };
-    });
+    const result = await store.idempotency.run(
+      `customer:${customerId}`,
+      `key-${key}`,
+      requestHash('wallet.adjust', { amount_micros: amountMicros }),
+      async (trx) => {
+        await store.wallet.creditIn(trx, {
+          customerId,
+          amountMicros,
+          system: 'adjustments',
+          kind: 'adjustment',
+          memo: 'model test',
+          reference: `idempotency:key-${key}`,
+        });
+        return { status: 200, body: { amount_micros: amountMicros } };
+      },
+    );
     return result.replayed ? 'replayed' : 'applied';
   } catch (error) {
     if (error instanceof AppError && error.code === 'VALIDATION_FAILED') return 'mismatch';
@@ -146,7 +200,11 @@ async function adjust(store: Store, customerId: number, key: number, amountMicro
 async function newCustomer(storage: TestStorage): Promise<number> {
   const email = `model-${randomUUID()}@example.com`;
   return storage.db.transaction().execute(async (trx) => {
-    const row = await trx.insertInto('customers').values({ email, username: email, created_at: systemClock.nowMs() } as never).returning('id').executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('customers')
+      .values({ email, username: email, created_at: systemClock.nowMs() } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await createWallets(trx, row.id, systemClock.nowMs());
     return row.id;
   });
@@ -170,7 +228,8 @@ describe('the money path against a reference model', () => {
       fc.asyncProperty(fc.array(command, { minLength: 5, maxLength: 25 }), async (commands) => {
         const model = new Model();
         let stores: { store: Store; customerId: number }[] = [];
-        for (const storage of storages) stores.push({ store: openStore(storage, tempDir('switchyard-journal-'), new Map()), customerId: await newCustomer(storage) });
+        for (const storage of storages)
+          stores.push({ store: openStore(storage, tempDir('switchyard-journal-'), new Map()), customerId: await newCustomer(storage) });
         try {
           for (const step of commands) {
             if (step.kind === 'hold') {
@@ -179,8 +238,17 @@ describe('the money path against a reference model', () => {
               const accepted = model.hold(holdMicros);
               for (const { store, customerId } of stores) {
                 const held = store.wallet.hold({
-                  customerId, keyId: null, requestId: `req-${index}`, model: 'm', requestedModel: 'm', operation: 'chat', surface: 'gateway',
-                  card: CARD, estimatedInputTokens: step.inputTokens, maxOutputTokens: step.maxOutputTokens, coveredPlan: null,
+                  customerId,
+                  keyId: null,
+                  requestId: `req-${index}`,
+                  model: 'm',
+                  requestedModel: 'm',
+                  operation: 'chat',
+                  surface: 'gateway',
+                  card: CARD,
+                  estimatedInputTokens: step.inputTokens,
+                  maxOutputTokens: step.maxOutputTokens,
+                  coveredPlan: null,
                 });
                 if (accepted) store.held.set(index, await held);
                 else await expect(held).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDIT' });
@@ -190,7 +258,11 @@ describe('the money path against a reference model', () => {
               const index = step.pick % model.calls.length;
               const collected = model.settle(index, step.inputTokens + 2 * step.outputTokens);
               for (const { store } of stores) {
-                const settled = await store.wallet.settle(store.held.get(index)!, usageOf(step.inputTokens, step.outputTokens), step.outcome);
+                const settled = await store.wallet.settle(
+                  store.held.get(index)!,
+                  usageOf(step.inputTokens, step.outputTokens),
+                  step.outcome,
+                );
                 expect(settled.alreadySettled).toBe(collected === null);
                 if (collected !== null) expect(settled.costMicros).toBe(collected);
               }
@@ -199,7 +271,8 @@ describe('the money path against a reference model', () => {
               for (const { store } of stores) await store.wallet.releaseOpen({ nodeIds: [store.nodeId] });
             } else if (step.kind === 'adjust') {
               const expected = model.adjust(step.key, step.amountMicros);
-              for (const { store, customerId } of stores) expect(await adjust(store, customerId, step.key, step.amountMicros)).toBe(expected);
+              for (const { store, customerId } of stores)
+                expect(await adjust(store, customerId, step.key, step.amountMicros)).toBe(expected);
             } else {
               // A settlement journaled and not committed when the process dies is charged from the journal.
               const open = model.calls.flatMap((call, index) => (call.status === 'open' ? [index] : []));
@@ -224,7 +297,8 @@ describe('the money path against a reference model', () => {
         } finally {
           for (const { store } of stores) await store.worker?.close();
         }
-        for (const { store } of stores) expect(await checkLedger(store.storage.db)).toEqual({ mismatchedAccounts: [], unbalancedTransfers: [], badHolds: [] });
+        for (const { store } of stores)
+          expect(await checkLedger(store.storage.db)).toEqual({ mismatchedAccounts: [], unbalancedTransfers: [], badHolds: [] });
       }),
       { numRuns: 25 },
     );

@@ -35,7 +35,10 @@ describe('calls longer than the hold TTL', () => {
     const call = await context.services.billing.meter.begin(meterRequest(principal));
     clock.advance(context.config.billing.holdTtlMs + 5 * 60_000);
     expect(await context.services.billing.sweep()).toBe(0);
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ holdsMicros: STANDARD_HOLD, availableMicros: 100_000 - STANDARD_HOLD });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({
+      holdsMicros: STANDARD_HOLD,
+      availableMicros: 100_000 - STANDARD_HOLD,
+    });
     expect(await call.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000 - STANDARD_HOLD, holdsMicros: 0 });
     expect(await callRows(buyer.customerId)).toMatchObject([{ status: 'settled', cost_micros: STANDARD_HOLD, uncollected_micros: 0 }]);
@@ -68,7 +71,11 @@ describe('calls longer than the hold TTL', () => {
     const call = await context.services.billing.meter.begin(meterRequest(principal));
     clock.advance(context.config.billing.holdTtlMs + 1);
     expect(await context.services.billing.sweep()).toBe(0);
-    const registered = await context.storage.db.selectFrom('billing_nodes').select('node_id').where('node_id', '=', context.services.billing.wallet.nodeId).execute();
+    const registered = await context.storage.db
+      .selectFrom('billing_nodes')
+      .select('node_id')
+      .where('node_id', '=', context.services.billing.wallet.nodeId)
+      .execute();
     expect(registered).toHaveLength(1);
     expect(await call.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
   });
@@ -81,7 +88,9 @@ describe('calls longer than the hold TTL', () => {
     expect(await context.services.billing.sweep()).toBe(1);
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 100_000, holdsMicros: 0 });
     expect(await call.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
-    expect(await callRows(buyer.customerId)).toMatchObject([{ status: 'settled', outcome: 'completed', output_tokens: 1_000, cost_micros: STANDARD_HOLD, uncollected_micros: 0 }]);
+    expect(await callRows(buyer.customerId)).toMatchObject([
+      { status: 'settled', outcome: 'completed', output_tokens: 1_000, cost_micros: STANDARD_HOLD, uncollected_micros: 0 },
+    ]);
     // A duplicate settlement (bypassing the meter's memo) and a second sweep change nothing.
     const [row] = await callRows(buyer.customerId);
     const again = await context.services.billing.wallet.settle(
@@ -115,7 +124,11 @@ describe('calls longer than the hold TTL', () => {
     // The released credit is held again by another call before the late one settles.
     const other = await meter.begin(meterRequest(principal));
     expect(await late.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: 10_000, covered: false });
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: STANDARD_HOLD, holdsMicros: STANDARD_HOLD, availableMicros: 0 });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({
+      balanceMicros: STANDARD_HOLD,
+      holdsMicros: STANDARD_HOLD,
+      availableMicros: 0,
+    });
     expect(await other.settle(FULL_USAGE, 'completed')).toEqual({ costMicros: STANDARD_HOLD, covered: false });
     expect(await callRows(buyer.customerId)).toMatchObject([
       { status: 'settled', cost_micros: 10_000, uncollected_micros: STANDARD_HOLD - 10_000 },

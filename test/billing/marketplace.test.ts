@@ -60,7 +60,12 @@ describe('marketplace registration', () => {
     const statuses = responses.map((response) => response.statusCode);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(99);
-    const credits = await context.storage.db.selectFrom('ledger_entries').select('amount_micros').where('kind', '=', 'marketplace_credit').where('amount_micros', '>', 0).execute();
+    const credits = await context.storage.db
+      .selectFrom('ledger_entries')
+      .select('amount_micros')
+      .where('kind', '=', 'marketplace_credit')
+      .where('amount_micros', '>', 0)
+      .execute();
     expect(credits).toEqual([{ amount_micros: 200_000_000 }]);
   });
 });

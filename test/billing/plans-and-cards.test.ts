@@ -1,7 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { bearer, operatorHeaders, type TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
+import {
+  billingContext,
+  expectLedgerConsistent,
+  meterRequest,
+  newCustomer,
+  principalFor,
+  STANDARD_HOLD,
+  walletOf,
+  withFreshBillingContext,
+} from './helpers.js';
 
 const plans = [
   {
@@ -27,7 +36,12 @@ describe('Unlimited Coding plans', () => {
   });
 
   const grant = (customerId: number) =>
-    context.app.inject({ method: 'PUT', url: `/api/admin/customers/${customerId}/unlimited-plan`, headers: operatorHeaders, payload: { plan: 'coder' } });
+    context.app.inject({
+      method: 'PUT',
+      url: `/api/admin/customers/${customerId}/unlimited-plan`,
+      headers: operatorHeaders,
+      payload: { plan: 'coder' },
+    });
 
   it('covers the named models and surfaces without debit, records usage, and 402s only when not covered', async () => {
     const buyer = await newCustomer(context, 0);
@@ -36,15 +50,27 @@ describe('Unlimited Coding plans', () => {
     const meter = context.services.billing.meter;
     const covered = await meter.begin(meterRequest(principal, { requestedModel: 'power-ai' }));
     expect(covered.holdMicros).toBe(0);
-    expect(await covered.settle({ inputTokens: 800, outputTokens: 300, source: 'upstream' }, 'completed')).toEqual({ costMicros: 0, covered: true });
-    await expect(meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' }))).rejects.toMatchObject({ status: 402 });
-    await expect(meter.begin(meterRequest(principal, { requestedModel: 'power-ai', surface: 'projects' }))).rejects.toMatchObject({ status: 402 });
+    expect(await covered.settle({ inputTokens: 800, outputTokens: 300, source: 'upstream' }, 'completed')).toEqual({
+      costMicros: 0,
+      covered: true,
+    });
+    await expect(meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' }))).rejects.toMatchObject({
+      status: 402,
+    });
+    await expect(meter.begin(meterRequest(principal, { requestedModel: 'power-ai', surface: 'projects' }))).rejects.toMatchObject({
+      status: 402,
+    });
     const usage = await context.app.inject({ method: 'GET', url: '/api/v1/billing/token-usage', headers: bearer(buyer.systemToken) });
-    expect(usage.json().transactions).toMatchObject([{ requested_model: 'power-ai', input_tokens: 800, output_tokens: 300, cost: { micros: 0 }, covered_by_plan: 'coder' }]);
+    expect(usage.json().transactions).toMatchObject([
+      { requested_model: 'power-ai', input_tokens: 800, output_tokens: 300, cost: { micros: 0 }, covered_by_plan: 'coder' },
+    ]);
     const status = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(buyer.systemToken) });
     expect(status.json()).toMatchObject({ plan: 'coder', balance: { micros: 0 } });
     const listed = await context.app.inject({ method: 'GET', url: '/api/v1/unlimited-coding/plans', headers: bearer(buyer.systemToken) });
-    expect(listed.json()).toMatchObject({ plans: [{ id: 'coder', price: { micros: 49_000_000 }, fair_use: { requests_per_hour: 3 }, active: true }], active: { plan: 'coder' } });
+    expect(listed.json()).toMatchObject({
+      plans: [{ id: 'coder', price: { micros: 49_000_000 }, fair_use: { requests_per_hour: 3 }, active: true }],
+      active: { plan: 'coder' },
+    });
   });
 
   it('429 with Retry-After beyond the fair-use threshold, admitted again after the window', async () => {
@@ -91,7 +117,13 @@ describe('rate cards', () => {
     expect(before.holdMicros).toBe(STANDARD_HOLD);
     const switched = await switchCard('power-ai', 'heavy-load');
     expect(switched.statusCode).toBe(200);
-    expect(switched.json()).toMatchObject({ model: 'power-ai', rate_card: 'heavy-load', note: 'applied because of heavy load', input_usd_per_million: '6.000000', output_usd_per_million: '32.000000' });
+    expect(switched.json()).toMatchObject({
+      model: 'power-ai',
+      rate_card: 'heavy-load',
+      note: 'applied because of heavy load',
+      input_usd_per_million: '6.000000',
+      output_usd_per_million: '32.000000',
+    });
     const after = await meter.begin(meterRequest(principal, { requestedModel: 'power-ai' }));
     expect(after.holdMicros).toBe(6_000 + 32_000);
     // The destination model itself keeps its own card.
@@ -105,10 +137,16 @@ describe('rate cards', () => {
     expect(listed.json().active).toEqual(expect.arrayContaining([expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load' })]));
     // The model listing shows the card billing now charges, not the one in the config file.
     const models = await context.app.inject({ method: 'GET', url: '/v1/models/power-ai', headers: bearer(buyer.systemToken) });
-    expect(models.json().pricing).toMatchObject({ rate_card: 'heavy-load', note: 'applied because of heavy load', input_micros_per_million: 6_000_000 });
+    expect(models.json().pricing).toMatchObject({
+      rate_card: 'heavy-load',
+      note: 'applied because of heavy load',
+      input_micros_per_million: 6_000_000,
+    });
     const me = await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(buyer.systemToken) });
     expect(me.json().prices).toEqual(
-      expect.arrayContaining([expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load', output_usd_per_million: '32.000000' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ model: 'power-ai', rate_card: 'heavy-load', output_usd_per_million: '32.000000' }),
+      ]),
     );
   });
 
@@ -119,7 +157,9 @@ describe('rate cards', () => {
     await switchCard('other-model', 'heavy-load');
     const buyer = await newCustomer(context, 1_000_000);
     const principal = await principalFor(context, buyer.systemToken);
-    const call = await context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'power-ai', modelId: 'other-model' }));
+    const call = await context.services.billing.meter.begin(
+      meterRequest(principal, { requestedModel: 'power-ai', modelId: 'other-model' }),
+    );
     expect(call.holdMicros).toBe(38_000);
     await call.settle({ inputTokens: 0, outputTokens: 0, source: 'estimated' }, 'failed');
   });
@@ -129,7 +169,12 @@ describe('rate cards', () => {
     expect(unknownCard.statusCode).toBe(422);
     expect((await switchCard('no-such-model', 'heavy-load')).statusCode).toBe(404);
     const buyer = await newCustomer(context, 0);
-    const denied = await context.app.inject({ method: 'PUT', url: '/api/admin/rate-cards/active', headers: bearer(buyer.systemToken), payload: { target: 'power-ai', card: 'heavy-load' } });
+    const denied = await context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/rate-cards/active',
+      headers: bearer(buyer.systemToken),
+      payload: { target: 'power-ai', card: 'heavy-load' },
+    });
     expect(denied.statusCode).toBe(404);
     expect(await context.storage.db.selectFrom('rate_card_assignments').selectAll().execute()).toEqual([]);
     expect(context.services.billing.pricesFor('power-ai').rate_card).toBe('standard');

@@ -2,7 +2,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors.js';
 import { renderError } from '../../src/http/error-render.js';
 import { bearer, type TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, userKey, walletOf } from './helpers.js';
+import {
+  billingContext,
+  expectLedgerConsistent,
+  meterRequest,
+  newCustomer,
+  principalFor,
+  STANDARD_HOLD,
+  userKey,
+  walletOf,
+} from './helpers.js';
 import { CHAT_BODY } from './helpers.js';
 
 describe('key policies in the meter', () => {
@@ -19,7 +28,9 @@ describe('key policies in the meter', () => {
     const buyer = await newCustomer(context, 1_000_000);
     const { key } = await userKey(context, buyer.customerId, { models: ['power-ai'] });
     const principal = await principalFor(context, key);
-    await expect(context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' }))).rejects.toMatchObject({
+    await expect(
+      context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' })),
+    ).rejects.toMatchObject({
       code: 'MODEL_NOT_ALLOWED',
       status: 403,
     });
@@ -58,11 +69,13 @@ describe('key policies in the meter', () => {
     await open.settle({ inputTokens: 10, outputTokens: 10, source: 'upstream' }, 'completed');
   });
 
-  it('concurrent calls on a limited key see each other\'s holds: the limit admits exactly as many as it covers', async () => {
+  it("concurrent calls on a limited key see each other's holds: the limit admits exactly as many as it covers", async () => {
     const buyer = await newCustomer(context, 10_000_000);
     const { key } = await userKey(context, buyer.customerId, { spendingLimitMicros: 3 * STANDARD_HOLD - 1 });
     const principal = await principalFor(context, key);
-    const attempts = await Promise.allSettled(Array.from({ length: 20 }, () => context.services.billing.meter.begin(meterRequest(principal))));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 20 }, () => context.services.billing.meter.begin(meterRequest(principal))),
+    );
     const admitted = attempts.filter((attempt) => attempt.status === 'fulfilled');
     expect(admitted).toHaveLength(3);
     for (const attempt of attempts) {
@@ -82,8 +95,13 @@ describe('key policies in the meter', () => {
   it('403 VIP_REQUIRED on a VIP host or VIP model without entitlement; VIP customers pass', async () => {
     const buyer = await newCustomer(context, 1_000_000);
     const principal = await principalFor(context, buyer.systemToken);
-    await expect(context.services.billing.meter.begin(meterRequest(principal, { host: 'VIP.switchyard.test:443' }))).rejects.toMatchObject({ code: 'VIP_REQUIRED', status: 403 });
-    await expect(context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' }))).rejects.toMatchObject({ code: 'VIP_REQUIRED' });
+    await expect(context.services.billing.meter.begin(meterRequest(principal, { host: 'VIP.switchyard.test:443' }))).rejects.toMatchObject({
+      code: 'VIP_REQUIRED',
+      status: 403,
+    });
+    await expect(
+      context.services.billing.meter.begin(meterRequest(principal, { requestedModel: 'other-model', modelId: 'other-model' })),
+    ).rejects.toMatchObject({ code: 'VIP_REQUIRED' });
     // Through the gateway: the Host header of the request names the VIP server.
     const viaHost = await context.app.inject({
       method: 'POST',

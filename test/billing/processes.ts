@@ -25,7 +25,9 @@ function newestSourceMs(dir: string): number {
 export function ensureBuilt(): void {
   const builtMs = fs.existsSync(cliPath) ? fs.statSync(cliPath).mtimeMs : 0;
   if (builtMs > newestSourceMs(path.join(root, 'src'))) return;
-  spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], { stdio: 'ignore' });
+  spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], {
+    stdio: 'ignore',
+  });
   if (!fs.existsSync(cliPath)) throw new Error('build did not produce dist/src/cli.js');
   fs.utimesSync(cliPath, new Date(), new Date());
 }
@@ -92,7 +94,10 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited during start: ${output.join('')}`);
-    const ready = await fetch(`${url}${options.readyPath ?? '/readyz'}`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}${options.readyPath ?? '/readyz'}`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`${name} did not become ready: ${output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

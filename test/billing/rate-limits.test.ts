@@ -102,7 +102,12 @@ describe('rate limits in the meter', () => {
     const first = await meter.begin(meterRequest(principal));
     const second = await meter.begin(meterRequest(principal));
     const busy = await meter.begin(meterRequest(principal)).catch((error) => error);
-    expect(busy).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 1, details: { limit_source: 'concurrent_requests' } });
+    expect(busy).toMatchObject({
+      code: 'RATE_LIMITED',
+      status: 429,
+      retryAfterSeconds: 1,
+      details: { limit_source: 'concurrent_requests' },
+    });
     await first.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed');
     const third = await meter.begin(meterRequest(principal));
     await third.settle({ inputTokens: 1, outputTokens: 1, source: 'upstream' }, 'completed');
@@ -116,7 +121,10 @@ describe('rate limits in the meter', () => {
   });
 
   it('shares limits between two services through REDIS_URL', async () => {
-    const config = { rateLimitPlans: { small: { requestsPerMinute: 2 } }, billing: { redisPrefix: `switchyard:test:${randomBase62(10)}:` } };
+    const config = {
+      rateLimitPlans: { small: { requestsPerMinute: 2 } },
+      billing: { redisPrefix: `switchyard:test:${randomBase62(10)}:` },
+    };
     context = await billingContext({ env: { REDIS_URL }, config });
     const second = await billingContext({ env: { REDIS_URL }, config });
     try {

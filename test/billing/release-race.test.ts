@@ -30,7 +30,11 @@ describe('concurrent releases of open holds', () => {
       context.services.billing.wallet.releaseOpen({ olderThanMs }),
     ]);
     expect(released[0] + released[1]).toBe(CALLS);
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: fundedMicros, holdsMicros: 0, availableMicros: fundedMicros });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({
+      balanceMicros: fundedMicros,
+      holdsMicros: 0,
+      availableMicros: fundedMicros,
+    });
   });
 
   it('a release racing the settlement of the same call frees the hold once', async () => {
@@ -42,6 +46,10 @@ describe('concurrent releases of open holds', () => {
       Promise.all(calls.map((call) => call.settle({ inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' }, 'completed'))),
     ]);
     const chargedMicros = outcomes.reduce((sum, outcome) => sum + outcome.costMicros, 0);
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: fundedMicros - chargedMicros, holdsMicros: 0, availableMicros: fundedMicros - chargedMicros });
+    expect(await walletOf(context, buyer.customerId)).toMatchObject({
+      balanceMicros: fundedMicros - chargedMicros,
+      holdsMicros: 0,
+      availableMicros: fundedMicros - chargedMicros,
+    });
   });
 });

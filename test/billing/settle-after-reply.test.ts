@@ -24,7 +24,11 @@ async function callRow(context: TestContext, requestId: string) {
 }
 
 async function usageEntries(context: TestContext, callId: number) {
-  return context.storage.db.selectFrom('ledger_entries').select(['amount_micros', 'transfer_id']).where('reference', '=', `call:${callId}`).execute();
+  return context.storage.db
+    .selectFrom('ledger_entries')
+    .select(['amount_micros', 'transfer_id'])
+    .where('reference', '=', `call:${callId}`)
+    .execute();
 }
 
 function journalLines(context: TestContext): string[] {
@@ -40,7 +44,9 @@ describe('answers before settlement', () => {
   let customerId: number;
 
   beforeAll(async () => {
-    upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'one two three', usage: { inputTokens: 100, outputTokens: 10 } } });
+    upstream = await startModelUpstream({
+      defaultReply: { kind: 'text', text: 'one two three', usage: { inputTokens: 100, outputTokens: 10 } },
+    });
     context = await billingContext({ upstreamUrl: upstream.url });
     const url = await context.listen();
     const buyer = await newCustomer(context, 1_000_000);
@@ -113,7 +119,11 @@ describe('answers before settlement', () => {
       const after = await walletOf(context, customerId);
       expect(before.balanceMicros - after.balanceMicros).toBe(640);
       expect(after.holdsMicros).toBe(0);
-      const settled = await context.storage.db.selectFrom('billing_calls').selectAll().where('id', '=', open[0]!.id).executeTakeFirstOrThrow();
+      const settled = await context.storage.db
+        .selectFrom('billing_calls')
+        .selectAll()
+        .where('id', '=', open[0]!.id)
+        .executeTakeFirstOrThrow();
       expect(settled).toMatchObject({ status: 'settled', outcome: 'completed' });
       expect(await usageEntries(context, settled.id)).toHaveLength(2);
     } finally {
@@ -129,7 +139,9 @@ describe('a process that answered and died before its settlement committed', () 
   afterAll(async () => upstream?.close());
 
   it('is settled once from its journal by the process that finds it gone', async () => {
-    upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'journaled answer', usage: { inputTokens: 200, outputTokens: 20 } } });
+    upstream = await startModelUpstream({
+      defaultReply: { kind: 'text', text: 'journaled answer', usage: { inputTokens: 200, outputTokens: 20 } },
+    });
     const first = await billingContext({ upstreamUrl: upstream.url });
     const url = await first.listen();
     const buyer = await newCustomer(first, 1_000_000);
@@ -138,7 +150,9 @@ describe('a process that answered and died before its settlement committed', () 
     const gate = heldGate();
     first.services.billing.wallet.settlementGate = gate.wait;
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: buyer.systemToken, maxRetries: 0 });
-    const { data: completion, response } = await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(completion.choices[0]!.message.content).toBe('journaled answer');
     const requestId = response.headers.get('x-request-id')!;
     expect((await callRow(first, requestId)).status).toBe('open');
@@ -146,7 +160,11 @@ describe('a process that answered and died before its settlement committed', () 
     // Its successor shares the database and the data directory; the first's heartbeat has stopped.
     const second = await billingContext({ upstreamUrl: upstream.url, storage: first.storage, env: { SWITCHYARD_DATA_DIR: first.dataDir } });
     try {
-      await first.storage.db.updateTable('billing_nodes').set({ heartbeat_at: 0 }).where('node_id', '=', first.services.billing.wallet.nodeId).execute();
+      await first.storage.db
+        .updateTable('billing_nodes')
+        .set({ heartbeat_at: 0 })
+        .where('node_id', '=', first.services.billing.wallet.nodeId)
+        .execute();
       expect(await second.services.billing.sweep()).toBe(0);
       const settled = await callRow(second, requestId);
       // 200 input tokens at $4/M and 20 output tokens at $24/M, from the journal and the rates on the hold.

@@ -45,7 +45,12 @@ async function openCalls(context: TestContext, customerId: number, systemToken: 
   const principal = await principalFor(context, systemToken);
   const requests = Array.from({ length: CALLS }, () => meterRequest(principal, { estimatedInputTokens: 100, maxOutputTokens: 100 }));
   const metered = await Promise.all(requests.map((request) => context.services.billing.meter.begin(request)));
-  const rows = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customerId).where('status', '=', 'open').execute();
+  const rows = await context.storage.db
+    .selectFrom('billing_calls')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .where('status', '=', 'open')
+    .execute();
   expect(rows).toHaveLength(CALLS);
   return requests.map((request, index) => {
     const row = rows.find((candidate) => candidate.request_id === request.requestId)!;
@@ -73,7 +78,11 @@ async function watchWallet(context: TestContext, accountId: number, settled: Pro
   let lowestBalanceMicros = Number.POSITIVE_INFINITY;
   let lowestAvailableMicros = Number.POSITIVE_INFINITY;
   while (!done) {
-    const account = await context.storage.db.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', accountId).executeTakeFirstOrThrow();
+    const account = await context.storage.db
+      .selectFrom('billing_accounts')
+      .select(['balance_micros', 'held_micros'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     lowestBalanceMicros = Math.min(lowestBalanceMicros, Number(account.balance_micros));
     lowestAvailableMicros = Math.min(lowestAvailableMicros, Number(account.balance_micros) - Number(account.held_micros));
     await new Promise((resolve) => setImmediate(resolve));
@@ -88,7 +97,11 @@ async function expectOneTransferPerCall(context: TestContext, accountId: number,
   const entries = await context.storage.db.selectFrom('ledger_entries').selectAll().where('reference', 'in', references).execute();
   for (const [callId, costMicros] of costs) {
     const ofCall = entries.filter((entry) => entry.reference === `call:${callId}`);
-    expect(ofCall.map((entry) => ({ kind: entry.kind, account: entry.account_id, amount: Number(entry.amount_micros) })).sort((left, right) => left.amount - right.amount)).toEqual([
+    expect(
+      ofCall
+        .map((entry) => ({ kind: entry.kind, account: entry.account_id, amount: Number(entry.amount_micros) }))
+        .sort((left, right) => left.amount - right.amount),
+    ).toEqual([
       { kind: 'usage', account: accountId, amount: -costMicros },
       { kind: 'usage', account: revenue, amount: costMicros },
     ]);
@@ -105,16 +118,26 @@ async function raceRound(context: TestContext, spareMicros: number): Promise<voi
   const buyer = await newCustomer(context, fundedMicros);
   const accountId = await context.services.billing.wallet.walletAccount(buyer.customerId);
   const revenue = await context.services.billing.wallet.accountOf(systemCode('revenue'));
-  const revenueBefore = await context.storage.db.selectFrom('billing_accounts').select('balance_micros').where('id', '=', revenue).executeTakeFirstOrThrow();
+  const revenueBefore = await context.storage.db
+    .selectFrom('billing_accounts')
+    .select('balance_micros')
+    .where('id', '=', revenue)
+    .executeTakeFirstOrThrow();
   const calls = await openCalls(context, buyer.customerId, buyer.systemToken);
-  expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: fundedMicros, holdsMicros: CALLS * HOLD_MICROS, availableMicros: spareMicros });
+  expect(await walletOf(context, buyer.customerId)).toMatchObject({
+    balanceMicros: fundedMicros,
+    holdsMicros: CALLS * HOLD_MICROS,
+    availableMicros: spareMicros,
+  });
   expect(CALLS * OVERRUN_MICROS).toBeGreaterThan(spareMicros);
 
   const settled = Promise.all(
     calls.map(({ metered, held }) =>
       Promise.all([
         metered.settle(USAGE, 'completed').then((outcome) => outcome.costMicros),
-        context.services.billing.wallet.settle(held, USAGE, 'completed').then((outcome) => (outcome.alreadySettled ? 0 : outcome.costMicros)),
+        context.services.billing.wallet
+          .settle(held, USAGE, 'completed')
+          .then((outcome) => (outcome.alreadySettled ? 0 : outcome.costMicros)),
       ]),
     ),
   );
@@ -126,7 +149,12 @@ async function raceRound(context: TestContext, spareMicros: number): Promise<voi
   expect(watched.lowestBalanceMicros).toBeGreaterThanOrEqual(0);
   expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
 
-  const rows = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', buyer.customerId).orderBy('id').execute();
+  const rows = await context.storage.db
+    .selectFrom('billing_calls')
+    .selectAll()
+    .where('customer_id', '=', buyer.customerId)
+    .orderBy('id')
+    .execute();
   expect(rows).toHaveLength(CALLS);
   const costs = new Map<number, number>();
   rows.forEach((row) => {
@@ -140,10 +168,21 @@ async function raceRound(context: TestContext, spareMicros: number): Promise<voi
   // The outcome equals settling one after another: some calls collect their whole overrun, at most one a part,
   // the rest nothing above the hold.
   const collected = rows.map((row) => Number(row.cost_micros) - row.hold_micros);
-  expect(descending(collected)).toEqual(descending(serialOverruns(spareMicros, rows.map(() => OVERRUN_MICROS))));
+  expect(descending(collected)).toEqual(
+    descending(
+      serialOverruns(
+        spareMicros,
+        rows.map(() => OVERRUN_MICROS),
+      ),
+    ),
+  );
   expect(rows.reduce((sum, row) => sum + Number(row.uncollected_micros), 0)).toBe(CALLS * OVERRUN_MICROS - spareMicros);
 
-  const revenueAfter = await context.storage.db.selectFrom('billing_accounts').select('balance_micros').where('id', '=', revenue).executeTakeFirstOrThrow();
+  const revenueAfter = await context.storage.db
+    .selectFrom('billing_accounts')
+    .select('balance_micros')
+    .where('id', '=', revenue)
+    .executeTakeFirstOrThrow();
   expect(Number(revenueAfter.balance_micros) - Number(revenueBefore.balance_micros)).toBe(fundedMicros);
   await expectOneTransferPerCall(context, accountId, costs);
 }

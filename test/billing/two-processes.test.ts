@@ -12,7 +12,6 @@ import type { TestContext } from '../helpers/context.js';
 import { billingConfig, billingContext, chat, credit, expectLedgerConsistent, newCustomer, probeHold, walletOf } from './helpers.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from './processes.js';
 
-
 describe.skipIf(!TEST_DATABASE_URL)('two service processes on one PostgreSQL database', () => {
   let upstream: ModelUpstream;
   let context: TestContext;

@@ -8,7 +8,10 @@ describe('wallet routes', () => {
   let upstream: ModelUpstream;
   beforeEach(async () => {
     upstream = await startModelUpstream();
-    context = await billingContext({ upstreamUrl: upstream.url, config: { currencyEstimates: { rates: { EUR: 0.92, JPY: 155.5 }, asOf: '2026-11-01' } } });
+    context = await billingContext({
+      upstreamUrl: upstream.url,
+      config: { currencyEstimates: { rates: { EUR: 0.92, JPY: 155.5 }, asOf: '2026-11-01' } },
+    });
   });
   afterEach(async () => {
     await expectLedgerConsistent(context);
@@ -40,17 +43,25 @@ describe('wallet routes', () => {
     expect(await entryCount()).toBe(entries);
     // Keys are scoped per customer: the same key for another customer is a new operation.
     const other = await newCustomer(context);
-    expect((await adjust(other.customerId, 'adj-1', { amount_micros: 1, reason: 'goodwill' })).json()).toMatchObject({ balance: { micros: 1 } });
+    expect((await adjust(other.customerId, 'adj-1', { amount_micros: 1, reason: 'goodwill' })).json()).toMatchObject({
+      balance: { micros: 1 },
+    });
     // A correction is a new entry, never an edit.
     const correction = await adjust(buyer.customerId, 'adj-2', { amount_micros: -1_000_000, reason: 'correction' });
     expect(correction.json()).toMatchObject({ balance: { micros: 4_000_000 } });
-    const payments = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/payments?limit=1', headers: bearer(buyer.systemToken) });
+    const payments = await context.app.inject({
+      method: 'GET',
+      url: '/api/v1/wallet/payments?limit=1',
+      headers: bearer(buyer.systemToken),
+    });
     expect(payments.json().payments).toMatchObject([{ kind: 'adjustment', amount: { micros: -1_000_000 }, memo: 'correction' }]);
   });
 
   it('executes 100 concurrent same-key adjustments once', async () => {
     const buyer = await newCustomer(context);
-    const responses = await Promise.all(Array.from({ length: 100 }, () => adjust(buyer.customerId, 'burst', { amount_micros: 1_000, reason: 'burst' })));
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => adjust(buyer.customerId, 'burst', { amount_micros: 1_000, reason: 'burst' })),
+    );
     expect(responses.map((response) => response.statusCode)).toEqual(Array(100).fill(200));
     expect(new Set(responses.map((response) => response.json().transfer_id)).size).toBe(1);
     expect((await context.services.billing.walletSummary(buyer.customerId)).balanceMicros).toBe(1_000);
@@ -85,7 +96,11 @@ describe('wallet routes', () => {
     const others = [
       { method: 'PUT' as const, url: '/api/admin/rate-cards/active', payload: { target: 'power-ai', card: 'heavy-load', scope: 'all' } },
       { method: 'PUT' as const, url: `/api/admin/customers/${buyer.customerId}/unlimited-plan`, payload: { plan: 'coder', day: 3 } },
-      { method: 'POST' as const, url: '/api/v1/marketplace/register', payload: { email: 'buyer@example.com', license_key: 'LIC-1234', credit_micros: 1 } },
+      {
+        method: 'POST' as const,
+        url: '/api/v1/marketplace/register',
+        payload: { email: 'buyer@example.com', license_key: 'LIC-1234', credit_micros: 1 },
+      },
     ];
     for (const request of others) {
       const response = await context.app.inject({ ...request, headers: operatorHeaders });
@@ -95,7 +110,9 @@ describe('wallet routes', () => {
     expect(await context.storage.db.selectFrom('rate_card_assignments').selectAll().execute()).toEqual([]);
     expect(await entryCount()).toBe(0);
     // The token wallet is untouched, and the key is free for the corrected request.
-    expect((await adjust(buyer.customerId, 'typo', { amount_micros: 5_000, reason: 'refund', wallet: 'cash' })).json()).toMatchObject({ wallet: 'cash' });
+    expect((await adjust(buyer.customerId, 'typo', { amount_micros: 5_000, reason: 'refund', wallet: 'cash' })).json()).toMatchObject({
+      wallet: 'cash',
+    });
     expect(await context.services.billing.walletSummary(buyer.customerId)).toMatchObject({ balanceMicros: 0, cashBalanceMicros: 5_000 });
   });
 
@@ -105,31 +122,64 @@ describe('wallet routes', () => {
     const principal = await principalFor(context, key);
     const call = await context.services.billing.meter.begin(meterRequest(principal));
     const open = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(key) });
-    expect(open.json()).toMatchObject({ balance: { micros: 1_000_000 }, holds: { micros: 28_000 }, available: { micros: 972_000 }, plan: null, currency: 'USD' });
+    expect(open.json()).toMatchObject({
+      balance: { micros: 1_000_000 },
+      holds: { micros: 28_000 },
+      available: { micros: 972_000 },
+      plan: null,
+      currency: 'USD',
+    });
     await call.settle({ inputTokens: 100, outputTokens: 10, source: 'estimated' }, 'aborted');
-    const usage = await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage?days=7`, headers: bearer(buyer.systemToken) });
+    const usage = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/me/api-keys/${keyId}/usage?days=7`,
+      headers: bearer(buyer.systemToken),
+    });
     expect(usage.statusCode).toBe(200);
-    expect(usage.json()).toMatchObject({ key_id: keyId, days: 7, totals: { requests: 1, input_tokens: 100, output_tokens: 10, spend: { micros: 640 } } });
+    expect(usage.json()).toMatchObject({
+      key_id: keyId,
+      days: 7,
+      totals: { requests: 1, input_tokens: 100, output_tokens: 10, spend: { micros: 640 } },
+    });
     expect(usage.json().daily).toHaveLength(1);
     const tokens = await context.app.inject({ method: 'GET', url: '/api/v1/billing/token-usage', headers: bearer(key) });
-    expect(tokens.json().transactions).toMatchObject([{ usage_source: 'estimated', outcome: 'aborted', cost: { micros: 640 }, key_id: keyId }]);
+    expect(tokens.json().transactions).toMatchObject([
+      { usage_source: 'estimated', outcome: 'aborted', cost: { micros: 640 }, key_id: keyId },
+    ]);
     expect(tokens.json().daily_spend).toMatchObject([{ requests: 1, spend: { micros: 640 } }]);
-    expect(tokens.json().daily_by_model).toMatchObject([{ model: tokens.json().transactions[0].model, requests: 1, input_tokens: 100, output_tokens: 10, spend: { micros: 640 } }]);
+    expect(tokens.json().daily_by_model).toMatchObject([
+      { model: tokens.json().transactions[0].model, requests: 1, input_tokens: 100, output_tokens: 10, spend: { micros: 640 } },
+    ]);
     for (const days of [0, 366]) {
-      expect((await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage?days=${days}`, headers: bearer(key) })).statusCode).toBe(422);
+      expect(
+        (await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage?days=${days}`, headers: bearer(key) }))
+          .statusCode,
+      ).toBe(422);
     }
     for (const limit of [0, 101, 'x']) {
-      expect((await context.app.inject({ method: 'GET', url: `/api/v1/wallet/payments?limit=${limit}`, headers: bearer(key) })).statusCode).toBe(422);
+      expect(
+        (await context.app.inject({ method: 'GET', url: `/api/v1/wallet/payments?limit=${limit}`, headers: bearer(key) })).statusCode,
+      ).toBe(422);
     }
     const stranger = await newCustomer(context);
-    expect((await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage`, headers: bearer(stranger.systemToken) })).statusCode).toBe(404);
-    expect((await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/health`, headers: bearer(stranger.systemToken) })).statusCode).toBe(404);
+    expect(
+      (await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/usage`, headers: bearer(stranger.systemToken) }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/health`, headers: bearer(stranger.systemToken) }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('health checks are non-billable: key, wallet and a reachability probe, no model call', async () => {
     const buyer = await newCustomer(context, 1_000_000);
     const { keyId } = await userKey(context, buyer.customerId, { models: ['power-ai'] });
-    const health = await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${keyId}/health`, headers: bearer(buyer.systemToken) });
+    const health = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/me/api-keys/${keyId}/health`,
+      headers: bearer(buyer.systemToken),
+    });
     expect(health.statusCode).toBe(200);
     expect(health.json()).toMatchObject({
       ok: true,
@@ -139,7 +189,12 @@ describe('wallet routes', () => {
       wallet: { ok: true },
       destination: { provider: 'scripted', reachable: true, status: 200 },
     });
-    const setup = await context.app.inject({ method: 'POST', url: '/api/v1/setup/health-check', headers: bearer(buyer.systemToken), payload: { model: 'other-model' } });
+    const setup = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/setup/health-check',
+      headers: bearer(buyer.systemToken),
+      payload: { model: 'other-model' },
+    });
     expect(setup.json()).toMatchObject({ ok: true, model: { resolved: 'other-model' } });
     expect(upstream.requests.map((request) => request.path)).toEqual(['/v1/models', '/v1/models']);
     const poor = await newCustomer(context, 0);
@@ -154,7 +209,11 @@ describe('wallet routes', () => {
 
   it('currency estimates are marked as estimates and checkout stays USD', async () => {
     const buyer = await newCustomer(context, 10_000_000);
-    const response = await context.app.inject({ method: 'GET', url: '/api/v1/billing/currency-estimates', headers: bearer(buyer.systemToken) });
+    const response = await context.app.inject({
+      method: 'GET',
+      url: '/api/v1/billing/currency-estimates',
+      headers: bearer(buyer.systemToken),
+    });
     expect(response.json()).toMatchObject({
       estimate: true,
       checkout_currency: 'USD',

@@ -20,11 +20,22 @@ describe('accounts: registration, login, /me and keys', () => {
   afterAll(async () => context.close());
 
   const countRows = async (table: 'customers' | 'api_keys') =>
-    Number((await context.storage.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await context.storage.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('registers a customer once and refuses a second account for the same email with 409', async () => {
     const email = uniqueEmail('carol');
-    const first = await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email, password: 'correct horse battery' } });
+    const first = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/customer/register',
+      payload: { email, password: 'correct horse battery' },
+    });
     expect(first.statusCode).toBe(201);
     const body = first.json();
     expect(body.customer).toMatchObject({ email, name: null });
@@ -34,7 +45,11 @@ describe('accounts: registration, login, /me and keys', () => {
 
     const customersBefore = await countRows('customers');
     const keysBefore = await countRows('api_keys');
-    const again = await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: email.toUpperCase(), password: 'another password' } });
+    const again = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/customer/register',
+      payload: { email: email.toUpperCase(), password: 'another password' },
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('CONFLICT');
     expect(await countRows('customers')).toBe(customersBefore);
@@ -74,14 +89,30 @@ describe('accounts: registration, login, /me and keys', () => {
       const me = await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key) });
       expect(me.json().customer.id).toBe(dave.customerId);
     }
-    const wrongPassword = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: dave.email, password: 'wrong password' } });
-    const unknownEmail = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: uniqueEmail('nobody'), password: dave.password } });
-    const unknownUsername = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'nobody-000000', password: 'x' } });
+    const wrongPassword = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: dave.email, password: 'wrong password' },
+    });
+    const unknownEmail = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: uniqueEmail('nobody'), password: dave.password },
+    });
+    const unknownUsername = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'nobody-000000', password: 'x' },
+    });
     for (const response of [wrongPassword, unknownEmail, unknownUsername]) expect(response.statusCode).toBe(401);
     expect(new Set([wrongPassword, unknownEmail, unknownUsername].map(bodyWithoutRequestId)).size).toBe(1);
     expect(wrongPassword.body).not.toMatch(/password|email|user/i);
 
-    const ambiguous = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: dave.email, username: dave.username, password: dave.password } });
+    const ambiguous = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: dave.email, username: dave.username, password: dave.password },
+    });
     expect(ambiguous.statusCode).toBe(422);
   });
 
@@ -122,7 +153,10 @@ describe('accounts: registration, login, /me and keys', () => {
     });
     const list = await context.app.inject({ method: 'GET', url: '/api/v1/me/api-keys', headers: bearer(frank.systemToken) });
     expect(list.statusCode).toBe(200);
-    const kinds = list.json().data.map((key: { kind: string }) => key.kind).sort();
+    const kinds = list
+      .json()
+      .data.map((key: { kind: string }) => key.kind)
+      .sort();
     expect(kinds).toEqual(['system_token', 'user_api_key', 'username_token']);
     for (const secret of [frank.systemToken, frank.usernameToken, created.key]) expect(list.body).not.toContain(secret);
     expect(list.body).not.toMatch(/key_hash|"key"/);
@@ -134,11 +168,19 @@ describe('accounts: registration, login, /me and keys', () => {
     const gina = await signUp(context, 'gina');
     const key = await createUserKey(context, gina, { name: 'tool', spending_limit_micros: 1_000 });
     const patch = (payload: unknown, id: number | string = key.id) =>
-      context.app.inject({ method: 'PATCH', url: `/api/v1/me/api-keys/${id}`, headers: bearer(gina.systemToken), payload: payload as object });
+      context.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/me/api-keys/${id}`,
+        headers: bearer(gina.systemToken),
+        payload: payload as object,
+      });
 
     const renamed = await patch({ name: 'renamed', allowed_surfaces: ['gateway', 'account'], spending_period: 'week' });
     expect(renamed.statusCode).toBe(200);
-    expect(renamed.json()).toMatchObject({ name: 'renamed', policy: { allowed_surfaces: ['gateway', 'account'], spending_limit_micros: 1_000, spending_period: 'week' } });
+    expect(renamed.json()).toMatchObject({
+      name: 'renamed',
+      policy: { allowed_surfaces: ['gateway', 'account'], spending_limit_micros: 1_000, spending_period: 'week' },
+    });
     const cleared = await patch({ spending_limit_micros: null, spending_period: null });
     expect(cleared.json().policy).toMatchObject({ spending_limit_micros: null, spending_period: null });
     // A limit of zero is a limit (nothing may be spent), not "no limit".
@@ -163,7 +205,10 @@ describe('accounts: registration, login, /me and keys', () => {
     for (const [payload, loc] of refusals) {
       const response = await patch(payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(422);
-      expect(response.json().detail.map((issue: { loc: unknown }) => issue.loc), JSON.stringify(payload)).toContainEqual(loc);
+      expect(
+        response.json().detail.map((issue: { loc: unknown }) => issue.loc),
+        JSON.stringify(payload),
+      ).toContainEqual(loc);
     }
     const list = await context.app.inject({ method: 'GET', url: '/api/v1/me/api-keys', headers: bearer(gina.systemToken) });
     expect(list.json().data.find((entry: { id: number }) => entry.id === key.id)).toMatchObject({
@@ -201,28 +246,53 @@ describe('accounts: registration, login, /me and keys', () => {
 
   it('revokes a login key through DELETE and refuses to revoke the username token', async () => {
     const ivy = await signUp(context, 'ivy');
-    const login = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: ivy.email, password: ivy.password } });
+    const login = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: ivy.email, password: ivy.password },
+    });
     const loginKey = login.json();
-    const revoke = await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${loginKey.api_key_id}`, headers: bearer(ivy.systemToken) });
+    const revoke = await context.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/me/api-keys/${loginKey.api_key_id}`,
+      headers: bearer(ivy.systemToken),
+    });
     expect(revoke.statusCode).toBe(200);
     expect(revoke.json()).toMatchObject({ id: loginKey.api_key_id, kind: 'system_token', revoked: true });
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(loginKey.api_key) })).statusCode).toBe(401);
-    const again = await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${loginKey.api_key_id}`, headers: bearer(ivy.systemToken) });
+    const again = await context.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/me/api-keys/${loginKey.api_key_id}`,
+      headers: bearer(ivy.systemToken),
+    });
     expect(again.statusCode).toBe(404);
-    const username = await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${ivy.usernameTokenId}`, headers: bearer(ivy.systemToken) });
+    const username = await context.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/me/api-keys/${ivy.usernameTokenId}`,
+      headers: bearer(ivy.systemToken),
+    });
     expect(username.statusCode).toBe(409);
   });
 
   it('lets operators create and page through customers and refuses a managed key for a missing customer', async () => {
     const email = uniqueEmail('ops-made');
-    const created = await context.app.inject({ method: 'POST', url: '/api/admin/customers', headers: operatorHeaders, payload: { email, name: 'Made by ops' } });
+    const created = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/customers',
+      headers: operatorHeaders,
+      payload: { email, name: 'Made by ops' },
+    });
     expect(created.statusCode).toBe(201);
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(created.json().api_key) })).statusCode).toBe(200);
 
     const seen: string[] = [];
     let after: number | null = 0;
     while (after !== null) {
-      const page = await context.app.inject({ method: 'GET', url: `/api/admin/customers?limit=2&after_id=${after}`, headers: operatorHeaders });
+      const page = await context.app.inject({
+        method: 'GET',
+        url: `/api/admin/customers?limit=2&after_id=${after}`,
+        headers: operatorHeaders,
+      });
       expect(page.statusCode).toBe(200);
       expect(page.json().data.length).toBeLessThanOrEqual(2);
       seen.push(...page.json().data.map((customer: { email: string }) => customer.email));
@@ -235,9 +305,19 @@ describe('accounts: registration, login, /me and keys', () => {
     expect(tooMany.statusCode).toBe(422);
     expect(tooMany.json().detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'less_than_equal' });
 
-    const missing = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: operatorHeaders, payload: { customer_id: 999_999 } });
+    const missing = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys',
+      headers: operatorHeaders,
+      payload: { customer_id: 999_999 },
+    });
     expect(missing.statusCode).toBe(404);
-    const both = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: operatorHeaders, payload: { customer_id: 1, role: 'operator' } });
+    const both = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys',
+      headers: operatorHeaders,
+      payload: { customer_id: 1, role: 'operator' },
+    });
     expect(both.statusCode).toBe(422);
   });
 });

@@ -29,12 +29,19 @@ describe('caller rules in the route config', () => {
       ['POST', '/api/v1/projects', 403, 'Projects belong to customers; use a customer key'],
     ];
     for (const [method, url, status, detail] of cases) {
-      const operator = await context.app.inject({ method: method as 'GET', url, headers: operatorHeaders, payload: method === 'POST' ? {} : undefined });
+      const operator = await context.app.inject({
+        method: method as 'GET',
+        url,
+        headers: operatorHeaders,
+        payload: method === 'POST' ? {} : undefined,
+      });
       expect(operator.statusCode, `${method} ${url}`).toBe(status);
       expect(operator.json().detail, `${method} ${url}`).toBe(detail);
     }
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(alice.systemToken) })).statusCode).toBe(200);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(alice.systemToken) })).statusCode).toBe(200);
+    expect((await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(alice.systemToken) })).statusCode).toBe(
+      200,
+    );
   });
 
   it('lets a User API Key list keys but not create, change, revoke, replace or rotate them', async () => {
@@ -49,7 +56,12 @@ describe('caller rules in the route config', () => {
       ['POST', '/api/v1/me/api-token/rotate'],
     ];
     for (const [method, url] of refused) {
-      const response = await context.app.inject({ method: method as 'POST', url, headers: bearer(userKey.key), payload: method === 'PATCH' || url.endsWith('api-keys') ? { name: 'x' } : undefined });
+      const response = await context.app.inject({
+        method: method as 'POST',
+        url,
+        headers: bearer(userKey.key),
+        payload: method === 'PATCH' || url.endsWith('api-keys') ? { name: 'x' } : undefined,
+      });
       expect(response.statusCode, `${method} ${url}`).toBe(403);
       expect(response.json().detail).toBe('A User API Key cannot manage keys; use the System Token');
     }
@@ -59,8 +71,12 @@ describe('caller rules in the route config', () => {
 
   it('answers a 500 when a route reads the customer without declaring a rule, for customers too', async () => {
     const app = await buildApp(context.services);
-    app.get('/api/v1/test-forgot-rule', { config: { auth: 'api', surface: 'account' } }, async (request) => ({ id: customerOf(request).customerId }));
-    app.get('/api/v1/test-with-rule', { config: { auth: 'api', surface: 'account', caller: 'customer' } }, async (request) => ({ id: customerOf(request).customerId }));
+    app.get('/api/v1/test-forgot-rule', { config: { auth: 'api', surface: 'account' } }, async (request) => ({
+      id: customerOf(request).customerId,
+    }));
+    app.get('/api/v1/test-with-rule', { config: { auth: 'api', surface: 'account', caller: 'customer' } }, async (request) => ({
+      id: customerOf(request).customerId,
+    }));
     await app.ready();
     try {
       const forgot = await app.inject({ method: 'GET', url: '/api/v1/test-forgot-rule', headers: bearer(alice.systemToken) });

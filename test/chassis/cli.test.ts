@@ -23,7 +23,12 @@ function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 function runCli(args: string[], env: Record<string, string>): { status: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(process.execPath, [cli, ...args], { env: cliEnv(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    const stdout = execFileSync(process.execPath, [cli, ...args], {
+      env: cliEnv(env),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
     return { status: 0, stdout, stderr: '' };
   } catch (error) {
     const failed = error as { status: number; stdout: string; stderr: string };

@@ -99,10 +99,14 @@ describe('config file', () => {
     expect(config.publicBaseUrl).toBe('http://127.0.0.1:8080');
     expect(loadConfig({ SWITCHYARD_DATA_DIR: dir, HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://localhost:9000');
     expect(loadConfig({ SWITCHYARD_DATA_DIR: dir, HOST: '::1' }).publicBaseUrl).toBe('http://[::1]:8080');
-    expect(loadConfig({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_PUBLIC_URL: 'https://api.example.com/' }).publicBaseUrl).toBe('https://api.example.com');
+    expect(loadConfig({ SWITCHYARD_DATA_DIR: dir, SWITCHYARD_PUBLIC_URL: 'https://api.example.com/' }).publicBaseUrl).toBe(
+      'https://api.example.com',
+    );
     fs.writeFileSync(file, '{ not json');
     expect(configErrorOf(() => loadConfig({ SWITCHYARD_CONFIG: file, SWITCHYARD_DATA_DIR: dir }))).toContain('SWITCHYARD_CONFIG');
-    expect(configErrorOf(() => loadConfig({ SWITCHYARD_CONFIG: path.join(dir, 'missing.json'), SWITCHYARD_DATA_DIR: dir }))).toContain('missing.json');
+    expect(configErrorOf(() => loadConfig({ SWITCHYARD_CONFIG: path.join(dir, 'missing.json'), SWITCHYARD_DATA_DIR: dir }))).toContain(
+      'missing.json',
+    );
   });
 
   it('ships an example config that is valid and holds every section of the schema', () => {

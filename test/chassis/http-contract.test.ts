@@ -10,13 +10,20 @@ describe('HTTP contract: validation, limits, request ids, 5xx', () => {
 
   beforeAll(async () => {
     context = await createTestContext({
-      config: { server: { bodyLimitBytes: 4096, regionCheckCacheMs: 1_000, regionCheckTimeoutMs: 500 }, releases: { cli: { version: '1.0.0' } } },
+      config: {
+        server: { bodyLimitBytes: 4096, regionCheckCacheMs: 1_000, regionCheckTimeoutMs: 500 },
+        releases: { cli: { version: '1.0.0' } },
+      },
     });
     owner = await signUp(context, 'contract');
   });
   afterAll(async () => context.close());
 
-  function expectDetail(response: { statusCode: number; json: () => any; headers: Record<string, unknown> }, loc: (string | number)[], type?: string) {
+  function expectDetail(
+    response: { statusCode: number; json: () => any; headers: Record<string, unknown> },
+    loc: (string | number)[],
+    type?: string,
+  ) {
     expect(response.statusCode).toBe(422);
     const body = response.json();
     expect(Array.isArray(body.detail)).toBe(true);
@@ -31,15 +38,32 @@ describe('HTTP contract: validation, limits, request ids, 5xx', () => {
   it('answers body validation failures with a FastAPI-style detail list', async () => {
     const response = await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: 'x@y.z' } });
     expectDetail(response, ['body', 'password'], 'missing');
-    const wrongType = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: bearer(owner.systemToken), payload: { allowed_models: 'x'.repeat(300) } });
+    const wrongType = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/api-keys',
+      headers: bearer(owner.systemToken),
+      payload: { allowed_models: 'x'.repeat(300) },
+    });
     // A string where a list is expected is refused as it is (bodies are never coerced).
     expectDetail(wrongType, ['body', 'allowed_models'], 'array_type');
   });
 
   it('answers query and path validation failures with their own loc', async () => {
-    expectDetail(await context.app.inject({ method: 'GET', url: '/api/v1/cli/version?current=banana' }), ['query', 'current'], 'string_pattern_mismatch');
-    expectDetail(await context.app.inject({ method: 'GET', url: '/api/admin/customers?limit=0', headers: operatorHeaders }), ['query', 'limit'], 'greater_than_equal');
-    expectDetail(await context.app.inject({ method: 'GET', url: '/api/admin/customers?limit=abc', headers: operatorHeaders }), ['query', 'limit'], 'integer_type');
+    expectDetail(
+      await context.app.inject({ method: 'GET', url: '/api/v1/cli/version?current=banana' }),
+      ['query', 'current'],
+      'string_pattern_mismatch',
+    );
+    expectDetail(
+      await context.app.inject({ method: 'GET', url: '/api/admin/customers?limit=0', headers: operatorHeaders }),
+      ['query', 'limit'],
+      'greater_than_equal',
+    );
+    expectDetail(
+      await context.app.inject({ method: 'GET', url: '/api/admin/customers?limit=abc', headers: operatorHeaders }),
+      ['query', 'limit'],
+      'integer_type',
+    );
     expectDetail(
       await context.app.inject({ method: 'DELETE', url: '/api/v1/me/api-keys/1.5', headers: bearer(owner.systemToken) }),
       ['path', 'key_id'],

@@ -77,7 +77,11 @@ describe('identity: bearer kinds, refusals and ownership', () => {
   it('refuses missing, unknown, other-site, tampered, revoked and expired keys with the same 401 body', async () => {
     const revoked = await createUserKey(context, alice, { name: 'to revoke' });
     expect((await me(bearer(revoked.key))).statusCode).toBe(200);
-    const revoke = await context.app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${revoked.id}`, headers: bearer(alice.systemToken) });
+    const revoke = await context.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/me/api-keys/${revoked.id}`,
+      headers: bearer(alice.systemToken),
+    });
     expect(revoke.statusCode).toBe(200);
 
     const expiring = await createUserKey(context, alice, { expires_at: new Date(clock.nowMs() + 60_000).toISOString() });
@@ -86,7 +90,11 @@ describe('identity: bearer kinds, refusals and ownership', () => {
 
     const operatorRevoked = await issueManagedKey(context, { customer_id: bob.customerId });
     expect((await me(bearer(operatorRevoked.key))).statusCode).toBe(200);
-    const adminRevoke = await context.app.inject({ method: 'DELETE', url: `/api/admin/keys/${operatorRevoked.id}`, headers: operatorHeaders });
+    const adminRevoke = await context.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/keys/${operatorRevoked.id}`,
+      headers: operatorHeaders,
+    });
     expect(adminRevoke.statusCode).toBe(200);
 
     const tampered = alice.systemToken.slice(0, -1) + (alice.systemToken.endsWith('A') ? 'B' : 'A');
@@ -114,9 +122,17 @@ describe('identity: bearer kinds, refusals and ownership', () => {
 
   it('refuses a key on the very next request after it is replaced, and the replacement works', async () => {
     const original = await createUserKey(context, alice, { name: 'replace me', allowed_surfaces: ['account', 'gateway'] });
-    const replaced = await context.app.inject({ method: 'POST', url: `/api/v1/me/api-keys/${original.id}/replace`, headers: bearer(alice.systemToken) });
+    const replaced = await context.app.inject({
+      method: 'POST',
+      url: `/api/v1/me/api-keys/${original.id}/replace`,
+      headers: bearer(alice.systemToken),
+    });
     expect(replaced.statusCode).toBe(201);
-    expect(replaced.json()).toMatchObject({ name: 'replace me', replaces: original.id, policy: { allowed_surfaces: ['account', 'gateway'] } });
+    expect(replaced.json()).toMatchObject({
+      name: 'replace me',
+      replaces: original.id,
+      policy: { allowed_surfaces: ['account', 'gateway'] },
+    });
     expect(replaced.json().key).not.toBe(original.key);
     expect((await me(bearer(original.key))).statusCode).toBe(401);
     expect((await me(bearer(replaced.json().key))).statusCode).toBe(200);
@@ -135,9 +151,13 @@ describe('identity: bearer kinds, refusals and ownership', () => {
     const anonymous = await context.app.inject({ method: 'GET', url: '/api/admin/customers' });
     expect(anonymous.statusCode).toBe(401);
     const adminPaths = async (headers: Record<string, string>) =>
-      Object.keys((await context.app.inject({ method: 'GET', url: '/openapi.json', headers })).json().paths).filter((path) => path.startsWith('/api/admin'));
+      Object.keys((await context.app.inject({ method: 'GET', url: '/openapi.json', headers })).json().paths).filter((path) =>
+        path.startsWith('/api/admin'),
+      );
     expect(await adminPaths(bearer(alice.systemToken))).toEqual([]);
-    expect(await adminPaths(operatorHeaders)).toEqual(expect.arrayContaining(['/api/admin/customers', '/api/admin/keys', '/api/admin/keys/{key_id}']));
+    expect(await adminPaths(operatorHeaders)).toEqual(
+      expect.arrayContaining(['/api/admin/customers', '/api/admin/keys', '/api/admin/keys/{key_id}']),
+    );
   });
 
   it("answers 404 for another customer's key id on PATCH, DELETE and replace, exactly as for a missing id, and changes nothing", async () => {

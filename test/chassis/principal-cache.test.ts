@@ -63,7 +63,12 @@ describe('principal cache: revocations reach every node', () => {
     const before = await epoch();
     await context.storage.db.updateTable('api_keys').set({ last_used_at: Date.now() }).where('id', '=', key.id).execute();
     expect(await epoch()).toBe(before);
-    const patch = await context.app.inject({ method: 'PATCH', url: `/api/v1/me/api-keys/${key.id}`, headers: bearer(alice.systemToken), payload: { expires_at: new Date(Date.now() + 3_600_000).toISOString() } });
+    const patch = await context.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/me/api-keys/${key.id}`,
+      headers: bearer(alice.systemToken),
+      payload: { expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
     expect(patch.statusCode).toBe(200);
     expect(await epoch()).toBeGreaterThan(before);
   });
@@ -71,7 +76,12 @@ describe('principal cache: revocations reach every node', () => {
   it('applies a narrowed policy on the next request of the node that changed it', async () => {
     const key = await createUserKey(context, alice, { name: 'narrowed' });
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) })).statusCode).toBe(200);
-    const patch = await context.app.inject({ method: 'PATCH', url: `/api/v1/me/api-keys/${key.id}`, headers: bearer(alice.systemToken), payload: { allowed_surfaces: ['gateway'] } });
+    const patch = await context.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/me/api-keys/${key.id}`,
+      headers: bearer(alice.systemToken),
+      payload: { allowed_surfaces: ['gateway'] },
+    });
     expect(patch.statusCode).toBe(200);
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key.key) })).statusCode).toBe(403);
   });
@@ -108,7 +118,15 @@ describe('principal cache: what it keeps', () => {
 
   it('stops caching while the counter cannot be read', async () => {
     let fail = false;
-    const cache = new PrincipalCache({ capacity: 10, pollIntervalMs: 20, readEpoch: async () => { if (fail) throw new Error('down'); return 0; }, onPollError: () => undefined });
+    const cache = new PrincipalCache({
+      capacity: 10,
+      pollIntervalMs: 20,
+      readEpoch: async () => {
+        if (fail) throw new Error('down');
+        return 0;
+      },
+      onPollError: () => undefined,
+    });
     await cache.start();
     cache.set('a', entry, cache.generation);
     fail = true;

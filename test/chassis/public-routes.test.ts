@@ -15,7 +15,8 @@ async function startHealthServer(): Promise<{ url: string; hits: () => number; m
     maxInFlight = Math.max(maxInFlight, inFlight);
     response.on('close', () => (inFlight -= 1));
     // /ok and /down answer after 100 ms so that checks made one after another would never overlap.
-    if (request.url === '/ok') setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'), 100);
+    if (request.url === '/ok')
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'), 100);
     else if (request.url === '/down') setTimeout(() => response.writeHead(503).end('down'), 100);
     else if (request.url === '/slow') setTimeout(() => response.writeHead(200).end('late'), 3_000).unref();
     else response.writeHead(404).end();
@@ -44,7 +45,20 @@ async function closedPort(): Promise<number> {
 }
 
 describe('semantic versions', () => {
-  const order = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.2.0', '1.10.0', '2.0.0'];
+  const order = [
+    '1.0.0-alpha',
+    '1.0.0-alpha.1',
+    '1.0.0-alpha.beta',
+    '1.0.0-beta',
+    '1.0.0-beta.2',
+    '1.0.0-beta.11',
+    '1.0.0-rc.1',
+    '1.0.0',
+    '1.0.1',
+    '1.2.0',
+    '1.10.0',
+    '2.0.0',
+  ];
 
   it('orders versions by semver precedence, prereleases included', () => {
     for (let i = 0; i < order.length - 1; i++) {
@@ -117,7 +131,12 @@ describe('public routes', () => {
   it('answers release metadata and compares versions semantically', async () => {
     const plain = await context.app.inject({ method: 'GET', url: '/api/v1/cli/version' });
     expect(plain.statusCode).toBe(200);
-    expect(plain.json()).toMatchObject({ product: 'cli', version: '0.147.0', download_url: 'https://downloads.example/cli', update_available: null });
+    expect(plain.json()).toMatchObject({
+      product: 'cli',
+      version: '0.147.0',
+      download_url: 'https://downloads.example/cli',
+      update_available: null,
+    });
 
     const older = await context.app.inject({ method: 'GET', url: '/api/v1/cli/version?current=0.99.0' });
     // A string comparison would call 0.99.0 newer than 0.147.0.

@@ -9,7 +9,8 @@ async function everyTextCell(context: TestContext): Promise<{ table: string; col
   const { db } = context.storage;
   const schema = context.storage.location.postgresSchema;
   const tables = schema
-    ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db)).rows
+    ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${schema}`.execute(db))
+        .rows
     : (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows;
   expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['customers', 'api_keys']));
   const cells: { table: string; column: string; value: string }[] = [];
@@ -35,9 +36,17 @@ describe.each(dialects)('no secret at rest or in logs (%s)', (dialect) => {
     secrets.push(customer.password, customer.systemToken, customer.usernameToken);
     const userKey = await createUserKey(context, customer, { name: 'tool' });
     secrets.push(userKey.key);
-    const replaced = await context.app.inject({ method: 'POST', url: `/api/v1/me/api-keys/${userKey.id}/replace`, headers: bearer(customer.systemToken) });
+    const replaced = await context.app.inject({
+      method: 'POST',
+      url: `/api/v1/me/api-keys/${userKey.id}/replace`,
+      headers: bearer(customer.systemToken),
+    });
     secrets.push(replaced.json().key);
-    const login = await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: customer.email, password: customer.password } });
+    const login = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: customer.email, password: customer.password },
+    });
     secrets.push(login.json().api_key);
     const rotated = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-token/rotate', headers: bearer(customer.systemToken) });
     secrets.push(rotated.json().username_token);
@@ -53,8 +62,16 @@ describe.each(dialects)('no secret at rest or in logs (%s)', (dialect) => {
     secrets.push('operator-chosen-password', adminCustomer.json().api_key, adminCustomer.json().username_token);
     // Use every key once, and fail a few logins, so that request and error paths write their logs too.
     for (const key of secrets.slice(1)) await context.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key) });
-    await context.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email: customer.email, password: `${customer.password}x` } });
-    await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: customer.email, password: customer.password } });
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: customer.email, password: `${customer.password}x` },
+    });
+    await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/customer/register',
+      payload: { email: customer.email, password: customer.password },
+    });
     secrets.push(STATIC_TOKEN);
     expect(secrets.every((secret) => typeof secret === 'string' && secret.length >= 16)).toBe(true);
   });

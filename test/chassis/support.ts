@@ -21,7 +21,11 @@ export function uniqueEmail(label = 'user'): string {
 export async function signUp(context: TestContext, label = 'user'): Promise<SignedUp> {
   const email = uniqueEmail(label);
   const password = `pw-${randomBase62(16)}`;
-  const response = await context.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email, password, name: label } });
+  const response = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/customer/register',
+    payload: { email, password, name: label },
+  });
   expect(response.statusCode, response.body).toBe(201);
   const body = response.json();
   return {
@@ -37,7 +41,12 @@ export async function signUp(context: TestContext, label = 'user'): Promise<Sign
 }
 
 export async function createUserKey(context: TestContext, owner: SignedUp, body: Record<string, unknown> = {}) {
-  const response = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: bearer(owner.systemToken), payload: body });
+  const response = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/me/api-keys',
+    headers: bearer(owner.systemToken),
+    payload: body,
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json() as { id: number; key: string; [field: string]: unknown };
 }

@@ -42,8 +42,18 @@ describe('chat bot: webhook commands and account linking', () => {
     await botApi.close();
   });
 
-  const webhook = (chatId: number, text: string, headers: Record<string, string> = { 'x-telegram-bot-api-secret-token': SECRET }, id = ++updateId) =>
-    context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers, payload: { update_id: id, message: { message_id: id, chat: { id: chatId, type: 'private' }, text } } });
+  const webhook = (
+    chatId: number,
+    text: string,
+    headers: Record<string, string> = { 'x-telegram-bot-api-secret-token': SECRET },
+    id = ++updateId,
+  ) =>
+    context.app.inject({
+      method: 'POST',
+      url: '/api/v1/chatbot/webhook',
+      headers,
+      payload: { update_id: id, message: { message_id: id, chat: { id: chatId, type: 'private' }, text } },
+    });
   const lastReply = (chatId: number) => botApi.calls.filter((call) => call.body.chat_id === String(chatId)).at(-1)?.body.text ?? '';
   const say = async (chatId: number, text: string) => {
     const response = await webhook(chatId, text);
@@ -56,7 +66,12 @@ describe('chat bot: webhook commands and account linking', () => {
 
   it('refuses unsigned or wrongly signed updates with 401 and does nothing', async () => {
     const before = botApi.calls.length;
-    for (const headers of [{}, { 'x-telegram-bot-api-secret-token': 'wrong' }, { 'x-telegram-bot-api-secret-token': `${SECRET}x` }, { 'x-telegram-bot-api-secret-token': SECRET.toUpperCase() }]) {
+    for (const headers of [
+      {},
+      { 'x-telegram-bot-api-secret-token': 'wrong' },
+      { 'x-telegram-bot-api-secret-token': `${SECRET}x` },
+      { 'x-telegram-bot-api-secret-token': SECRET.toUpperCase() },
+    ]) {
       const response = await webhook(77, '/balance', headers as Record<string, string>);
       expect(response.statusCode, JSON.stringify(headers)).toBe(401);
     }
@@ -65,7 +80,12 @@ describe('chat bot: webhook commands and account linking', () => {
     expect(junk.statusCode).toBe(422);
     expect(botApi.calls.length).toBe(before);
     expect(await context.storage.db.selectFrom('chatbot_updates').selectAll().execute()).toEqual([]);
-    const invalid = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': SECRET }, payload: { nope: true } });
+    const invalid = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/chatbot/webhook',
+      headers: { 'x-telegram-bot-api-secret-token': SECRET },
+      payload: { nope: true },
+    });
     expect(invalid.statusCode).toBe(422);
   });
 
@@ -113,7 +133,10 @@ describe('chat bot: webhook commands and account linking', () => {
   });
 
   it('an unknown account or an unverified email does not link', async () => {
-    for (const [account, code] of [['u-nobody', 'no_account'], ['u-unverified', 'email_unverified']] as const) {
+    for (const [account, code] of [
+      ['u-nobody', 'no_account'],
+      ['u-unverified', 'email_unverified'],
+    ] as const) {
       idp.signInAs(account);
       const link = linkFrom(await say(601, '/link'));
       const start = await context.app.inject({ method: 'GET', url: startPath(link) });
@@ -122,7 +145,9 @@ describe('chat bot: webhook commands and account linking', () => {
       expect(done.statusCode, account).toBe(400);
       expect(done.json().error).toBe(code);
     }
-    expect(await context.storage.db.selectFrom('chatbot_links').select('chat_id').where('chat_id', '=', '601').executeTakeFirst()).toBeUndefined();
+    expect(
+      await context.storage.db.selectFrom('chatbot_links').select('chat_id').where('chat_id', '=', '601').executeTakeFirst(),
+    ).toBeUndefined();
     expect(await say(601, '/balance')).toMatch(/not linked/);
   });
 
@@ -160,12 +185,29 @@ describe('chat bot without a bot token or provider', () => {
     const context = await createTestContext({ config: { chatbot: { webhookSecret: SECRET } } as never });
     const none = await createTestContext();
     try {
-      const response = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': SECRET }, payload: { update_id: 1, message: { chat: { id: -100200 }, text: '/help' } } });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/chatbot/webhook',
+        headers: { 'x-telegram-bot-api-secret-token': SECRET },
+        payload: { update_id: 1, message: { chat: { id: -100200 }, text: '/help' } },
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toMatchObject({ method: 'sendMessage', chat_id: '-100200' });
       expect(response.json().text).toMatch(/linking is not available/);
-      expect((await context.app.inject({ method: 'GET', url: '/api/v1/chatbot/idp/start?chat_id=1&expires=9999999999&sig=aaaaaaaaaaaaaaaaaaaa' })).statusCode).toBe(404);
-      const unsigned = await none.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers: { 'x-telegram-bot-api-secret-token': '' }, payload: { update_id: 1 } });
+      expect(
+        (
+          await context.app.inject({
+            method: 'GET',
+            url: '/api/v1/chatbot/idp/start?chat_id=1&expires=9999999999&sig=aaaaaaaaaaaaaaaaaaaa',
+          })
+        ).statusCode,
+      ).toBe(404);
+      const unsigned = await none.app.inject({
+        method: 'POST',
+        url: '/api/v1/chatbot/webhook',
+        headers: { 'x-telegram-bot-api-secret-token': '' },
+        payload: { update_id: 1 },
+      });
       expect(unsigned.statusCode).toBe(401);
     } finally {
       await context.close();

@@ -6,7 +6,6 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
-
 export interface BotApiDouble {
   url: string;
   calls: { token: string; method: string; body: { chat_id: string; text: string } }[];

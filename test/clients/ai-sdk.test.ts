@@ -26,7 +26,11 @@ describe('generateObject → Anthropic-kind model', () => {
   it.each(['chat', 'responses'] as const)('through the OpenAI %s provider: forced tool upstream, parsed object back', async (api) => {
     const openai = createOpenAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key });
     gateway.upstream.enqueue({ kind: 'tool_call', name: 'structured_output', arguments: JSON.stringify(RECIPE), callId: 'toolu_so_1' });
-    const result = await generateObject({ model: api === 'chat' ? openai.chat(MODELS.anthropic) : openai.responses(MODELS.anthropic), schema: Recipe, prompt: 'A quick breakfast recipe.' });
+    const result = await generateObject({
+      model: api === 'chat' ? openai.chat(MODELS.anthropic) : openai.responses(MODELS.anthropic),
+      schema: Recipe,
+      prompt: 'A quick breakfast recipe.',
+    });
     expect(result.object).toEqual(RECIPE);
     expect(result.finishReason).toBe('stop');
 
@@ -34,7 +38,11 @@ describe('generateObject → Anthropic-kind model', () => {
     expect(sent!.path).toBe('/v1/messages');
     expect(sent!.body.tool_choice).toEqual({ type: 'tool', name: 'structured_output' });
     const tool = sent!.body.tools.find((entry: { name: string }) => entry.name === 'structured_output');
-    expect(tool.input_schema).toMatchObject({ type: 'object', properties: { name: { type: 'string' }, minutes: { type: 'integer' } }, required: ['name', 'minutes'] });
+    expect(tool.input_schema).toMatchObject({
+      type: 'object',
+      properties: { name: { type: 'string' }, minutes: { type: 'integer' } },
+      required: ['name', 'minutes'],
+    });
   });
 });
 

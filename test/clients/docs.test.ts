@@ -23,7 +23,13 @@ describe('/docs', () => {
     const html = await response.text();
     expect(html).toContain('SwaggerUIBundle(');
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
-    expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui-standalone-preset.js', '/docs/assets/swagger-ui.css']));
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/assets/swagger-ui-standalone-preset.js',
+        '/docs/assets/swagger-ui.css',
+      ]),
+    );
     for (const asset of assets.filter((link) => link !== '/openapi.json')) {
       expect(asset.startsWith('/docs/assets/'), asset).toBe(true);
       const loaded = await fetch(`${url}${asset}`);

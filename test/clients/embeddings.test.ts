@@ -25,7 +25,9 @@ const recordingMeter: Meter = {
 
 beforeAll(async () => {
   gateway = await createGatewayContext({
-    models: [{ id: EMBEDDER, provider: 'openai-fake', upstreamModel: 'upstream-embedder', capabilities: { tools: false, embeddings: true } }],
+    models: [
+      { id: EMBEDDER, provider: 'openai-fake', upstreamModel: 'upstream-embedder', capabilities: { tools: false, embeddings: true } },
+    ],
   });
   gateway.context.services.gateway.executeDeps.meter = recordingMeter;
   client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key, maxRetries: 0 });
@@ -69,7 +71,9 @@ describe('embeddings', () => {
 
   it('refuses a chat model for embeddings, and an embedding model for chat, without calling the upstream', async () => {
     await expect(client.embeddings.create({ model: MODELS.openai, input: 'x' })).rejects.toMatchObject({ status: 400 });
-    await expect(client.chat.completions.create({ model: EMBEDDER, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 400 });
+    await expect(client.chat.completions.create({ model: EMBEDDER, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+    });
     await expect(client.embeddings.create({ model: EMBEDDER, input: '' })).rejects.toMatchObject({ status: 422 });
     expect(gateway.upstream.requests).toHaveLength(0);
     expect(settled).toEqual([]);

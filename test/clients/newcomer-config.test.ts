@@ -28,7 +28,11 @@ function configFile(content: unknown): string {
 
 describe('config sections merge over the built-in ones', () => {
   it('a file with only providers and models keeps the built-in rate cards, regions and releases', () => {
-    const config = loadConfig({ SWITCHYARD_CONFIG: configFile(LOCAL_EXAMPLE), SWITCHYARD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')), SWITCHYARD_SECRET: 'x'.repeat(40) });
+    const config = loadConfig({
+      SWITCHYARD_CONFIG: configFile(LOCAL_EXAMPLE),
+      SWITCHYARD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')),
+      SWITCHYARD_SECRET: 'x'.repeat(40),
+    });
     expect(Object.keys(config.rateCards)).toEqual(Object.keys(defaultConfigFile.rateCards));
     expect(config.regions.map((region) => region.id)).toEqual(['london', 'chicago']);
     expect(config.releases.cli.version).toBe(defaultConfigFile.releases.cli.version);
@@ -38,7 +42,11 @@ describe('config sections merge over the built-in ones', () => {
   });
 
   it('a section given explicitly replaces the built-in one; built-in aliases leave with built-in models', () => {
-    const merged = withBuiltInSections({ ...LOCAL_EXAMPLE, aliases: undefined, rateCards: { cheap: { inputMicrosPerMillion: 1, outputMicrosPerMillion: 2 } } }) as Record<string, unknown>;
+    const merged = withBuiltInSections({
+      ...LOCAL_EXAMPLE,
+      aliases: undefined,
+      rateCards: { cheap: { inputMicrosPerMillion: 1, outputMicrosPerMillion: 2 } },
+    }) as Record<string, unknown>;
     const { aliases: _aliases, ...withoutAliases } = merged;
     const config = parseConfigFile({ ...withoutAliases, models: [{ ...LOCAL_EXAMPLE.models[0], rateCard: 'cheap' }] }, {});
     expect(Object.keys(config.rateCards)).toEqual(['cheap']);
@@ -49,7 +57,14 @@ describe('config sections merge over the built-in ones', () => {
   });
 
   it('names the variable of an empty key', () => {
-    const config = loadConfig({ SWITCHYARD_CONFIG: configFile({ providers: [{ id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: '${UNSET_KEY_FOR_TEST:-}' }], models: [] }), SWITCHYARD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')), SWITCHYARD_SECRET: 'x'.repeat(40) });
+    const config = loadConfig({
+      SWITCHYARD_CONFIG: configFile({
+        providers: [{ id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: '${UNSET_KEY_FOR_TEST:-}' }],
+        models: [],
+      }),
+      SWITCHYARD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')),
+      SWITCHYARD_SECRET: 'x'.repeat(40),
+    });
     expect(config.providers[0]!.apiKey).toBe('');
     expect(config.keyVariables).toEqual({ openai: 'UNSET_KEY_FOR_TEST' });
   });
@@ -71,7 +86,9 @@ describe('a provider without a key', () => {
     expect(warnings[0]).toContain('keyless (set its apiKey)');
     const customer = await context.services.customers.create({ email: `keyless-${Date.now()}@example.com` });
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: customer.systemToken.key, maxRetries: 0 });
-    const failure = await client.chat.completions.create({ model: 'keyless-model', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    const failure = await client.chat.completions
+      .create({ model: 'keyless-model', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ status: 503 });
     expect((failure as Error).message).toContain('The provider keyless has no API key configured');
   });
@@ -81,7 +98,9 @@ describe('the README local-model example', () => {
   it('loads and serves a chat call through an OpenAI-compatible local server', async () => {
     const upstream = await startModelUpstream({ defaultReply: { kind: 'text', text: 'Hello from the local model.' } });
     closers.push(() => upstream.close());
-    const raw = withBuiltInSections(JSON.parse(JSON.stringify(LOCAL_EXAMPLE).replace('${LOCAL_MODEL_BASE_URL:-http://127.0.0.1:11434/v1}', `${upstream.url}/v1`))) as Record<string, unknown>;
+    const raw = withBuiltInSections(
+      JSON.parse(JSON.stringify(LOCAL_EXAMPLE).replace('${LOCAL_MODEL_BASE_URL:-http://127.0.0.1:11434/v1}', `${upstream.url}/v1`)),
+    ) as Record<string, unknown>;
     const context = await createTestContext({ config: { ...raw, billing: { enabled: false } } });
     closers.push(() => context.close());
     const url = await context.listen();

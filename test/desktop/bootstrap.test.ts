@@ -26,20 +26,46 @@ describe('desktop bootstrap', () => {
     await upstream.close();
   });
 
-  const boot = (who: TestCustomer, query = '') => context.app.inject({ method: 'GET', url: `/api/v1/desktop/bootstrap${query}`, headers: bearer(who.systemToken) });
+  const boot = (who: TestCustomer, query = '') =>
+    context.app.inject({ method: 'GET', url: `/api/v1/desktop/bootstrap${query}`, headers: bearer(who.systemToken) });
 
   it('verifies the token and returns account, wallet, usage, inbox, push and releases in one answer', async () => {
-    const call = await context.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(alice.systemToken), payload: CHAT_BODY });
+    const call = await context.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: bearer(alice.systemToken),
+      payload: CHAT_BODY,
+    });
     expect(call.statusCode, call.body).toBe(200);
     for (const payload of [
       { customer_id: alice.customerId, title: 'For alice', body: 'hello' },
       { all: true, title: 'For all', body: 'hi everyone' },
       { customer_id: bob.customerId, title: 'For bob', body: 'private' },
     ]) {
-      expect((await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: operatorHeaders, payload })).statusCode).toBe(201);
+      expect((await context.app.inject({ method: 'POST', url: '/api/admin/messages', headers: operatorHeaders, payload })).statusCode).toBe(
+        201,
+      );
     }
-    expect((await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: 'bob-push', customer_id: bob.customerId, title: 'Bob', body: 'only bob' } })).statusCode).toBe(201);
-    expect((await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: 'all-push', title: 'All', body: 'everyone' } })).statusCode).toBe(201);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/admin/push',
+          headers: operatorHeaders,
+          payload: { message_key: 'bob-push', customer_id: bob.customerId, title: 'Bob', body: 'only bob' },
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (
+        await context.app.inject({
+          method: 'POST',
+          url: '/api/admin/push',
+          headers: operatorHeaders,
+          payload: { message_key: 'all-push', title: 'All', body: 'everyone' },
+        })
+      ).statusCode,
+    ).toBe(201);
 
     const response = await boot(alice);
     expect(response.statusCode, response.body).toBe(200);
@@ -51,7 +77,12 @@ describe('desktop bootstrap', () => {
     // 1000 in at $4/M + 500 out at $24/M = 4_000 + 12_000 µUSD.
     const cost = 16_000;
     expect(body.usage.days).toBe(30);
-    expect(body.usage.totals).toEqual({ requests: 1, input_tokens: 1000, output_tokens: 500, spend: { micros: cost, usd: expect.any(String) } });
+    expect(body.usage.totals).toEqual({
+      requests: 1,
+      input_tokens: 1000,
+      output_tokens: 500,
+      spend: { micros: cost, usd: expect.any(String) },
+    });
     expect(body.usage.transactions).toHaveLength(1);
     expect(body.usage.daily).toHaveLength(1);
     expect(body.wallet).toMatchObject({ balance: { micros: 5_000_000 - cost }, available: { micros: 5_000_000 - cost }, currency: 'USD' });
@@ -61,7 +92,12 @@ describe('desktop bootstrap', () => {
     expect(body.inbox.messages.map((message: { title: string }) => message.title)).toEqual(['For all', 'For alice']);
     expect(body.inbox.unread_count).toBe(2);
     expect(body.push.messages.map((message: { message_key: string }) => message.message_key)).toEqual(['all-push']);
-    expect(body.releases.cli).toMatchObject({ product: 'cli', latest_version: '2.3.0', minimum_version: '2.0.0', download_url: 'https://example.test/cli' });
+    expect(body.releases.cli).toMatchObject({
+      product: 'cli',
+      latest_version: '2.3.0',
+      minimum_version: '2.0.0',
+      download_url: 'https://example.test/cli',
+    });
     expect(Object.keys(body.releases).sort()).toEqual(['cli', 'launcher-a', 'launcher-b']);
     expect(typeof body.server_time).toBe('string');
   });
@@ -83,7 +119,9 @@ describe('desktop bootstrap', () => {
       expect((await boot(alice, query)).statusCode, query).toBe(422);
     }
     expect((await boot(alice, '?days=180&limit=500')).statusCode).toBe(200);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap', headers: bearer('sk-not-a-real-key') })).statusCode).toBe(401);
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap', headers: bearer('sk-not-a-real-key') })).statusCode,
+    ).toBe(401);
     expect((await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap' })).statusCode).toBe(401);
   });
 });

@@ -17,13 +17,30 @@ describe('desktop chat conversations', () => {
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, who: TestCustomer, payload?: unknown) =>
     context.app.inject({ method, url, headers: bearer(who.systemToken), payload: payload as never });
   const storeMessage = async (conversationId: number, who: TestCustomer, role: string, content: string) =>
-    context.storage.db.insertInto('desktop_chat_messages').values({ conversation_id: conversationId, customer_id: who.customerId, role, content, model: role === 'assistant' ? MODEL : null, request_id: null, input_tokens: null, output_tokens: null, created_at: Date.now() }).execute();
+    context.storage.db
+      .insertInto('desktop_chat_messages')
+      .values({
+        conversation_id: conversationId,
+        customer_id: who.customerId,
+        role,
+        content,
+        model: role === 'assistant' ? MODEL : null,
+        request_id: null,
+        input_tokens: null,
+        output_tokens: null,
+        created_at: Date.now(),
+      })
+      .execute();
 
   it('creates, lists and reads conversations; defaults and validation', async () => {
     const plain = await call('POST', '/api/v1/desktop-chat/conversations', alice, {});
     expect(plain.statusCode, plain.body).toBe(201);
     expect(plain.json()).toMatchObject({ title: 'New chat', model: 'power-ai', system_prompt: null });
-    const named = await call('POST', '/api/v1/desktop-chat/conversations', alice, { title: '  Plans  ', model: MODEL, system_prompt: 'Be brief.' });
+    const named = await call('POST', '/api/v1/desktop-chat/conversations', alice, {
+      title: '  Plans  ',
+      model: MODEL,
+      system_prompt: 'Be brief.',
+    });
     expect(named.statusCode, named.body).toBe(201);
     expect(named.json()).toMatchObject({ title: 'Plans', model: MODEL, system_prompt: 'Be brief.' });
 
@@ -46,8 +63,13 @@ describe('desktop chat conversations', () => {
     const messages = await call('GET', `/api/v1/desktop-chat/conversations/${named.json().id}/messages`, alice);
     expect(messages.statusCode, messages.body).toBe(200);
     expect(messages.json().conversation.id).toBe(named.json().id);
-    expect(messages.json().data.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([['user', 'What next?'], ['assistant', 'Ship it.']]);
-    const after = (await call('GET', `/api/v1/desktop-chat/conversations/${named.json().id}/messages?after_id=${messages.json().data[0].id}`, alice)).json().data;
+    expect(messages.json().data.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([
+      ['user', 'What next?'],
+      ['assistant', 'Ship it.'],
+    ]);
+    const after = (
+      await call('GET', `/api/v1/desktop-chat/conversations/${named.json().id}/messages?after_id=${messages.json().data[0].id}`, alice)
+    ).json().data;
     expect(after.map((message: { content: string }) => message.content)).toEqual(['Ship it.']);
   });
 
@@ -72,7 +94,11 @@ describe('desktop chat conversations', () => {
     expect(deleted.statusCode, deleted.body).toBe(204);
     expect((await call('DELETE', `/api/v1/desktop-chat/conversations/${doomed.id}`, alice)).statusCode).toBe(404);
     expect((await call('GET', `/api/v1/desktop-chat/conversations/${doomed.id}/messages`, alice)).statusCode).toBe(404);
-    const left = await context.storage.db.selectFrom('desktop_chat_messages').select('id').where('conversation_id', '=', doomed.id).execute();
+    const left = await context.storage.db
+      .selectFrom('desktop_chat_messages')
+      .select('id')
+      .where('conversation_id', '=', doomed.id)
+      .execute();
     expect(left).toEqual([]);
   });
 });

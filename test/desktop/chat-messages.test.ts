@@ -21,8 +21,17 @@ describe('desktop chat messages through the gateway', () => {
     alice = await newCustomer(context);
     bob = await newCustomer(context);
     await credit(context, alice.customerId, 5_000_000);
-    aliceChat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(alice.systemToken), payload: { system_prompt: 'Be brief.' } })).json().id;
-    bobChat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(bob.systemToken), payload: {} })).json().id;
+    aliceChat = (
+      await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/desktop-chat/conversations',
+        headers: bearer(alice.systemToken),
+        payload: { system_prompt: 'Be brief.' },
+      })
+    ).json().id;
+    bobChat = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(bob.systemToken), payload: {} })
+    ).json().id;
   });
   afterAll(async () => {
     await expectLedgerConsistent(context);
@@ -31,15 +40,29 @@ describe('desktop chat messages through the gateway', () => {
   });
 
   const send = (who: TestCustomer, conversationId: number, payload: unknown) =>
-    context.app.inject({ method: 'POST', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(who.systemToken), payload: payload as never });
+    context.app.inject({
+      method: 'POST',
+      url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+      headers: bearer(who.systemToken),
+      payload: payload as never,
+    });
   const history = async (who: TestCustomer, conversationId: number) =>
-    (await context.app.inject({ method: 'GET', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(who.systemToken) })).json().data as { role: string; content: string }[];
+    (
+      await context.app.inject({
+        method: 'GET',
+        url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+        headers: bearer(who.systemToken),
+      })
+    ).json().data as { role: string; content: string }[];
 
   it('a message is a billed model call with the saved context; prompt and reply are stored', async () => {
     const before = await context.services.billing.walletSummary(alice.customerId);
     const first = await send(alice, aliceChat, { content: 'What should I do?' });
     expect(first.statusCode, first.body).toBe(201);
-    expect(first.json().messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([['user', 'What should I do?'], ['assistant', 'Ship it today.']]);
+    expect(first.json().messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([
+      ['user', 'What should I do?'],
+      ['assistant', 'Ship it today.'],
+    ]);
     expect(first.json().messages[1]).toMatchObject({ input_tokens: 1000, output_tokens: 500, model: 'power-ai' });
     const after = await context.services.billing.walletSummary(alice.customerId);
     expect(before.balanceMicros - after.balanceMicros).toBe(16_000); // 1000 × $4/M + 500 × $24/M
@@ -49,7 +72,12 @@ describe('desktop chat messages through the gateway', () => {
     expect(upstream.requests.length).toBe(calls + 1);
     const sentMessages = JSON.stringify(upstream.requests.at(-1)!.body.messages);
     for (const text of ['Be brief.', 'What should I do?', 'Ship it today.', 'And tomorrow?']) expect(sentMessages).toContain(text);
-    expect((await history(alice, aliceChat)).map((message) => message.content)).toEqual(['What should I do?', 'Ship it today.', 'And tomorrow?', 'Ship it today.']);
+    expect((await history(alice, aliceChat)).map((message) => message.content)).toEqual([
+      'What should I do?',
+      'Ship it today.',
+      'And tomorrow?',
+      'Ship it today.',
+    ]);
   });
 
   it('402 when the wallet cannot cover the call: nothing sent, nothing stored', async () => {
@@ -81,8 +109,14 @@ describe('desktop chat messages through the gateway', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await response.text();
-    const events = text.split('\n\n').filter((block) => block.includes('event: ')).map((block) => ({ event: /event: (.*)/.exec(block)![1], data: JSON.parse(/data: (.*)/.exec(block)![1]!) }));
-    const deltas = events.filter((event) => event.event === 'delta').map((event) => event.data.text).join('');
+    const events = text
+      .split('\n\n')
+      .filter((block) => block.includes('event: '))
+      .map((block) => ({ event: /event: (.*)/.exec(block)![1], data: JSON.parse(/data: (.*)/.exec(block)![1]!) }));
+    const deltas = events
+      .filter((event) => event.event === 'delta')
+      .map((event) => event.data.text)
+      .join('');
     expect(deltas).toBe('Ship it today.');
     const done = events.find((event) => event.event === 'done')!;
     expect(done.data.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant']);

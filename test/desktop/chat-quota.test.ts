@@ -14,7 +14,11 @@ describe('desktop chat free daily quota', () => {
   beforeAll(async () => {
     upstream = await startModelUpstream();
     upstream.setDefault(() => ({ kind: 'text', text: 'Free answer.', usage: { inputTokens: 1000, outputTokens: 500 } }));
-    context = await billingContext({ upstreamUrl: upstream.url, clock, config: { desktop: { chat: { freeDailyMessages: FREE, freeModels: ['power-ai'] } } } });
+    context = await billingContext({
+      upstreamUrl: upstream.url,
+      clock,
+      config: { desktop: { chat: { freeDailyMessages: FREE, freeModels: ['power-ai'] } } },
+    });
   });
   afterAll(async () => {
     await expectLedgerConsistent(context);
@@ -23,25 +27,47 @@ describe('desktop chat free daily quota', () => {
   });
 
   const chatFor = async (who: TestCustomer, model?: string) => {
-    const created = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(who.systemToken), payload: model ? { model } : {} });
+    const created = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop-chat/conversations',
+      headers: bearer(who.systemToken),
+      payload: model ? { model } : {},
+    });
     expect(created.statusCode, created.body).toBe(201);
     return created.json().id as number;
   };
   const send = (token: string, conversationId: number, payload: unknown) =>
-    context.app.inject({ method: 'POST', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(token), payload: payload as never });
+    context.app.inject({
+      method: 'POST',
+      url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+      headers: bearer(token),
+      payload: payload as never,
+    });
   const quota = async (who: TestCustomer) => {
     const boot = await context.app.inject({ method: 'GET', url: '/api/v1/desktop-chat/bootstrap', headers: bearer(who.systemToken) });
     expect(boot.statusCode, boot.body).toBe(200);
     return boot.json().free_quota as { daily_messages: number; used: number; left: number; resets_at: string; models: string[] };
   };
   const stored = async (who: TestCustomer, conversationId: number) =>
-    (await context.app.inject({ method: 'GET', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(who.systemToken) })).json().data as unknown[];
+    (
+      await context.app.inject({
+        method: 'GET',
+        url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+        headers: bearer(who.systemToken),
+      })
+    ).json().data as unknown[];
   const balance = async (who: TestCustomer) => (await context.services.billing.walletSummary(who.customerId)).balanceMicros;
 
   it('free messages first (wallet untouched), 402 free_quota_exhausted when both are out, then the wallet pays', async () => {
     const alice = await newCustomer(context);
     const conversation = await chatFor(alice);
-    expect(await quota(alice)).toEqual({ daily_messages: FREE, used: 0, left: FREE, resets_at: '2026-06-02T00:00:00.000Z', models: ['power-ai'] });
+    expect(await quota(alice)).toEqual({
+      daily_messages: FREE,
+      used: 0,
+      left: FREE,
+      resets_at: '2026-06-02T00:00:00.000Z',
+      models: ['power-ai'],
+    });
     const boot = await context.app.inject({ method: 'GET', url: '/api/v1/desktop-chat/bootstrap', headers: bearer(alice.systemToken) });
     expect(boot.json().models.find((model: { id: string }) => model.id === 'power-ai').free).toBe(true);
     expect(boot.json().models.find((model: { id: string }) => model.id === 'other-model').free).toBe(false);
@@ -71,7 +97,8 @@ describe('desktop chat free daily quota', () => {
   it('the quota resets at UTC midnight (service clock)', async () => {
     const bob = await newCustomer(context);
     const conversation = await chatFor(bob);
-    for (let index = 0; index < FREE; index += 1) expect((await send(bob.systemToken, conversation, { content: 'q' })).statusCode).toBe(201);
+    for (let index = 0; index < FREE; index += 1)
+      expect((await send(bob.systemToken, conversation, { content: 'q' })).statusCode).toBe(201);
     expect((await quota(bob)).left).toBe(0);
     expect((await send(bob.systemToken, conversation, { content: 'q' })).statusCode).toBe(402);
     const before = clock.nowMs();
@@ -109,7 +136,11 @@ describe('desktop chat free daily quota', () => {
     expect(await streamed.text()).toContain('event: error');
     expect((await quota(carol)).left).toBe(FREE);
     expect(await stored(carol, conversation)).toEqual([]);
-    const rows = await context.storage.db.selectFrom('desktop_chat_free_usage').select('status').where('customer_id', '=', carol.customerId).execute();
+    const rows = await context.storage.db
+      .selectFrom('desktop_chat_free_usage')
+      .select('status')
+      .where('customer_id', '=', carol.customerId)
+      .execute();
     expect(rows).toEqual([]);
 
     // A streamed message that completes keeps its free message and says so in its done event.
@@ -146,11 +177,17 @@ describe('desktop chat free daily quota', () => {
   it('concurrent sends never take more free messages than the day has', async () => {
     const frank = await newCustomer(context);
     const conversation = await chatFor(frank);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, index) => send(frank.systemToken, conversation, { content: `race ${index}` })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => send(frank.systemToken, conversation, { content: `race ${index}` })),
+    );
     const statuses = results.map((result) => result.statusCode).sort();
     expect(statuses.filter((status) => status === 201)).toHaveLength(FREE);
     expect(statuses.filter((status) => status === 402)).toHaveLength(10 - FREE);
-    const rows = await context.storage.db.selectFrom('desktop_chat_free_usage').select(['status', 'input_tokens', 'output_tokens']).where('customer_id', '=', frank.customerId).execute();
+    const rows = await context.storage.db
+      .selectFrom('desktop_chat_free_usage')
+      .select(['status', 'input_tokens', 'output_tokens'])
+      .where('customer_id', '=', frank.customerId)
+      .execute();
     expect(rows).toHaveLength(FREE);
     for (const row of rows) expect([row.status, Number(row.input_tokens), Number(row.output_tokens)]).toEqual(['used', 1000, 500]);
     expect(await balance(frank)).toBe(0);

@@ -45,13 +45,25 @@ describe('desktop chat research mode', () => {
       const heading = /Write the section "([^"]*)"/.exec(system)?.[1];
       return heading ? section(heading) : { kind: 'text', text: 'plain reply', usage: USAGE };
     });
-    context = await billingContext({ upstreamUrl: upstream.url, config: { desktop: { chat: { freeDailyMessages: 0, researchMaxSections: 3 } } } });
+    context = await billingContext({
+      upstreamUrl: upstream.url,
+      config: { desktop: { chat: { freeDailyMessages: 0, researchMaxSections: 3 } } },
+    });
     alice = await newCustomer(context);
     bob = await newCustomer(context);
     await credit(context, alice.customerId, 5_000_000);
     await credit(context, bob.customerId, 5_000_000);
-    aliceChat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(alice.systemToken), payload: { title: 'research' } })).json().id;
-    bobChat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(bob.systemToken), payload: {} })).json().id;
+    aliceChat = (
+      await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/desktop-chat/conversations',
+        headers: bearer(alice.systemToken),
+        payload: { title: 'research' },
+      })
+    ).json().id;
+    bobChat = (
+      await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(bob.systemToken), payload: {} })
+    ).json().id;
   });
   // A failed test must not leave a plan call waiting.
   afterEach(() => openGate());
@@ -63,10 +75,22 @@ describe('desktop chat research mode', () => {
   });
 
   const research = (who: TestCustomer, conversationId: number, content: string, extra: Record<string, unknown> = {}) =>
-    context.app.inject({ method: 'POST', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(who.systemToken), payload: { content, mode: 'research', ...extra } });
-  const pdfOf = (who: TestCustomer, messageId: number | string) => context.app.inject({ method: 'GET', url: `/api/v1/desktop-chat/messages/${messageId}/research.pdf`, headers: bearer(who.systemToken) });
+    context.app.inject({
+      method: 'POST',
+      url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+      headers: bearer(who.systemToken),
+      payload: { content, mode: 'research', ...extra },
+    });
+  const pdfOf = (who: TestCustomer, messageId: number | string) =>
+    context.app.inject({ method: 'GET', url: `/api/v1/desktop-chat/messages/${messageId}/research.pdf`, headers: bearer(who.systemToken) });
   const messagesOf = async (who: TestCustomer, conversationId: number) =>
-    (await context.app.inject({ method: 'GET', url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`, headers: bearer(who.systemToken) })).json().data as {
+    (
+      await context.app.inject({
+        method: 'GET',
+        url: `/api/v1/desktop-chat/conversations/${conversationId}/messages`,
+        headers: bearer(who.systemToken),
+      })
+    ).json().data as {
       id: number;
       role: string;
       content: string;
@@ -86,7 +110,11 @@ describe('desktop chat research mode', () => {
       text: 'Here is the plan:\n```json\n{"title": "Solar power in Norway", "sections": ["Background", "Economics", "Outlook", "Too many"]}\n```',
       usage: USAGE,
     };
-    section = (heading) => ({ kind: 'text', text: `${heading} text. See https://example.org/${heading.toLowerCase()}, and (https://stats.example.com/solar).`, usage: USAGE });
+    section = (heading) => ({
+      kind: 'text',
+      text: `${heading} text. See https://example.org/${heading.toLowerCase()}, and (https://stats.example.com/solar).`,
+      usage: USAGE,
+    });
     const open = holdGate();
     const before = await balance(alice);
     const calls = upstream.requests.length;
@@ -105,7 +133,8 @@ describe('desktop chat research mode', () => {
     open();
     await context.services.desktop.chatResearch.idle();
     expect(upstream.requests.length).toBe(calls + 4); // plan + 3 sections (researchMaxSections)
-    for (const request of upstream.requests.slice(calls)) expect(JSON.stringify(request.body.messages)).toContain('Is solar power worth it in Norway?');
+    for (const request of upstream.requests.slice(calls))
+      expect(JSON.stringify(request.body.messages)).toContain('Is solar power worth it in Norway?');
     expect(before - (await balance(alice))).toBe(4 * CALL_COST);
 
     const done = (await messagesOf(alice, aliceChat)).find((message) => message.id === reply.id)!;
@@ -113,7 +142,12 @@ describe('desktop chat research mode', () => {
       status: 'completed',
       title: 'Solar power in Norway',
       sections: ['Background', 'Economics', 'Outlook'],
-      sources: ['https://example.org/background', 'https://stats.example.com/solar', 'https://example.org/economics', 'https://example.org/outlook'],
+      sources: [
+        'https://example.org/background',
+        'https://stats.example.com/solar',
+        'https://example.org/economics',
+        'https://example.org/outlook',
+      ],
       calls: 4,
       error: null,
     });
@@ -126,7 +160,8 @@ describe('desktop chat research mode', () => {
     expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(bytes.subarray(-6).toString('latin1')).toContain('%%EOF');
     const text = pdfText(bytes);
-    for (const expected of ['Solar power in Norway', 'Background', 'Outlook text.', 'Sources', 'https://stats.example.com/solar']) expect(text).toContain(expected);
+    for (const expected of ['Solar power in Norway', 'Background', 'Outlook text.', 'Sources', 'https://stats.example.com/solar'])
+      expect(text).toContain(expected);
     expect(text).not.toContain('Too many');
 
     // The finished report is context for the next message; the prompt message itself has no PDF.
@@ -167,7 +202,10 @@ describe('desktop chat research mode', () => {
 
   it('an upstream failure in a section fails the analysis', async () => {
     plan = { kind: 'text', text: '{"title": "T", "sections": ["One", "Two"]}', usage: USAGE };
-    section = (heading) => (heading === 'Two' ? { kind: 'http_error', status: 500, body: { error: { message: 'boom' } } } : { kind: 'text', text: 'one', usage: USAGE });
+    section = (heading) =>
+      heading === 'Two'
+        ? { kind: 'http_error', status: 500, body: { error: { message: 'boom' } } }
+        : { kind: 'text', text: 'one', usage: USAGE };
     const started = await research(bob, bobChat, 'Fails midway');
     await context.services.desktop.chatResearch.idle();
     const reply = (await messagesOf(bob, bobChat)).find((message) => message.id === started.json().messages[1].id)!;
@@ -177,7 +215,14 @@ describe('desktop chat research mode', () => {
 
   it('402 up front when the wallet has nothing available; bad mode or research with stream → 422; nothing stored', async () => {
     const carol = await newCustomer(context);
-    const chat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(carol.systemToken), payload: {} })).json().id;
+    const chat = (
+      await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/desktop-chat/conversations',
+        headers: bearer(carol.systemToken),
+        payload: {},
+      })
+    ).json().id;
     const calls = upstream.requests.length;
     const refused = await research(carol, chat, 'Research please');
     expect(refused.statusCode, refused.body).toBe(402);
@@ -221,13 +266,30 @@ describe('desktop chat research mode', () => {
   it('deleting the conversation removes its research; the PDF is gone', async () => {
     plan = { kind: 'text', text: '{"title": "Doomed", "sections": ["Only"]}', usage: USAGE };
     section = () => ({ kind: 'text', text: 'only text', usage: USAGE });
-    const chat = (await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers: bearer(alice.systemToken), payload: {} })).json().id;
+    const chat = (
+      await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/desktop-chat/conversations',
+        headers: bearer(alice.systemToken),
+        payload: {},
+      })
+    ).json().id;
     const started = await research(alice, chat, 'Doomed research');
     await context.services.desktop.chatResearch.idle();
     const replyId = started.json().messages[1].id;
     expect((await pdfOf(alice, replyId)).statusCode).toBe(200);
-    expect((await context.app.inject({ method: 'DELETE', url: `/api/v1/desktop-chat/conversations/${chat}`, headers: bearer(alice.systemToken) })).statusCode).toBe(204);
+    expect(
+      (
+        await context.app.inject({
+          method: 'DELETE',
+          url: `/api/v1/desktop-chat/conversations/${chat}`,
+          headers: bearer(alice.systemToken),
+        })
+      ).statusCode,
+    ).toBe(204);
     expect((await pdfOf(alice, replyId)).statusCode).toBe(404);
-    expect(await context.storage.db.selectFrom('desktop_chat_research').select('id').where('conversation_id', '=', chat).execute()).toEqual([]);
+    expect(await context.storage.db.selectFrom('desktop_chat_research').select('id').where('conversation_id', '=', chat).execute()).toEqual(
+      [],
+    );
   });
 });

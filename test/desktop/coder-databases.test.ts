@@ -60,7 +60,9 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
   beforeAll(async () => {
     context = await billingContext({
       env: TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {},
-      config: { desktop: { coder: { freeSlots: 3, databaseNamePrefix: prefix, ...(TEST_DATABASE_URL ? {} : { databaseAdminUrl: adminUrl }) } } },
+      config: {
+        desktop: { coder: { freeSlots: 3, databaseNamePrefix: prefix, ...(TEST_DATABASE_URL ? {} : { databaseAdminUrl: adminUrl }) } },
+      },
     });
     alice = await newCustomer(context);
     bob = await newCustomer(context);
@@ -76,22 +78,43 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
   });
 
   const create = async (who: TestCustomer, name: string) => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(who.systemToken), payload: { name } });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop/coder/projects',
+      headers: bearer(who.systemToken),
+      payload: { name },
+    });
     expect(response.statusCode, response.body).toBe(201);
     return response.json().project;
   };
-  const remove = (who: TestCustomer, name: string) => context.app.inject({ method: 'DELETE', url: `/api/v1/desktop/coder/projects/${name}`, headers: bearer(who.systemToken) });
+  const remove = (who: TestCustomer, name: string) =>
+    context.app.inject({ method: 'DELETE', url: `/api/v1/desktop/coder/projects/${name}`, headers: bearer(who.systemToken) });
   const exists = (kind: 'database' | 'role', name: string) =>
-    admin(async (client) => ((await client.query(kind === 'database' ? 'select 1 from pg_database where datname = $1' : 'select 1 from pg_roles where rolname = $1', [name])).rowCount ?? 0) > 0);
+    admin(
+      async (client) =>
+        ((
+          await client.query(
+            kind === 'database' ? 'select 1 from pg_database where datname = $1' : 'select 1 from pg_roles where rolname = $1',
+            [name],
+          )
+        ).rowCount ?? 0) > 0,
+    );
 
-  let alpha: { project_id: string; database: { host: string; port: number; database: string; user: string; password: string; url: string } };
+  let alpha: {
+    project_id: string;
+    database: { host: string; port: number; database: string; user: string; password: string; url: string };
+  };
   let beta: typeof alpha;
 
   it('creates a database owned by a LOGIN role of its own; the owner connects with its credentials and builds tables', async () => {
     alpha = await create(alice, 'alpha');
     beta = await create(bob, 'beta');
     const database = alpha.database;
-    expect(database).toMatchObject({ engine: 'postgres', port: expect.any(Number), database: expect.stringMatching(new RegExp(`^${prefix}_${alice.customerId}_[a-z0-9]{12}$`)) });
+    expect(database).toMatchObject({
+      engine: 'postgres',
+      port: expect.any(Number),
+      database: expect.stringMatching(new RegExp(`^${prefix}_${alice.customerId}_[a-z0-9]{12}$`)),
+    });
     expect(database.user).toBe(database.database);
     expect(database.password.length).toBeGreaterThanOrEqual(32);
     expect(beta.database.password).not.toBe(database.password);
@@ -108,21 +131,41 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
     }
 
     await admin(async (client) => {
-      const role = await client.query('select rolcanlogin, rolsuper, rolcreatedb, rolcreaterole, rolpassword from pg_authid where rolname = $1', [database.user]);
-      expect(role.rows[0]).toMatchObject({ rolcanlogin: true, rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolpassword: expect.stringMatching(/^SCRAM-SHA-256\$/) });
+      const role = await client.query(
+        'select rolcanlogin, rolsuper, rolcreatedb, rolcreaterole, rolpassword from pg_authid where rolname = $1',
+        [database.user],
+      );
+      expect(role.rows[0]).toMatchObject({
+        rolcanlogin: true,
+        rolsuper: false,
+        rolcreatedb: false,
+        rolcreaterole: false,
+        rolpassword: expect.stringMatching(/^SCRAM-SHA-256\$/),
+      });
       const owner = await client.query('select pg_get_userbyid(datdba) as owner from pg_database where datname = $1', [database.database]);
       expect(owner.rows[0].owner).toBe(database.user);
       // Nobody but the owner holds CONNECT: not PUBLIC, not the other project's role.
-      const privileges = await client.query("select has_database_privilege($1, $2, 'CONNECT') as beta, has_database_privilege($3, $2, 'CONNECT') as alpha", [beta.database.user, database.database, database.user]);
+      const privileges = await client.query(
+        "select has_database_privilege($1, $2, 'CONNECT') as beta, has_database_privilege($3, $2, 'CONNECT') as alpha",
+        [beta.database.user, database.database, database.user],
+      );
       expect(privileges.rows[0]).toEqual({ beta: false, alpha: true });
     });
 
     // The password is stored sealed, and the owner reads the same details again from the list.
-    const row = await context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('db_name', '=', database.database).executeTakeFirstOrThrow();
+    const row = await context.storage.db
+      .selectFrom('desktop_coder_projects')
+      .selectAll()
+      .where('db_name', '=', database.database)
+      .executeTakeFirstOrThrow();
     expect(row.db_password_sealed).not.toContain(database.password);
-    const listed = (await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(alice.systemToken) })).json();
+    const listed = (
+      await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(alice.systemToken) })
+    ).json();
     expect(listed.data[0].database).toEqual(alpha.database);
-    const bobs = (await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(bob.systemToken) })).json();
+    const bobs = (
+      await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(bob.systemToken) })
+    ).json();
     expect(JSON.stringify(bobs)).not.toContain(database.password);
   });
 
@@ -138,7 +181,11 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
   });
 
   it('DELETE ends open sessions, drops the database and its role, and removes the workspace', async () => {
-    const workspace = await context.storage.db.selectFrom('projects').select('workspace_dir').where('id', '=', alpha.project_id).executeTakeFirstOrThrow();
+    const workspace = await context.storage.db
+      .selectFrom('projects')
+      .select('workspace_dir')
+      .where('id', '=', alpha.project_id)
+      .executeTakeFirstOrThrow();
     expect(fs.existsSync(workspace.workspace_dir)).toBe(true);
     const open = await connect(alpha.database.url);
     const response = await remove(alice, 'alpha');
@@ -160,10 +207,27 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
 
   it('concurrent creates make exactly the free slots worth of databases, each usable by its own role only', async () => {
     const carol = await newCustomer(context);
-    const responses = await Promise.all(['one', 'two', 'three', 'four', 'five'].map((name) => context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(carol.systemToken), payload: { name } })));
-    expect(responses.map((response) => response.statusCode).sort(), responses.map((response) => response.body).join('\n')).toEqual([201, 201, 201, 409, 409]);
+    const responses = await Promise.all(
+      ['one', 'two', 'three', 'four', 'five'].map((name) =>
+        context.app.inject({
+          method: 'POST',
+          url: '/api/v1/desktop/coder/projects',
+          headers: bearer(carol.systemToken),
+          payload: { name },
+        }),
+      ),
+    );
+    expect(responses.map((response) => response.statusCode).sort(), responses.map((response) => response.body).join('\n')).toEqual([
+      201, 201, 201, 409, 409,
+    ]);
     const made = responses.filter((response) => response.statusCode === 201).map((response) => response.json().project);
-    const databases = await admin(async (client) => (await client.query<{ datname: string }>('select datname from pg_database where datname like $1 order by 1', [`${prefix}_${carol.customerId}_%`])).rows.map((row) => row.datname));
+    const databases = await admin(async (client) =>
+      (
+        await client.query<{ datname: string }>('select datname from pg_database where datname like $1 order by 1', [
+          `${prefix}_${carol.customerId}_%`,
+        ])
+      ).rows.map((row) => row.datname),
+    );
     expect(databases).toEqual(made.map((project) => project.database.database).sort());
     for (const project of made) {
       const client = await connect(project.database.url);
@@ -172,6 +236,11 @@ describe.skipIf(adminUrl === undefined)('desktop coder projects: managed Postgre
     }
     await expect(connect(asRole(made[0].database, made[1].database))).rejects.toThrow(/permission denied for database/);
     for (const project of made) expect((await remove(carol, project.name)).statusCode).toBe(204);
-    expect(await admin(async (client) => (await client.query('select 1 from pg_roles where rolname like $1', [`${prefix}_${carol.customerId}_%`])).rowCount)).toBe(0);
+    expect(
+      await admin(
+        async (client) =>
+          (await client.query('select 1 from pg_roles where rolname like $1', [`${prefix}_${carol.customerId}_%`])).rowCount,
+      ),
+    ).toBe(0);
   }, 60_000);
 });

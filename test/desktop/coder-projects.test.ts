@@ -28,23 +28,49 @@ describe('desktop coder projects (SQLite database files)', () => {
     await context.close();
   });
 
-  const create = (who: TestCustomer, name: unknown) => context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(who.systemToken), payload: { name } as never });
-  const list = (who: TestCustomer) => context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(who.systemToken) });
-  const remove = (who: TestCustomer, name: string) => context.app.inject({ method: 'DELETE', url: `/api/v1/desktop/coder/projects/${encodeURIComponent(name)}`, headers: bearer(who.systemToken) });
+  const create = (who: TestCustomer, name: unknown) =>
+    context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop/coder/projects',
+      headers: bearer(who.systemToken),
+      payload: { name } as never,
+    });
+  const list = (who: TestCustomer) =>
+    context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(who.systemToken) });
+  const remove = (who: TestCustomer, name: string) =>
+    context.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/desktop/coder/projects/${encodeURIComponent(name)}`,
+      headers: bearer(who.systemToken),
+    });
   const purchase = (who: TestCustomer, key?: string) =>
-    context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects/purchase-slot', headers: { ...bearer(who.systemToken), ...(key === undefined ? {} : { 'idempotency-key': key }) } });
+    context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop/coder/projects/purchase-slot',
+      headers: { ...bearer(who.systemToken), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    });
   const databaseFileOf = async (projectId: string) => {
-    const project = await context.storage.db.selectFrom('projects').select('workspace_dir').where('id', '=', projectId).executeTakeFirstOrThrow();
+    const project = await context.storage.db
+      .selectFrom('projects')
+      .select('workspace_dir')
+      .where('id', '=', projectId)
+      .executeTakeFirstOrThrow();
     return path.join(project.workspace_dir, 'database.sqlite');
   };
-  const rowsOf = (customerId: number) => context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).execute();
+  const rowsOf = (customerId: number) =>
+    context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).execute();
 
   it('creates a project with a workspace (a managed agent project) and a SQLite database file in it; the same name resumes', async () => {
     const created = await create(alice, 'My-App');
     expect(created.statusCode, created.body).toBe(201);
     const body = created.json();
     expect(body.created).toBe(true);
-    expect(body.project).toMatchObject({ name: 'My-App', status: 'active', project_id: expect.stringMatching(/^prj_/), database: { engine: 'sqlite' } });
+    expect(body.project).toMatchObject({
+      name: 'My-App',
+      status: 'active',
+      project_id: expect.stringMatching(/^prj_/),
+      database: { engine: 'sqlite' },
+    });
     expect(body.slots).toMatchObject({ used: 1, free: 2, purchased: 0, total: 2, available: 1, price: { micros: PRICE } });
 
     // The workspace is an agent project of the customer: the project routes answer for it.
@@ -52,7 +78,8 @@ describe('desktop coder projects (SQLite database files)', () => {
     const project = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: bearer(alice.systemToken) });
     expect(project.statusCode, project.body).toBe(200);
     expect(project.json().name).toBe('coder: My-App');
-    const workspace = (await context.services.projects.requireOwned({ kind: 'customer', customerId: alice.customerId } as never, projectId)).workspaceDir;
+    const workspace = (await context.services.projects.requireOwned({ kind: 'customer', customerId: alice.customerId } as never, projectId))
+      .workspaceDir;
 
     // The database file lives in that workspace (shown workspace-relative) and is a usable SQLite database.
     expect(body.project.database).toEqual({ engine: 'sqlite', path: 'database.sqlite', url: 'file:database.sqlite' });
@@ -61,7 +88,11 @@ describe('desktop coder projects (SQLite database files)', () => {
     database.exec('create table notes (text text)');
     database.prepare('insert into notes values (?)').run('hello');
     database.close();
-    const tree = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/files/tree`, headers: bearer(alice.systemToken) });
+    const tree = await context.app.inject({
+      method: 'GET',
+      url: `/api/v1/projects/${projectId}/files/tree`,
+      headers: bearer(alice.systemToken),
+    });
     expect(tree.statusCode, tree.body).toBe(200);
     expect(tree.body).toContain('database.sqlite');
 
@@ -70,7 +101,11 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect(again.json()).toMatchObject({ created: false, project: { name: 'My-App', project_id: projectId } });
     const listed = (await list(alice)).json();
     expect(listed.data).toHaveLength(1);
-    expect(listed.data[0]).toMatchObject({ name: 'My-App', project_id: projectId, database: { engine: 'sqlite', path: 'database.sqlite' } });
+    expect(listed.data[0]).toMatchObject({
+      name: 'My-App',
+      project_id: projectId,
+      database: { engine: 'sqlite', path: 'database.sqlite' },
+    });
     expect(JSON.stringify(listed)).not.toContain(context.dataDir);
     expect(listed.slots).toMatchObject({ used: 1, total: 2, available: 1 });
   });
@@ -83,7 +118,12 @@ describe('desktop coder projects (SQLite database files)', () => {
       expect(response.statusCode, JSON.stringify(bad)).toBe(422);
       expect(response.json().detail).toBeDefined();
     }
-    const extra = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(alice.systemToken), payload: { name: 'ok', extra: 1 } });
+    const extra = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop/coder/projects',
+      headers: bearer(alice.systemToken),
+      payload: { name: 'ok', extra: 1 },
+    });
     expect(extra.statusCode).toBe(422);
     expect((await rowsOf(alice.customerId)).length).toBe(before);
     expect((await context.services.projects.list(alice.customerId)).length).toBe(projectsBefore);
@@ -94,7 +134,10 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect((await remove(bob, 'My-App')).statusCode).toBe(404);
     expect((await remove(bob, 'my-app')).statusCode).toBe(404);
     expect((await list(bob)).json()).toMatchObject({ data: [], slots: { used: 0 } });
-    expect((await context.app.inject({ method: 'GET', url: `/api/v1/projects/${mine.project_id}`, headers: bearer(bob.systemToken) })).statusCode).toBe(404);
+    expect(
+      (await context.app.inject({ method: 'GET', url: `/api/v1/projects/${mine.project_id}`, headers: bearer(bob.systemToken) }))
+        .statusCode,
+    ).toBe(404);
     // Bob may use the same name: names are per customer.
     const bobs = await create(bob, 'My-App');
     expect(bobs.statusCode, bobs.body).toBe(201);
@@ -107,7 +150,9 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect((await purchase(alice)).statusCode).toBe(422); // the key is required
     const short = await purchase(alice, 'slot-1');
     expect(short.statusCode, short.body).toBe(402);
-    expect((await context.storage.db.selectFrom('desktop_coder_slot_purchases').selectAll().where('customer_id', '=', alice.customerId).execute())).toHaveLength(0);
+    expect(
+      await context.storage.db.selectFrom('desktop_coder_slot_purchases').selectAll().where('customer_id', '=', alice.customerId).execute(),
+    ).toHaveLength(0);
     expect((await list(alice)).json().slots).toMatchObject({ purchased: 0, total: 2 });
 
     await credit(context, alice.customerId, PRICE + 500_000);
@@ -169,8 +214,13 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect(response.statusCode, response.body).toBe(204);
     expect(fs.existsSync(file)).toBe(false);
     expect(fs.existsSync(workspace)).toBe(false);
-    expect(await context.storage.db.selectFrom('projects').select('id').where('id', '=', project.project_id).executeTakeFirst()).toBeUndefined();
-    expect((await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.project_id}`, headers: bearer(alice.systemToken) })).statusCode).toBe(404);
+    expect(
+      await context.storage.db.selectFrom('projects').select('id').where('id', '=', project.project_id).executeTakeFirst(),
+    ).toBeUndefined();
+    expect(
+      (await context.app.inject({ method: 'GET', url: `/api/v1/projects/${project.project_id}`, headers: bearer(alice.systemToken) }))
+        .statusCode,
+    ).toBe(404);
     const after = (await list(alice)).json();
     expect(after.data.find((entry: { name: string }) => entry.name === 'My-App')).toBeUndefined();
     expect(after.slots.used).toBe(before.slots.used - 1);
@@ -190,7 +240,10 @@ describe('desktop coder projects (SQLite database files)', () => {
     const body = boot.json();
     expect(body.coder.projects.map((entry: { name: string }) => entry.name)).toEqual(['My-App']);
     expect(body.coder.slots).toMatchObject({ used: 1, free: 2, purchased: 3, total: 5 });
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap', headers: bearer(bob.systemToken) })).json().coder.projects).toHaveLength(1);
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/desktop/bootstrap', headers: bearer(bob.systemToken) })).json().coder
+        .projects,
+    ).toHaveLength(1);
   });
 });
 
@@ -205,15 +258,26 @@ describe('desktop coder projects: a database server that cannot be reached', () 
 
   it('answers 503 with Retry-After and leaves nothing behind: no row, no agent project, no workspace, the slot free', async () => {
     const customer = await newCustomer(context);
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers: bearer(customer.systemToken), payload: { name: 'doomed' } });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/desktop/coder/projects',
+      headers: bearer(customer.systemToken),
+      payload: { name: 'doomed' },
+    });
     expect(response.statusCode, response.body).toBe(503);
     expect(response.headers['retry-after']).toBe('5');
     expect(response.body).not.toContain('127.0.0.1');
-    expect(await context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customer.customerId).execute()).toEqual([]);
+    expect(
+      await context.storage.db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customer.customerId).execute(),
+    ).toEqual([]);
     expect(await context.services.projects.list(customer.customerId)).toEqual([]);
     const workspaces = path.join(context.dataDir, 'workspaces', String(customer.customerId));
     expect(fs.existsSync(workspaces) ? fs.readdirSync(workspaces) : []).toEqual([]);
-    const listed = await context.app.inject({ method: 'GET', url: '/api/v1/desktop/coder/projects', headers: bearer(customer.systemToken) });
+    const listed = await context.app.inject({
+      method: 'GET',
+      url: '/api/v1/desktop/coder/projects',
+      headers: bearer(customer.systemToken),
+    });
     expect(listed.json().slots).toMatchObject({ used: 0, available: 2 });
   });
 });

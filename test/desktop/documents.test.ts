@@ -16,7 +16,8 @@ describe('desktop versioned documents: coding-session and assistant-desktop sync
   afterAll(async () => context.close());
 
   const get = (url: string, who: SignedUp) => context.app.inject({ method: 'GET', url, headers: bearer(who.systemToken) });
-  const put = (url: string, who: SignedUp, payload: unknown) => context.app.inject({ method: 'PUT', url, headers: bearer(who.systemToken), payload: payload as never });
+  const put = (url: string, who: SignedUp, payload: unknown) =>
+    context.app.inject({ method: 'PUT', url, headers: bearer(who.systemToken), payload: payload as never });
 
   for (const url of ['/api/v1/desktop/coding-session', '/api/v1/assistant-desktop/sync']) {
     describe(url, () => {
@@ -67,14 +68,21 @@ describe('desktop versioned documents: coding-session and assistant-desktop sync
         expect((await put(url, alice, { version: '2', data: {} })).statusCode).toBe(422);
         expect((await put(url, alice, { version: -1, data: {} })).statusCode).toBe(422);
         expect((await put(url, alice, { data: {} })).statusCode).toBe(422);
-        const huge = await context.app.inject({ method: 'PUT', url, headers: { ...bearer(alice.systemToken), 'content-type': 'application/json' }, payload: JSON.stringify({ version: before.version, data: { blob: 'y'.repeat(10_000) } }) });
+        const huge = await context.app.inject({
+          method: 'PUT',
+          url,
+          headers: { ...bearer(alice.systemToken), 'content-type': 'application/json' },
+          payload: JSON.stringify({ version: before.version, data: { blob: 'y'.repeat(10_000) } }),
+        });
         expect(huge.statusCode).toBe(413);
         expect((await get(url, alice)).json()).toEqual(before);
       });
 
       it('concurrent writes of the same version: exactly one wins, the others see 409', async () => {
         const base = (await get(url, alice)).json().version as number;
-        const results = await Promise.all(Array.from({ length: 6 }, (_, index) => put(url, alice, { version: base, data: { writer: index } })));
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, index) => put(url, alice, { version: base, data: { writer: index } })),
+        );
         const codes = results.map((response) => response.statusCode).sort();
         expect(codes).toEqual([200, 409, 409, 409, 409, 409]);
         const winner = results.find((response) => response.statusCode === 200)!.json();

@@ -16,19 +16,31 @@ describe('assistant-desktop push messages', () => {
   });
   afterAll(async () => context.close());
 
-  const pushAdmin = (payload: unknown) => context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: payload as never });
+  const pushAdmin = (payload: unknown) =>
+    context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: payload as never });
   const list = async (who: SignedUp) => {
     const response = await context.app.inject({ method: 'GET', url: '/api/v1/assistant-desktop/push', headers: bearer(who.systemToken) });
     expect(response.statusCode, response.body).toBe(200);
     return (response.json().data as { message_key: string }[]).map((message) => message.message_key);
   };
-  const dismiss = (who: SignedUp, key: string) => context.app.inject({ method: 'POST', url: `/api/v1/assistant-desktop/push/${encodeURIComponent(key)}/dismiss`, headers: bearer(who.systemToken) });
+  const dismiss = (who: SignedUp, key: string) =>
+    context.app.inject({
+      method: 'POST',
+      url: `/api/v1/assistant-desktop/push/${encodeURIComponent(key)}/dismiss`,
+      headers: bearer(who.systemToken),
+    });
 
   it('operators post to all or to one customer; each customer sees what is theirs, newest first', async () => {
     const all = await pushAdmin({ message_key: 'maint-2026-06', title: 'Maintenance', body: 'Tonight 02:00 UTC' });
     expect(all.statusCode, all.body).toBe(201);
     expect(all.json()).toMatchObject({ message_key: 'maint-2026-06', broadcast: true, customer_id: null, level: 'info' });
-    const toBob = await pushAdmin({ message_key: 'bob-only', customer_id: bob.customerId, title: 'Hi Bob', body: 'Your plan renews', level: 'warning' });
+    const toBob = await pushAdmin({
+      message_key: 'bob-only',
+      customer_id: bob.customerId,
+      title: 'Hi Bob',
+      body: 'Your plan renews',
+      level: 'warning',
+    });
     expect(toBob.statusCode, toBob.body).toBe(201);
     const generated = await pushAdmin({ title: 'Release', body: '1.5 is out' });
     expect(generated.statusCode).toBe(201);
@@ -36,8 +48,18 @@ describe('assistant-desktop push messages', () => {
 
     expect(await list(alice)).toEqual([generated.json().message_key, 'maint-2026-06']);
     expect(await list(bob)).toEqual([generated.json().message_key, 'bob-only', 'maint-2026-06']);
-    const full = (await context.app.inject({ method: 'GET', url: '/api/v1/assistant-desktop/push', headers: bearer(bob.systemToken) })).json().data[1];
-    expect(full).toEqual({ message_key: 'bob-only', title: 'Hi Bob', body: 'Your plan renews', level: 'warning', broadcast: false, created_at: new Date(clock.nowMs()).toISOString(), expires_at: null });
+    const full = (
+      await context.app.inject({ method: 'GET', url: '/api/v1/assistant-desktop/push', headers: bearer(bob.systemToken) })
+    ).json().data[1];
+    expect(full).toEqual({
+      message_key: 'bob-only',
+      title: 'Hi Bob',
+      body: 'Your plan renews',
+      level: 'warning',
+      broadcast: false,
+      created_at: new Date(clock.nowMs()).toISOString(),
+      expires_at: null,
+    });
   });
 
   it("a dismissal is per customer: another customer's dismissal never affects yours", async () => {
@@ -76,7 +98,12 @@ describe('assistant-desktop push messages', () => {
     expect((await pushAdmin({ title: 't', body: 'b', expires_at: 'tomorrow-ish' })).statusCode).toBe(422);
     expect((await pushAdmin({ title: 't', body: 'b', extra: 1 })).statusCode).toBe(422);
     expect((await pushAdmin({ title: '', body: 'b' })).statusCode).toBe(422);
-    const asCustomer = await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: bearer(alice.systemToken), payload: { title: 't', body: 'b' } });
+    const asCustomer = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/push',
+      headers: bearer(alice.systemToken),
+      payload: { title: 't', body: 'b' },
+    });
     expect([401, 403, 404]).toContain(asCustomer.statusCode);
     expect(await list(alice)).not.toContain('t');
   });

@@ -18,7 +18,8 @@ describe('desktop shoutbox', () => {
   });
   afterAll(async () => context.close());
 
-  const post = (url: string, who: SignedUp, payload: unknown) => context.app.inject({ method: 'POST', url, headers: bearer(who.systemToken), payload: payload as never });
+  const post = (url: string, who: SignedUp, payload: unknown) =>
+    context.app.inject({ method: 'POST', url, headers: bearer(who.systemToken), payload: payload as never });
   const get = (url: string, who: SignedUp) => context.app.inject({ method: 'GET', url, headers: bearer(who.systemToken) });
   const shout = (who: SignedUp, text: string) => post('/api/v1/desktop-chat/shoutbox/messages', who, { text });
   const profile = (who: SignedUp, username: string) => post('/api/v1/desktop-chat/shoutbox/profile', who, { username });

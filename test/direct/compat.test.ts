@@ -27,7 +27,9 @@ describe('permission selection mapping', () => {
     expect(turnPermissions({ sandboxPolicy: { type: 'readOnly' } })).toEqual({ sandboxPolicy: { type: 'readOnly', networkAccess: false } });
     expect(turnPermissions({ sandbox: 'danger-full-access' })).toEqual({ sandboxPolicy: { type: 'dangerFullAccess' } });
     expect(turnPermissions({ permissionProfile: ':danger-full-access' })).toEqual({ permissions: ':danger-full-access' });
-    expect(turnPermissions({ sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' } })).toEqual({ sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' } });
+    expect(turnPermissions({ sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' } })).toEqual({
+      sandboxPolicy: { type: 'externalSandbox', networkAccess: 'enabled' },
+    });
   });
 
   it('refuses a profile together with a sandbox, two different profiles, and unknown kinds', () => {
@@ -41,8 +43,12 @@ describe('permission selection mapping', () => {
       throw new Error('not refused');
     };
     expect(refused(() => threadPermissions({ permissions: ':workspace', sandbox: 'read-only' }))).toEqual(['body.permissions']);
-    expect(refused(() => turnPermissions({ permissions: ':workspace', sandboxPolicy: { type: 'readOnly' } }))).toEqual(['body.sandboxPolicy']);
-    expect(refused(() => turnPermissions({ permissions: ':workspace', permissionProfile: ':read-only' }))).toEqual(['body.permissionProfile']);
+    expect(refused(() => turnPermissions({ permissions: ':workspace', sandboxPolicy: { type: 'readOnly' } }))).toEqual([
+      'body.sandboxPolicy',
+    ]);
+    expect(refused(() => turnPermissions({ permissions: ':workspace', permissionProfile: ':read-only' }))).toEqual([
+      'body.permissionProfile',
+    ]);
     expect(refused(() => turnPermissions({ sandboxPolicy: { type: 'sometimes' } }))).toEqual(['body.sandboxPolicy.type']);
     expect(refused(() => threadPermissions({ sandboxPolicy: { type: 'externalSandbox' } }))).toEqual(['body.sandboxPolicy.type']);
     expect(refused(() => threadPermissions({ sandbox: 'everything' }))).toEqual(['body.sandbox']);
@@ -62,7 +68,8 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
   });
   afterAll(async () => harness?.close());
 
-  const post = (url: string, payload: unknown) => harness.context.app.inject({ method: 'POST', url, headers: alice.headers, payload: payload as object });
+  const post = (url: string, payload: unknown) =>
+    harness.context.app.inject({ method: 'POST', url, headers: alice.headers, payload: payload as object });
 
   /** Starts a turn and returns the thread settings the app-server reported for it. */
   async function settingsAfterTurn(threadId: string, overrides: Record<string, unknown>) {
@@ -84,7 +91,9 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
 
     const both = await post('/api/threads', { cwd: 'both', sandbox: 'read-only', permissions: ':workspace' });
     expect(both.statusCode).toBe(422);
-    expect((await harness.context.storage.db.selectFrom('direct_threads').select('cwd').execute()).map((row) => row.cwd)).not.toContain(path.join(root, 'both'));
+    expect((await harness.context.storage.db.selectFrom('direct_threads').select('cwd').execute()).map((row) => row.cwd)).not.toContain(
+      path.join(root, 'both'),
+    );
 
     // After a first turn the thread is saved; resume reports what the app-server keeps.
     const legacyId = legacy.json().thread.id as string;
@@ -95,14 +104,20 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
 
   it('applies turn-level sandboxPolicy (clients ≤ 0.135.0) and permissions (newer clients) on the direct routes', async () => {
     const threadId = (await post('/api/threads', { cwd: 'turns' })).json().thread.id as string;
-    const legacy = await settingsAfterTurn(threadId, { sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['turns/out'], networkAccess: false } });
+    const legacy = await settingsAfterTurn(threadId, {
+      sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['turns/out'], networkAccess: false },
+    });
     expect(legacy.sandboxPolicy).toMatchObject({ type: 'workspaceWrite', writableRoots: [path.join(root, 'turns/out')] });
     expect(legacy.activePermissionProfile).toBeNull();
     const profiled = await settingsAfterTurn(threadId, { permissions: ':read-only' });
     expect(profiled.sandboxPolicy).toMatchObject({ type: 'readOnly' });
     expect(profiled.activePermissionProfile).toMatchObject({ id: ':read-only' });
 
-    const outside = await post('/api/turns', { thread_id: threadId, input: 'go', sandbox_policy: { type: 'workspaceWrite', writableRoots: ['/etc'] } });
+    const outside = await post('/api/turns', {
+      thread_id: threadId,
+      input: 'go',
+      sandbox_policy: { type: 'workspaceWrite', writableRoots: ['/etc'] },
+    });
     expect(outside.statusCode).toBe(403);
   });
 
@@ -112,15 +127,32 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
     const threadId = started.result.thread.id as string;
     expect((await harness.rpc(rpcKey, 'thread/start', { sandbox: 'read-only', permissions: ':workspace' })).error.code).toBe(-32602);
 
-    const turn = await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'go' }], permissionProfile: ':workspace' });
+    const turn = await harness.rpc(rpcKey, 'turn/start', {
+      threadId,
+      input: [{ type: 'text', text: 'go' }],
+      permissionProfile: ':workspace',
+    });
     expect(turn.error).toBeUndefined();
     await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turn.result.turn.id);
-    const updated = (await harness.directEvents(alice.id)).filter((event) => event.type === 'thread/settings/updated' && dataOf(event).threadId === threadId).at(-1)!;
-    expect(dataOf(updated).threadSettings).toMatchObject({ sandboxPolicy: { type: 'workspaceWrite' }, activePermissionProfile: { id: ':workspace' } });
+    const updated = (await harness.directEvents(alice.id))
+      .filter((event) => event.type === 'thread/settings/updated' && dataOf(event).threadId === threadId)
+      .at(-1)!;
+    expect(dataOf(updated).threadSettings).toMatchObject({
+      sandboxPolicy: { type: 'workspaceWrite' },
+      activePermissionProfile: { id: ':workspace' },
+    });
 
-    const escape = await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'go' }], sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['/'] } });
+    const escape = await harness.rpc(rpcKey, 'turn/start', {
+      threadId,
+      input: [{ type: 'text', text: 'go' }],
+      sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['/'] },
+    });
     expect(escape.error.code).toBe(-32602);
-    const settings = await harness.rpc(rpcKey, 'thread/settings/update', { threadId, sandboxPolicy: { type: 'dangerFullAccess' }, permissions: ':read-only' });
+    const settings = await harness.rpc(rpcKey, 'thread/settings/update', {
+      threadId,
+      sandboxPolicy: { type: 'dangerFullAccess' },
+      permissions: ':read-only',
+    });
     expect(settings.error.code).toBe(-32602);
   });
 
@@ -139,10 +171,14 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
     expect(profiled).toMatchObject({ sandboxPolicy: { type: 'workspaceWrite' }, activePermissionProfile: { id: ':workspace' } });
 
     // The project's thread is readable on the direct surface but driven only through the project routes.
-    const threadId = (await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/thread`, headers: alice.headers })).json().thread.id as string;
+    const threadId = (
+      await harness.context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/thread`, headers: alice.headers })
+    ).json().thread.id as string;
     const read = await harness.context.app.inject({ method: 'GET', url: `/api/threads/${threadId}`, headers: alice.headers });
     expect(read.json().project_id).toBe(projectId);
     expect((await post('/api/turns', { thread_id: threadId, input: 'sideways' })).statusCode).toBe(409);
-    expect((await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'sideways' }] })).error.message).toMatch(/managed project/);
+    expect((await harness.rpc(rpcKey, 'turn/start', { threadId, input: [{ type: 'text', text: 'sideways' }] })).error.message).toMatch(
+      /managed project/,
+    );
   });
 });

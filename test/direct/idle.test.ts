@@ -16,7 +16,12 @@ describe('direct event subscribers and the idle stop', () => {
     const { services } = harness.context;
     const customerId = harness.customer.id;
     const unsubscribe = services.projectEvents.subscribe(await services.direct.stream(customerId), () => undefined);
-    const started = await harness.context.app.inject({ method: 'POST', url: '/api/threads', headers: harness.customer.headers, payload: { cwd: 'idle' } });
+    const started = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/threads',
+      headers: harness.customer.headers,
+      payload: { cwd: 'idle' },
+    });
     expect(started.statusCode).toBe(201);
     const pid = services.agent.supervisor.peek(customerId)!.pid;
     clock.advance(3 * IDLE_STOP_MS);

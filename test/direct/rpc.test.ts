@@ -23,14 +23,29 @@ describe('raw JSON-RPC passthrough', () => {
   it('is closed to keys without the rpc permission (403) and open to the operator for a named customer', async () => {
     const plainKey = await harness.userKey(alice, ['projects']);
     for (const headers of [alice.headers, plainKey]) {
-      const response = await harness.context.app.inject({ method: 'POST', url: '/api/rpc', headers, payload: { jsonrpc: '2.0', id: 1, method: 'model/list', params: {} } });
+      const response = await harness.context.app.inject({
+        method: 'POST',
+        url: '/api/rpc',
+        headers,
+        payload: { jsonrpc: '2.0', id: 1, method: 'model/list', params: {} },
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json().code).toBe('SURFACE_NOT_ALLOWED');
       expect((await harness.context.app.inject({ method: 'GET', url: '/api/rpc/events', headers })).statusCode).toBe(403);
     }
-    const unnamed = await harness.context.app.inject({ method: 'POST', url: '/api/rpc', headers: operatorHeaders, payload: { id: 1, method: 'model/list', params: {} } });
+    const unnamed = await harness.context.app.inject({
+      method: 'POST',
+      url: '/api/rpc',
+      headers: operatorHeaders,
+      payload: { id: 1, method: 'model/list', params: {} },
+    });
     expect(unnamed.statusCode).toBe(422);
-    const named = await harness.context.app.inject({ method: 'POST', url: `/api/rpc?customer_id=${alice.id}`, headers: operatorHeaders, payload: { id: 7, method: 'hooks/list', params: {} } });
+    const named = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/rpc?customer_id=${alice.id}`,
+      headers: operatorHeaders,
+      payload: { id: 7, method: 'hooks/list', params: {} },
+    });
     expect(named.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { data: [{ cwd: '.' }] } });
   });
 
@@ -49,7 +64,10 @@ describe('raw JSON-RPC passthrough', () => {
     expect((await rpc('thread/goal/clear', { threadId })).result).toEqual({ cleared: true });
     expect((await rpc('thread/goal/get', { threadId })).result).toEqual({ goal: null });
     // Interrupting a turn that is not running is answered at once (the app-server would hold the reply).
-    expect((await rpc('turn/interrupt', { threadId, turnId: 'finished-or-unknown' })).error).toMatchObject({ code: -32600, message: 'This turn is not running' });
+    expect((await rpc('turn/interrupt', { threadId, turnId: 'finished-or-unknown' })).error).toMatchObject({
+      code: -32600,
+      message: 'This turn is not running',
+    });
 
     const hooks = await rpc('hooks/list', { cwds: ['goals'] });
     expect(hooks.result.data).toEqual([{ cwd: 'goals', hooks: [], warnings: [], errors: [] }]);
@@ -78,21 +96,29 @@ describe('raw JSON-RPC passthrough', () => {
     }
 
     // File methods stay inside the workspace.
-    expect((await rpc('fs/readFile', { path: '/etc/hostname' })).error).toMatchObject({ code: -32602, message: expect.stringMatching(/outside your workspace/) });
+    expect((await rpc('fs/readFile', { path: '/etc/hostname' })).error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/outside your workspace/),
+    });
     const outsideWrite = await rpc('fs/writeFile', { path: '../escape.txt', dataBase64: Buffer.from('x').toString('base64') });
     expect(outsideWrite.error.code).toBe(-32602);
     expect(fs.existsSync(path.join(root, '..', 'escape.txt'))).toBe(false);
-    expect((await rpc('fs/writeFile', { path: 'refusals/a.txt', dataBase64: Buffer.from('kept').toString('base64') })).error).toBeUndefined();
+    expect(
+      (await rpc('fs/writeFile', { path: 'refusals/a.txt', dataBase64: Buffer.from('kept').toString('base64') })).error,
+    ).toBeUndefined();
     expect(fs.readFileSync(path.join(root, 'refusals/a.txt'), 'utf8')).toBe('kept');
 
     // Provider redirection and rollout paths are not accepted either.
-    expect((await rpc('thread/start', { config: { 'model_providers.switchyard.base_url': 'http://127.0.0.1:9/v1' } })).error.code).toBe(-32602);
+    expect((await rpc('thread/start', { config: { 'model_providers.switchyard.base_url': 'http://127.0.0.1:9/v1' } })).error.code).toBe(
+      -32602,
+    );
     expect((await rpc('thread/resume', { threadId, path: '/etc/passwd' })).error.code).toBe(-32602);
     expect((await rpc('thread/start', { cwd: '/etc' })).error.code).toBe(-32602);
   });
 
   it('keeps envelopes honest: ids echoed, notifications and answers to server requests refused', async () => {
-    const send = (payload: unknown) => harness.context.app.inject({ method: 'POST', url: '/api/rpc', headers: rpcKey, payload: payload as object });
+    const send = (payload: unknown) =>
+      harness.context.app.inject({ method: 'POST', url: '/api/rpc', headers: rpcKey, payload: payload as object });
     expect((await send({ jsonrpc: '2.0', method: 'model/list', params: {} })).json().error.code).toBe(-32600);
     const answer = (await send({ jsonrpc: '2.0', id: 0, result: { decision: 'accept' } })).json();
     expect(answer).toMatchObject({ id: 0, error: { code: -32600, message: expect.stringMatching(/approvals routes/) } });
@@ -115,18 +141,36 @@ describe('raw JSON-RPC passthrough', () => {
   });
 
   it('answers server requests only through the approvals routes', async () => {
-    const threadId = (await rpc('thread/start', { cwd: 'approvals', approvalPolicy: 'untrusted', sandbox: 'workspace-write' })).result.thread.id as string;
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: path.join(root, 'approvals') }) }));
+    const threadId = (await rpc('thread/start', { cwd: 'approvals', approvalPolicy: 'untrusted', sandbox: 'workspace-write' })).result
+      .thread.id as string;
+    harness.upstream.setDefault(
+      toolThenText({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: path.join(root, 'approvals') }),
+      }),
+    );
     try {
       const turn = await rpc('turn/start', { threadId, input: [{ type: 'text', text: 'write x' }] });
       expect(turn.result.turn.status).toBe('inProgress');
-      const requested = await harness.waitForDirectEvent(alice.id, (event) => event.type === 'approval/requested' && dataOf(event).thread_id === threadId);
+      const requested = await harness.waitForDirectEvent(
+        alice.id,
+        (event) => event.type === 'approval/requested' && dataOf(event).thread_id === threadId,
+      );
       const requestId = dataOf(requested).request_id as string;
-      const pending = await harness.context.app.inject({ method: 'GET', url: `/api/threads/${threadId}/approvals`, headers: alice.headers });
+      const pending = await harness.context.app.inject({
+        method: 'GET',
+        url: `/api/threads/${threadId}/approvals`,
+        headers: alice.headers,
+      });
       expect(pending.json().data.map((approval: { request_id: string }) => approval.request_id)).toEqual([requestId]);
       expect(fs.existsSync(path.join(root, 'approvals', 'x.txt'))).toBe(false);
 
-      const resolved = await harness.context.app.inject({ method: 'POST', url: `/api/threads/${threadId}/approvals/${requestId}/resolve`, headers: alice.headers });
+      const resolved = await harness.context.app.inject({
+        method: 'POST',
+        url: `/api/threads/${threadId}/approvals/${requestId}/resolve`,
+        headers: alice.headers,
+      });
       expect(resolved.json()).toMatchObject({ status: 'resolved', decision_applied: 'accept' });
       await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId);
       expect(fs.readFileSync(path.join(root, 'approvals', 'x.txt'), 'utf8')).toBe('hi\n');

@@ -8,7 +8,9 @@ import { tempDir } from '../helpers/databases.js';
 /** A codex that answers the model-catalog read at launch but whose app-server exits before the handshake. */
 function dyingAppServer(): string {
   const script = path.join(tempDir('switchyard-dying-codex-'), 'codex');
-  fs.writeFileSync(script, `#!/bin/sh\nif [ "$1" = "app-server" ]; then exit 1; fi\nexec ${JSON.stringify(defaultCodexBinary())} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(script, `#!/bin/sh\nif [ "$1" = "app-server" ]; then exit 1; fi\nexec ${JSON.stringify(defaultCodexBinary())} "$@"\n`, {
+    mode: 0o755,
+  });
   return script;
 }
 

@@ -22,7 +22,8 @@ export interface DirectHarness extends AgentHarness {
 export async function startDirectHarness(): Promise<DirectHarness> {
   const harness = await startAgentHarness();
   const { context } = harness;
-  const directEvents = async (customerId: number) => context.services.projectEvents.readAfter(await context.services.direct.stream(customerId), 0, 10_000);
+  const directEvents = async (customerId: number) =>
+    context.services.projectEvents.readAfter(await context.services.direct.stream(customerId), 0, 10_000);
   return Object.assign(harness, {
     directEvents,
     async waitForDirectEvent(customerId: number, predicate: (event: ProjectEvent) => boolean, timeoutMs = 15_000) {
@@ -38,7 +39,12 @@ export async function startDirectHarness(): Promise<DirectHarness> {
       }
     },
     async rpc(headers: { authorization: string }, method: string, params: unknown = {}, id: string | number = 1) {
-      const response = await context.app.inject({ method: 'POST', url: '/api/rpc', headers, payload: { jsonrpc: '2.0', id, method, params } });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/api/rpc',
+        headers,
+        payload: { jsonrpc: '2.0', id, method, params },
+      });
       if (response.statusCode !== 200) throw new Error(`rpc ${method}: HTTP ${response.statusCode} ${response.body}`);
       return response.json();
     },
@@ -47,7 +53,12 @@ export async function startDirectHarness(): Promise<DirectHarness> {
       return { id: created.customer.id, headers: bearer(created.systemToken.key) };
     },
     async userKey(caller: Caller, surfaces: string[]) {
-      const response = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: caller.headers, payload: { name: 'direct test', allowed_surfaces: surfaces } });
+      const response = await context.app.inject({
+        method: 'POST',
+        url: '/api/v1/me/api-keys',
+        headers: caller.headers,
+        payload: { name: 'direct test', allowed_surfaces: surfaces },
+      });
       if (response.statusCode !== 201) throw new Error(`key create failed: ${response.body}`);
       return bearer(response.json().key as string);
     },

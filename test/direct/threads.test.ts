@@ -29,7 +29,12 @@ describe('direct thread and turn surface', () => {
 
   it('starts a thread in the workspace, runs a turn and reads it back with its turns', async () => {
     harness.upstream.enqueue({ kind: 'text', text: 'Direct hello.' });
-    const started = await inject('POST', '/api/threads', { cwd: 'alpha', model: 'power-ai', approval_policy: 'never', base_instructions: 'BASE-MARKER' });
+    const started = await inject('POST', '/api/threads', {
+      cwd: 'alpha',
+      model: 'power-ai',
+      approval_policy: 'never',
+      base_instructions: 'BASE-MARKER',
+    });
     expect(started.statusCode).toBe(201);
     const body = started.json();
     const root = await harness.context.services.direct.workspaceRoot(alice.id);
@@ -39,11 +44,16 @@ describe('direct thread and turn surface', () => {
     expect(body.model).toBe('power-ai');
     expect(body.approval_policy).toBe('never');
     const threadId = body.thread.id as string;
-    expect((await harness.directEvents(alice.id)).some((event) => event.type === 'thread/started' && dataOf(event).thread.id === threadId)).toBe(true);
+    expect(
+      (await harness.directEvents(alice.id)).some((event) => event.type === 'thread/started' && dataOf(event).thread.id === threadId),
+    ).toBe(true);
 
     const turn = await inject('POST', '/api/turns', { thread_id: threadId, input: [{ type: 'text', text: 'say hello' }] });
     expect(turn.statusCode).toBe(202);
-    const completed = await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turn.json().turn_id);
+    const completed = await harness.waitForDirectEvent(
+      alice.id,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turn.json().turn_id,
+    );
     expect(dataOf(completed).turn.status).toBe('completed');
     const call = harness.upstream.requests.at(-1)!;
     expect(call.body.instructions).toBe('BASE-MARKER');
@@ -128,7 +138,10 @@ describe('direct thread and turn surface', () => {
 
     const interrupted = await inject('POST', `/api/turns/${turnId}/interrupt?thread_id=${threadId}`);
     expect(interrupted.statusCode).toBe(200);
-    const completed = await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turnId);
+    const completed = await harness.waitForDirectEvent(
+      alice.id,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === turnId,
+    );
     expect(dataOf(completed).turn.status).toBe('interrupted');
     expect((await inject('POST', `/api/turns/${turnId}/interrupt?thread_id=${threadId}`)).statusCode).toBe(409);
   });
@@ -167,9 +180,13 @@ describe('direct threads across app-server restarts and over SSE', () => {
   it('streams the caller’s direct events over SSE with replay, and resumes a saved thread after its app-server stopped', async () => {
     const { context, customer } = harness;
     const headers = customer.headers;
-    const threadId = (await context.app.inject({ method: 'POST', url: '/api/threads', headers, payload: { cwd: 'sse' } })).json().thread.id as string;
+    const threadId = (await context.app.inject({ method: 'POST', url: '/api/threads', headers, payload: { cwd: 'sse' } })).json().thread
+      .id as string;
     const first = await context.app.inject({ method: 'POST', url: '/api/turns', headers, payload: { thread_id: threadId, input: 'one' } });
-    await harness.waitForDirectEvent(customer.id, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id);
+    await harness.waitForDirectEvent(
+      customer.id,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === first.json().turn_id,
+    );
 
     const client = await SseClient.connect(`${context.url}/api/events?after=0`, headers);
     try {
@@ -181,9 +198,16 @@ describe('direct threads across app-server restarts and over SSE', () => {
       await context.services.agent.supervisor.stop(customer.id);
       const read = await context.app.inject({ method: 'GET', url: `/api/threads/${threadId}?include_turns=true`, headers });
       expect(read.json().turns).toHaveLength(1);
-      const second = await context.app.inject({ method: 'POST', url: '/api/turns', headers, payload: { thread_id: threadId, input: 'two' } });
+      const second = await context.app.inject({
+        method: 'POST',
+        url: '/api/turns',
+        headers,
+        payload: { thread_id: threadId, input: 'two' },
+      });
       expect(second.statusCode).toBe(202);
-      await client.waitFor((sse) => sse.events.some((message) => message.event === 'turn/completed' && JSON.parse(message.data).turn.id === second.json().turn_id));
+      await client.waitFor((sse) =>
+        sse.events.some((message) => message.event === 'turn/completed' && JSON.parse(message.data).turn.id === second.json().turn_id),
+      );
       expect(seqs(client.events)).toEqual(client.events.map((_message, index) => index + 1));
     } finally {
       client.close();

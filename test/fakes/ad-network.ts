@@ -27,7 +27,8 @@ export async function startAdNetwork(options: { token?: string; accountId?: stri
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(body));
       };
-      if (request.method !== 'POST' || request.url !== `/api/v2.0/conversions/events/${accountId}`) return send(404, { message: 'not found' });
+      if (request.method !== 'POST' || request.url !== `/api/v2.0/conversions/events/${accountId}`)
+        return send(404, { message: 'not found' });
       if (request.headers.authorization !== `Bearer ${token}`) return send(401, { message: 'unauthorized' });
       if (double.failNext > 0) {
         double.failNext -= 1;

@@ -61,7 +61,11 @@ export interface CardProcessor {
   /** The charge object of a refund (cumulative `amount_refunded` in cents). */
   refundCharge(sessionId: string, amountRefundedCents: number): Record<string, unknown>;
   /** An event envelope around an object. */
-  event(type: string, object: unknown, id?: string): { id: string; object: 'event'; type: string; created: number; data: { object: unknown } };
+  event(
+    type: string,
+    object: unknown,
+    id?: string,
+  ): { id: string; object: 'event'; type: string; created: number; data: { object: unknown } };
   /** `Stripe-Signature` header of a raw body signed with `secret` (default the webhook secret) at `timestampSeconds`. */
   signature(rawBody: string, options?: { secret?: string; timestampSeconds?: number }): string;
   close(): Promise<void>;
@@ -133,7 +137,8 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
       const sessionMatch = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(url.pathname);
       if (request.method === 'GET' && sessionMatch) {
         const session = sessions.get(decodeURIComponent(sessionMatch[1]!));
-        if (!session) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such checkout.session' } });
+        if (!session)
+          return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such checkout.session' } });
         return send(200, session);
       }
       if (request.method === 'POST' && url.pathname === '/v1/payment_intents') {
@@ -143,7 +148,9 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
           if (match) metadata[match[1]!] = value;
         }
         if (processor.declineOffSession) {
-          return send(402, { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card was declined.' } });
+          return send(402, {
+            error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card was declined.' },
+          });
         }
         const intent: FakePaymentIntent = {
           id: id('pi'),
@@ -162,7 +169,8 @@ export async function startCardProcessor(options: { secretKey?: string; webhookS
       const intentMatch = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
       if (request.method === 'GET' && intentMatch) {
         const intent = intents.get(decodeURIComponent(intentMatch[1]!));
-        if (!intent) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' } });
+        if (!intent)
+          return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' } });
         return send(200, intent);
       }
       send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${url.pathname})` } });

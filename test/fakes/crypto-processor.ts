@@ -51,7 +51,10 @@ export interface CryptoProcessor {
 function sortedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object).sort().map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -78,15 +81,29 @@ export async function startCryptoProcessor(options: { apiKey?: string; ipnSecret
       if (!authorized) return send(403, { status: false, statusCode: 403, code: 'INVALID_API_KEY', message: 'Invalid api key' });
       if (request.method === 'POST' && url.pathname === '/v1/invoice') {
         const body = JSON.parse(text) as Omit<FakeInvoice, 'id' | 'invoice_url'>;
-        if (typeof body.price_amount !== 'number' || !body.pay_currency || !body.order_id) return send(400, { status: false, code: 'INVALID_REQUEST_PARAMS', message: 'bad invoice' });
+        if (typeof body.price_amount !== 'number' || !body.pay_currency || !body.order_id)
+          return send(400, { status: false, code: 'INVALID_REQUEST_PARAMS', message: 'bad invoice' });
         const id = String(nextId++);
         const invoice: FakeInvoice = { ...body, id, invoice_url: `${baseUrl}/invoice/${id}` };
         invoices.set(id, invoice);
-        return send(200, { ...invoice, token_id: 'tok', created_at: new Date().toISOString(), updated_at: new Date().toISOString(), is_fixed_rate: false, is_fee_paid_by_user: false });
+        return send(200, {
+          ...invoice,
+          token_id: 'tok',
+          created_at: new Date().toISOString(),
+          updated_at: new Date().toISOString(),
+          is_fixed_rate: false,
+          is_fee_paid_by_user: false,
+        });
       }
       if (request.method === 'GET' && url.pathname === '/v1/payment/') {
         const invoiceId = url.searchParams.get('invoiceId') ?? '';
-        return send(200, { data: payments.get(invoiceId) ?? [], limit: 10, page: 0, pagesCount: 1, total: (payments.get(invoiceId) ?? []).length });
+        return send(200, {
+          data: payments.get(invoiceId) ?? [],
+          limit: 10,
+          page: 0,
+          pagesCount: 1,
+          total: (payments.get(invoiceId) ?? []).length,
+        });
       }
       send(404, { status: false, message: 'not found' });
     });
@@ -124,7 +141,10 @@ export async function startCryptoProcessor(options: { apiKey?: string; ipnSecret
       payments.set(invoiceId, [record]);
       return { ...record };
     },
-    sign: (body, secret) => createHmac('sha512', secret ?? ipnSecret).update(sortedJson(body)).digest('hex'),
+    sign: (body, secret) =>
+      createHmac('sha512', secret ?? ipnSecret)
+        .update(sortedJson(body))
+        .digest('hex'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -17,8 +17,20 @@ export async function startProvider(redirectUri: string) {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: 'switchyard', client_secret: 'switchyard-client-secret-0123456789', redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] },
-      { client_id: 'other-app', client_secret: 'other-client-secret-0123456789abcd', redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] },
+      {
+        client_id: 'switchyard',
+        client_secret: 'switchyard-client-secret-0123456789',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+      {
+        client_id: 'other-app',
+        client_secret: 'other-client-secret-0123456789abcd',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
     ],
     findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, ...accounts.get(id)! }) }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -35,7 +47,12 @@ export async function startProvider(redirectUri: string) {
         const grant = new provider.Grant({ accountId: nextAccount, clientId: details.params.client_id as string });
         grant.addOIDCScope('openid email profile');
         const grantId = await grant.save();
-        await provider.interactionFinished(req, res, { login: { accountId: nextAccount }, consent: { grantId } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: nextAccount }, consent: { grantId } },
+          { mergeWithLastSubmission: false },
+        );
       })().catch((error: unknown) => {
         res.statusCode = 500;
         res.end(String(error));

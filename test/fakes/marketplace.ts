@@ -48,7 +48,11 @@ export async function startMarketplace(options: { secret?: string; productId?: s
       if (!licence || (licence.productId ?? productId) !== body.product_id) {
         return send(404, { success: false, message: 'That license does not exist for the provided product.' });
       }
-      send(200, { success: true, uses: 0, purchase: { email: licence.email, refunded: licence.refunded === true, chargebacked: false, product_id: productId } });
+      send(200, {
+        success: true,
+        uses: 0,
+        purchase: { email: licence.email, refunded: licence.refunded === true, chargebacked: false, product_id: productId },
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

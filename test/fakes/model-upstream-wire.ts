@@ -73,7 +73,12 @@ function errorBody(wire: Wire, status: number, message: string): unknown {
   return wire === 'messages' ? { type: 'error', error: { type, message } } : { error: { message, type, code: null } };
 }
 
-export async function renderReply(options: { wire: Wire; reply: Reply; request: RecordedRequest; response: http.ServerResponse }): Promise<void> {
+export async function renderReply(options: {
+  wire: Wire;
+  reply: Reply;
+  request: RecordedRequest;
+  response: http.ServerResponse;
+}): Promise<void> {
   const { wire, reply, request, response } = options;
   if (reply.kind === 'hang') return;
   if (reply.kind === 'raw') {
@@ -143,15 +148,35 @@ function renderJson(wire: Wire, script: Script, request: RecordedRequest): unkno
   const usage = script.usage;
   if (wire === 'chat') {
     const toolCalls = call
-      ? [{ id: call.callId, type: 'function', function: { name: call.name, arguments: call.kind === 'custom' ? JSON.stringify({ input: call.payload }) : call.payload } }]
+      ? [
+          {
+            id: call.callId,
+            type: 'function',
+            function: { name: call.name, arguments: call.kind === 'custom' ? JSON.stringify({ input: call.payload }) : call.payload },
+          },
+        ]
       : undefined;
     return {
       id: 'chatcmpl-scripted',
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text === '' ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: call ? 'tool_calls' : 'stop' }],
-      ...(usage ? { usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } } : {}),
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: text === '' ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: call ? 'tool_calls' : 'stop',
+        },
+      ],
+      ...(usage
+        ? {
+            usage: {
+              prompt_tokens: usage.inputTokens,
+              completion_tokens: usage.outputTokens,
+              total_tokens: usage.inputTokens + usage.outputTokens,
+            },
+          }
+        : {}),
     };
   }
   if (wire === 'responses') return responseObject(script, model, 'completed');
@@ -178,11 +203,33 @@ function outputItems(script: Script): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];
   const text = fullText(script);
   if (text !== '') {
-    items.push({ type: 'message', id: 'msg_scripted', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
+    items.push({
+      type: 'message',
+      id: 'msg_scripted',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text, annotations: [] }],
+    });
   }
   const call = script.toolCall;
-  if (call?.kind === 'function') items.push({ type: 'function_call', id: 'fc_scripted', call_id: call.callId, name: call.name, arguments: call.payload, status: 'completed' });
-  if (call?.kind === 'custom') items.push({ type: 'custom_tool_call', id: 'ctc_scripted', call_id: call.callId, name: call.name, input: call.payload, status: 'completed' });
+  if (call?.kind === 'function')
+    items.push({
+      type: 'function_call',
+      id: 'fc_scripted',
+      call_id: call.callId,
+      name: call.name,
+      arguments: call.payload,
+      status: 'completed',
+    });
+  if (call?.kind === 'custom')
+    items.push({
+      type: 'custom_tool_call',
+      id: 'ctc_scripted',
+      call_id: call.callId,
+      name: call.name,
+      input: call.payload,
+      status: 'completed',
+    });
   return items;
 }
 
@@ -197,41 +244,61 @@ function responseObject(script: Script, model: string, status: string): Record<s
     output: status === 'completed' ? outputItems(script) : [],
     usage:
       usage && status === 'completed'
-      ? {
-          input_tokens: usage.inputTokens,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: usage.outputTokens,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: usage.inputTokens + usage.outputTokens,
-        }
-      : null,
+        ? {
+            input_tokens: usage.inputTokens,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: usage.outputTokens,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: usage.inputTokens + usage.outputTokens,
+          }
+        : null,
     error: null,
     incomplete_details: null,
   };
 }
 
 async function chatStream(writer: SseWriter, script: Script, request: RecordedRequest): Promise<void> {
-  const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: request.body?.model ?? 'scripted-model' };
-  const chunk = (delta: unknown, finishReason: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  const base = {
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: request.body?.model ?? 'scripted-model',
+  };
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
   writer.event(undefined, chunk({ role: 'assistant', content: '' }));
   for (const piece of script.textChunks) {
     if (!(await writer.beforeDelta(script.end))) return;
     writer.event(undefined, chunk({ content: piece }));
   }
   if (script.end.kind === 'drop') return void writer.response.destroy();
-  if (script.end.kind === 'error') return writer.event(undefined, { error: { message: script.end.message, type: 'server_error', code: null } });
+  if (script.end.kind === 'error')
+    return writer.event(undefined, { error: { message: script.end.message, type: 'server_error', code: null } });
   const call = script.toolCall;
   if (call) {
     const args = call.kind === 'custom' ? JSON.stringify({ input: call.payload }) : call.payload;
     const half = Math.ceil(args.length / 2);
-    writer.event(undefined, chunk({ tool_calls: [{ index: 0, id: call.callId, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    writer.event(
+      undefined,
+      chunk({ tool_calls: [{ index: 0, id: call.callId, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
     writer.event(undefined, chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }));
     writer.event(undefined, chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }));
   }
   writer.event(undefined, chunk({}, call ? 'tool_calls' : 'stop'));
   const usage = script.usage;
   if (usage && request.body?.stream_options?.include_usage === true) {
-    writer.event(undefined, { ...base, choices: [], usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } });
+    writer.event(undefined, {
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.inputTokens,
+        completion_tokens: usage.outputTokens,
+        total_tokens: usage.inputTokens + usage.outputTokens,
+      },
+    });
   }
   writer.event(undefined, '[DONE]');
 }
@@ -244,8 +311,16 @@ async function responsesStream(writer: SseWriter, script: Script, request: Recor
   send('response.in_progress', { response: responseObject(script, model, 'in_progress') });
   let outputIndex = 0;
   if (script.textChunks.length > 0 || script.end.kind !== 'complete') {
-    send('response.output_item.added', { output_index: 0, item: { type: 'message', id: 'msg_scripted', role: 'assistant', status: 'in_progress', content: [] } });
-    send('response.content_part.added', { item_id: 'msg_scripted', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    send('response.output_item.added', {
+      output_index: 0,
+      item: { type: 'message', id: 'msg_scripted', role: 'assistant', status: 'in_progress', content: [] },
+    });
+    send('response.content_part.added', {
+      item_id: 'msg_scripted',
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
     for (const piece of script.textChunks) {
       if (!(await writer.beforeDelta(script.end))) return;
       send('response.output_text.delta', { item_id: 'msg_scripted', output_index: 0, content_index: 0, delta: piece });
@@ -257,14 +332,20 @@ async function responsesStream(writer: SseWriter, script: Script, request: Recor
     }
     const text = fullText(script);
     send('response.output_text.done', { item_id: 'msg_scripted', output_index: 0, content_index: 0, text });
-    send('response.content_part.done', { item_id: 'msg_scripted', output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [] } });
+    send('response.content_part.done', {
+      item_id: 'msg_scripted',
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text, annotations: [] },
+    });
     send('response.output_item.done', { output_index: 0, item: outputItems({ ...script, toolCall: undefined })[0] });
     outputIndex = 1;
   }
   const call = script.toolCall;
   if (call) {
     const done = outputItems({ ...script, textChunks: [] })[0]!;
-    const added = call.kind === 'function' ? { ...done, arguments: '', status: 'in_progress' } : { ...done, input: '', status: 'in_progress' };
+    const added =
+      call.kind === 'function' ? { ...done, arguments: '', status: 'in_progress' } : { ...done, input: '', status: 'in_progress' };
     send('response.output_item.added', { output_index: outputIndex, item: added });
     const itemId = done.id;
     if (call.kind === 'function') {
@@ -284,7 +365,16 @@ async function messagesStream(writer: SseWriter, script: Script, request: Record
   const model = request.body?.model ?? 'scripted-model';
   writer.event('message_start', {
     type: 'message_start',
-    message: { id: 'msg_scripted', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage?.inputTokens ?? 0, output_tokens: 1 } },
+    message: {
+      id: 'msg_scripted',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage?.inputTokens ?? 0, output_tokens: 1 },
+    },
   });
   let index = 0;
   if (script.textChunks.length > 0 || script.end.kind !== 'complete') {
@@ -294,7 +384,8 @@ async function messagesStream(writer: SseWriter, script: Script, request: Record
       writer.event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     }
     if (script.end.kind === 'drop') return void writer.response.destroy();
-    if (script.end.kind === 'error') return writer.event('error', { type: 'error', error: { type: 'api_error', message: script.end.message } });
+    if (script.end.kind === 'error')
+      return writer.event('error', { type: 'error', error: { type: 'api_error', message: script.end.message } });
     writer.event('content_block_stop', { type: 'content_block_stop', index });
     index += 1;
   }
@@ -302,11 +393,27 @@ async function messagesStream(writer: SseWriter, script: Script, request: Record
   if (call) {
     const json = JSON.stringify(toolInput(call));
     const half = Math.ceil(json.length / 2);
-    writer.event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.callId, name: call.name, input: {} } });
-    writer.event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } });
-    writer.event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
+    writer.event('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: call.callId, name: call.name, input: {} },
+    });
+    writer.event('content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: json.slice(0, half) },
+    });
+    writer.event('content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: json.slice(half) },
+    });
     writer.event('content_block_stop', { type: 'content_block_stop', index });
   }
-  writer.event('message_delta', { type: 'message_delta', delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage?.outputTokens ?? 0 } });
+  writer.event('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: call ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: usage?.outputTokens ?? 0 },
+  });
   writer.event('message_stop', { type: 'message_stop' });
 }

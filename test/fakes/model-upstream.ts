@@ -18,7 +18,14 @@ export interface RecordedRequest {
 }
 
 export type Reply =
-  | { kind: 'text'; text: string; usage?: { inputTokens: number; outputTokens: number }; omitUsage?: boolean; chunks?: number; chunkDelayMs?: number }
+  | {
+      kind: 'text';
+      text: string;
+      usage?: { inputTokens: number; outputTokens: number };
+      omitUsage?: boolean;
+      chunks?: number;
+      chunkDelayMs?: number;
+    }
   | { kind: 'tool_call'; name: string; arguments: string; callId?: string; text?: string }
   | { kind: 'custom_tool_call'; name: string; input: string; callId?: string }
   | { kind: 'http_error'; status: number; body?: unknown; headers?: Record<string, string> }
@@ -119,7 +126,10 @@ export async function startModelUpstream(options: { defaultReply?: Reply } = {})
   async function answer(recorded: RecordedRequest, response: http.ServerResponse): Promise<void> {
     const wire = wireOf(recorded.path);
     if (wire === 'models') {
-      return sendJson(response, 200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'scripted' }] });
+      return sendJson(response, 200, {
+        object: 'list',
+        data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'scripted' }],
+      });
     }
     if (wire === 'count_tokens') return sendJson(response, 200, { input_tokens: Math.ceil(promptChars(recorded.body) / 4) });
     if (wire === 'embeddings') return sendJson(response, 200, embeddingsReply(recorded.body));

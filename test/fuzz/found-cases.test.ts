@@ -26,7 +26,12 @@ afterAll(async () => {
 
 describe('requests the fuzzing found', () => {
   it('answers a malformed percent-encoding in the path with a request id and the /api error shape', async () => {
-    const response = await context.app.inject({ method: 'PATCH', url: '/api/v1/me/api-keys/%C0%AE', headers: customerHeaders, payload: {} });
+    const response = await context.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/me/api-keys/%C0%AE',
+      headers: customerHeaders,
+      payload: {},
+    });
     expect(response.statusCode).toBe(400);
     expect(response.headers['x-request-id']).toMatch(/^req_/);
     expect(response.json()).toEqual({ detail: expect.any(String), code: 'BAD_REQUEST', request_id: response.headers['x-request-id'] });
@@ -49,16 +54,32 @@ describe('requests the fuzzing found', () => {
   });
 
   it('rejects a body integer past 2^53 with a 422 naming the field, and issues no key', async () => {
-    const before = await context.storage.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    const response = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: { ...operatorHeaders, 'content-type': 'application/json' }, payload: '{"customer_id":100000000000000000000}' });
+    const before = await context.storage.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys',
+      headers: { ...operatorHeaders, 'content-type': 'application/json' },
+      payload: '{"customer_id":100000000000000000000}',
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'customer_id'] })]);
-    const after = await context.storage.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const after = await context.storage.db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.count)).toBe(Number(before.count));
   });
 
   it('rejects a NUL character in a body string with a 422 naming the field, and creates no project', async () => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: customerHeaders, payload: { name: 'a\u0000b' } });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: customerHeaders,
+      payload: { name: 'a\u0000b' },
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'name'], type: 'string_nul' })]);
     const projects = await context.app.inject({ method: 'GET', url: '/api/v1/projects', headers: customerHeaders });

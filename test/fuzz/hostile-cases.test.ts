@@ -23,14 +23,27 @@ beforeAll(async () => {
   context = await createTestContext({
     config: {
       providers: [{ id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' }],
-      models: [{ id: 'gpt-test', provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities: { tools: true, responsesApi: true }, rateCard: 'standard' }],
+      models: [
+        {
+          id: 'gpt-test',
+          provider: 'openai-fake',
+          upstreamModel: 'upstream-gpt',
+          capabilities: { tools: true, responsesApi: true },
+          rateCard: 'standard',
+        },
+      ],
     } as never,
   });
   const catalogue = await context.app.inject({ method: 'GET', url: '/openapi.json', headers: operatorHeaders });
   operations = operationsOf(catalogue.json());
   const created = await context.services.customers.create({ email: `hostile-${Math.random().toString(36).slice(2)}@example.com` });
   customer = bearer(created.systemToken.key);
-  const key = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: customer, payload: { name: 'rpc', allowed_surfaces: ['rpc'] } });
+  const key = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/me/api-keys',
+    headers: customer,
+    payload: { name: 'rpc', allowed_surfaces: ['rpc'] },
+  });
   rpcKey = bearer(key.json().key);
 }, 30_000);
 
@@ -112,9 +125,11 @@ function bodyCases(operation: Operation, url: string): Case[] {
     const types = typesOf(property);
     if (types.size === 0) continue; // any JSON value goes here
     if (types.has('string')) cases.push({ label: `a lone surrogate in ${name}`, url, body: withRaw(name, '"x\\ud800"') });
-    if (types.has('string') && PATH_FIELDS.test(name)) cases.push({ label: `a 300-byte name in ${name}`, url, body: withRaw(name, JSON.stringify(`a/${'n'.repeat(300)}`)) });
+    if (types.has('string') && PATH_FIELDS.test(name))
+      cases.push({ label: `a 300-byte name in ${name}`, url, body: withRaw(name, JSON.stringify(`a/${'n'.repeat(300)}`)) });
     if (!types.has('number')) {
-      for (const raw of ['12', '9007199254740993', '1e400']) cases.push({ label: `the number ${raw} as ${name}`, url, body: withRaw(name, raw) });
+      for (const raw of ['12', '9007199254740993', '1e400'])
+        cases.push({ label: `the number ${raw} as ${name}`, url, body: withRaw(name, raw) });
     }
     if (!types.has('string')) cases.push({ label: `a string as ${name}`, url, body: withRaw(name, '"100"') });
     if (!types.has('boolean') && !types.has('string')) cases.push({ label: `a boolean as ${name}`, url, body: withRaw(name, 'true') });
@@ -144,8 +159,13 @@ describe('hostile cases from the catalogue', () => {
       for (const parameter of operation.parameters) {
         if (!typesOf(parameter.schema).has('number') || typesOf(parameter.schema).has('string')) continue;
         for (const value of ['0x10', '1e1', '+1', '0b1']) {
-          if (parameter.in === 'query') cases.push({ label: `?${parameter.name}=${value}`, url: `${urlOf(operation)}?${parameter.name}=${encodeURIComponent(value)}` });
-          if (parameter.in === 'path') cases.push({ label: `path ${parameter.name}=${value}`, url: urlOf(operation, { name: parameter.name, value: encodeURIComponent(value) }) });
+          if (parameter.in === 'query')
+            cases.push({ label: `?${parameter.name}=${value}`, url: `${urlOf(operation)}?${parameter.name}=${encodeURIComponent(value)}` });
+          if (parameter.in === 'path')
+            cases.push({
+              label: `path ${parameter.name}=${value}`,
+              url: urlOf(operation, { name: parameter.name, value: encodeURIComponent(value) }),
+            });
         }
       }
       for (const entry of cases) {
@@ -158,7 +178,8 @@ describe('hostile cases from the catalogue', () => {
         sent += 1;
         statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
         // 422 is the answer; an operator-only or unknown route may answer 404 first, which is also before any handler.
-        if (response.statusCode !== 422 && response.statusCode !== 404) problems.push(`${key} with ${entry.label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+        if (response.statusCode !== 422 && response.statusCode !== 404)
+          problems.push(`${key} with ${entry.label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
       }
     }
     const histogram = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`);

@@ -63,7 +63,12 @@ const SEEDS: Record<string, Seeds> = {
   'POST /v1/messages': { bodies: [message, { ...message, stream: true }] },
   'POST /v1/messages/count_tokens': { bodies: [message] },
   'POST /v1/messages/{*}': { bodies: [message] },
-  'POST /api/v1/me/api-keys': { bodies: [{ name: 'fuzz key' }, { name: 'limited', allowed_surfaces: ['gateway'], allowed_models: [MODELS[0]], spending_limit_micros: 1_000 }] },
+  'POST /api/v1/me/api-keys': {
+    bodies: [
+      { name: 'fuzz key' },
+      { name: 'limited', allowed_surfaces: ['gateway'], allowed_models: [MODELS[0]], spending_limit_micros: 1_000 },
+    ],
+  },
   'POST /api/admin/customers': { bodies: [{ email: 'fuzz-admin@example.com', password: 'a long enough password', name: 'Fuzz' }] },
   'POST /api/v1/customer/register': { bodies: [{ email: 'fuzz-register@example.com', password: 'a long enough password' }] },
   'POST /api/v1/auth/login': { bodies: [{ email: 'fuzz-register@example.com', password: 'a long enough password' }] },
@@ -97,7 +102,13 @@ beforeAll(async () => {
         { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
       ],
       models: [
-        { id: MODELS[0], provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities: { ...capabilities, responsesApi: true }, rateCard: 'standard' },
+        {
+          id: MODELS[0],
+          provider: 'openai-fake',
+          upstreamModel: 'upstream-gpt',
+          capabilities: { ...capabilities, responsesApi: true },
+          rateCard: 'standard',
+        },
         { id: MODELS[1], provider: 'anthropic-fake', upstreamModel: 'upstream-claude', capabilities, rateCard: 'standard' },
       ],
       aliases: { 'power-ai': MODELS[0] },
@@ -117,8 +128,19 @@ afterAll(async () => {
 async function newCaller(): Promise<Caller> {
   const created = await context.services.customers.create({ email: `fuzz-${Math.random().toString(36).slice(2)}@example.com` });
   const customerId = created.customer.id;
-  await context.services.billing.adjust({ customerId, amountMicros: 1_000_000_000, reason: 'fuzz funding', wallet: 'token', idempotencyKey: `fuzz-${customerId}` });
-  const project = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bearer(created.systemToken.key), payload: { name: 'fuzz' } });
+  await context.services.billing.adjust({
+    customerId,
+    amountMicros: 1_000_000_000,
+    reason: 'fuzz funding',
+    wallet: 'token',
+    idempotencyKey: `fuzz-${customerId}`,
+  });
+  const project = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/projects',
+    headers: bearer(created.systemToken.key),
+    payload: { name: 'fuzz' },
+  });
   const projectId = project.statusCode < 300 ? String(project.json().id) : 'missing-project';
   return { token: created.systemToken.key, ids: [String(customerId), String(created.systemToken.id), projectId, '1', ...MODELS] };
 }
@@ -141,7 +163,14 @@ function headersFor(request: FuzzRequest, caller: Caller): Record<string, string
 function isIssueList(detail: unknown): boolean {
   return (
     Array.isArray(detail) &&
-    detail.every((issue) => typeof issue === 'object' && issue !== null && Array.isArray(issue.loc) && typeof issue.msg === 'string' && typeof issue.type === 'string')
+    detail.every(
+      (issue) =>
+        typeof issue === 'object' &&
+        issue !== null &&
+        Array.isArray(issue.loc) &&
+        typeof issue.msg === 'string' &&
+        typeof issue.type === 'string',
+    )
   );
 }
 
@@ -149,7 +178,8 @@ function isIssueList(detail: unknown): boolean {
 function violation(path: string, status: number, headers: Record<string, unknown>, text: string): string | null {
   if (typeof headers['x-request-id'] !== 'string' || headers['x-request-id'] === '') return 'no x-request-id header';
   if (status >= 500) {
-    const upstreamFailure = [502, 503, 504].includes(status) && path.startsWith('/v1/') && /^\d+$/.test(String(headers['retry-after'] ?? ''));
+    const upstreamFailure =
+      [502, 503, 504].includes(status) && path.startsWith('/v1/') && /^\d+$/.test(String(headers['retry-after'] ?? ''));
     return upstreamFailure ? null : `status ${status}`;
   }
   if (status < 400) return null;
@@ -189,7 +219,12 @@ describe('catalogue fuzzing', () => {
       const caller = await newCaller();
       await fc.assert(
         fc.asyncProperty(requestArbitrary(operation, caller.ids, SEEDS[key], LIMITED[key]), async (request) => {
-          const response = await context.app.inject({ method: request.method as 'GET', url: request.url, headers: headersFor(request, caller), payload: request.body });
+          const response = await context.app.inject({
+            method: request.method as 'GET',
+            url: request.url,
+            headers: headersFor(request, caller),
+            payload: request.body,
+          });
           sent += 1;
           if (response.statusCode >= 500) upstreamFailures.push(`${response.statusCode} ${JSON.stringify(request).slice(0, 300)}`);
           statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);

@@ -49,7 +49,13 @@ export function operationsOf(catalogue: any): Operation[] {
   for (const [template, methods] of Object.entries<Record<string, any>>(catalogue.paths)) {
     for (const [method, operation] of Object.entries<any>(methods)) {
       const bodySchema = operation.requestBody?.content?.['application/json']?.schema as JsonSchema | undefined;
-      operations.push({ method: method.toUpperCase(), template, parameters: operation.parameters ?? [], bodySchema, hasBody: operation.requestBody !== undefined });
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        parameters: operation.parameters ?? [],
+        bodySchema,
+        hasBody: operation.requestBody !== undefined,
+      });
     }
   }
   return operations;
@@ -57,13 +63,22 @@ export function operationsOf(catalogue: any): Operation[] {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-const hugeNumber = fc.constantFrom('9007199254740993', '99999999999999999999999999', '1e400', '-9223372036854775809', '0x10', '1.5', '-0', 'Infinity');
+const hugeNumber = fc.constantFrom(
+  '9007199254740993',
+  '99999999999999999999999999',
+  '1e400',
+  '-9223372036854775809',
+  '0x10',
+  '1.5',
+  '-0',
+  'Infinity',
+);
 
 /** Path segment values; `ids` are real ids of this service (customer, key, project) so some lookups hit. */
 function pathValue(schema: JsonSchema | undefined, ids: string[], wildcard: boolean): fc.Arbitrary<string> {
   const encoded = fc
     .oneof(
-      fromSchema(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')),
+      fromSchema(schema).map((value) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))),
       fc.integer().map(String),
       hugeNumber,
       nastyString,
@@ -76,7 +91,7 @@ function pathValue(schema: JsonSchema | undefined, ids: string[], wildcard: bool
 }
 
 function queryValue(schema: JsonSchema | undefined): fc.Arbitrary<string | string[]> {
-  const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   return fc.oneof(
     fromSchema(schema).map(asText),
     fromSchema(schema).map(asText),
@@ -99,7 +114,8 @@ function queryString(entries: [string, string | string[]][]): string {
 function bodyText(operation: Operation, seeds: Seeds): fc.Arbitrary<string | undefined> {
   const json = bodyArbitrary(operation.bodySchema, seeds.bodies).map((value) => JSON.stringify(value) ?? 'null');
   const broken = fc.constantFrom('{', '{"a":', 'not json', '[1,2', '\u0000', '{"a":1}}');
-  if (!operation.hasBody) return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(json, broken) });
+  if (!operation.hasBody)
+    return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(json, broken) });
   return fc.oneof(
     { weight: 8, arbitrary: json },
     { weight: 1, arbitrary: broken },
@@ -117,7 +133,9 @@ const LONG_NAME = 'n'.repeat(300);
  * range where strings go (all must be 4xx; none may be coerced into something a handler accepts).
  */
 function hostileBody(operation: Operation, seeds: Seeds): fc.Arbitrary<string> {
-  const base = bodyArbitrary(operation.bodySchema, seeds.bodies).map((value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}));
+  const base = bodyArbitrary(operation.bodySchema, seeds.bodies).map((value) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {},
+  );
   const inner = (value: Record<string, unknown>) => JSON.stringify(value).slice(1, -1);
   const joined = (prefix: string, value: Record<string, unknown>) => `{${prefix}${inner(value) === '' ? '' : `,${inner(value)}`}}`;
   return fc.oneof(
@@ -126,12 +144,17 @@ function hostileBody(operation: Operation, seeds: Seeds): fc.Arbitrary<string> {
       return joined(`"deep":${open.repeat(depth)}1${close.repeat(depth)}`, value);
     }),
     base.map((value) => joined('"\\ud800":1', value)),
-    base.map((value) => JSON.stringify(Object.fromEntries(Object.entries(value).map(([key, item]) => [key, typeof item === 'string' ? `${item}\ud800` : item])))),
+    base.map((value) =>
+      JSON.stringify(
+        Object.fromEntries(Object.entries(value).map(([key, item]) => [key, typeof item === 'string' ? `${item}\ud800` : item])),
+      ),
+    ),
     base.map((value) => JSON.stringify({ ...value, path: LONG_NAME, cwd: `${LONG_NAME}/x`, name: LONG_NAME })),
-    fc.tuple(base, fc.constantFrom('9007199254740993', '1e400', '-1e400', '12')).map(([value, number]) =>
-      `{${Object.entries(value)
-        .map(([key, item]) => `${JSON.stringify(key)}:${typeof item === 'string' ? number : JSON.stringify(item)}`)
-        .join(',')}}`,
+    fc.tuple(base, fc.constantFrom('9007199254740993', '1e400', '-1e400', '12')).map(
+      ([value, number]) =>
+        `{${Object.entries(value)
+          .map(([key, item]) => `${JSON.stringify(key)}:${typeof item === 'string' ? number : JSON.stringify(item)}`)
+          .join(',')}}`,
     ),
   );
 }
@@ -149,13 +172,15 @@ export function requestArbitrary(operation: Operation, ids: string[], seeds: See
   const headerParameters = operation.parameters.filter((parameter) => parameter.in === 'header');
   // A route that starts processes never sees this service's real ids: lookups of the random ones fail first.
   const pathIds = limit ? ['no-such-id-0'] : ids;
-  const path = fc.tuple(...pathParameters.map((parameter) => pathValue(parameter.schema, pathIds, parameter.name === '*'))).map((values) => {
-    let url = operation.template;
-    pathParameters.forEach((parameter, index) => {
-      url = url.replace(`{${parameter.name}}`, values[index]!);
+  const path = fc
+    .tuple(...pathParameters.map((parameter) => pathValue(parameter.schema, pathIds, parameter.name === '*')))
+    .map((values) => {
+      let url = operation.template;
+      pathParameters.forEach((parameter, index) => {
+        url = url.replace(`{${parameter.name}}`, values[index]!);
+      });
+      return url;
     });
-    return url;
-  });
   const query = fc.tuple(
     ...queryParameters.map((parameter) => {
       const seed = seeds.query?.[parameter.name];
@@ -165,20 +190,42 @@ export function requestArbitrary(operation: Operation, ids: string[], seeds: See
     fc.option(fc.tuple(nastyString, nastyString), { nil: undefined, freq: 2 }),
   );
   const headers = fc.tuple(
-    ...headerParameters.map((parameter) => fc.option(fc.oneof(fromSchema(parameter.schema).map(String), nastyString.map((text) => text.replace(/[^\x20-\x7e]/g, ''))), { nil: undefined }).map((value) => [parameter.name, value] as const)),
+    ...headerParameters.map((parameter) =>
+      fc
+        .option(
+          fc.oneof(
+            fromSchema(parameter.schema).map(String),
+            nastyString.map((text) => text.replace(/[^\x20-\x7e]/g, '')),
+          ),
+          { nil: undefined },
+        )
+        .map((value) => [parameter.name, value] as const),
+    ),
   );
-  const contentType = fc.constantFrom('application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded');
-  return fc.record({ auth: authArbitrary, path, query, headers, body: bodyText(operation, seeds), contentType }).map(({ auth, path: url, query: queryEntries, headers: headerEntries, body, contentType: type }) => {
-    const entries: [string, string | string[]][] = [];
-    const [extra, ...named] = [queryEntries[queryEntries.length - 1], ...queryEntries.slice(0, -1)] as unknown as [[string, string] | undefined, ...(readonly [string, string | string[] | undefined])[]];
-    for (const [name, value] of named) if (value !== undefined) entries.push([name, value]);
-    if (extra) entries.push(extra);
-    const requestHeaders: Record<string, string> = {};
-    for (const [name, value] of headerEntries) if (value !== undefined) requestHeaders[name] = value;
-    if (body !== undefined) requestHeaders['content-type'] = type;
-    const request: FuzzRequest = { method: operation.method, url: `${url}${queryString(entries)}`, auth, headers: requestHeaders, body };
-    return limit ? limited(request, operation, limit) : request;
-  });
+  const contentType = fc.constantFrom(
+    'application/json',
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+  );
+  return fc
+    .record({ auth: authArbitrary, path, query, headers, body: bodyText(operation, seeds), contentType })
+    .map(({ auth, path: url, query: queryEntries, headers: headerEntries, body, contentType: type }) => {
+      const entries: [string, string | string[]][] = [];
+      const [extra, ...named] = [queryEntries[queryEntries.length - 1], ...queryEntries.slice(0, -1)] as unknown as [
+        [string, string] | undefined,
+        ...(readonly [string, string | string[] | undefined])[],
+      ];
+      for (const [name, value] of named) if (value !== undefined) entries.push([name, value]);
+      if (extra) entries.push(extra);
+      const requestHeaders: Record<string, string> = {};
+      for (const [name, value] of headerEntries) if (value !== undefined) requestHeaders[name] = value;
+      if (body !== undefined) requestHeaders['content-type'] = type;
+      const request: FuzzRequest = { method: operation.method, url: `${url}${queryString(entries)}`, auth, headers: requestHeaders, body };
+      return limit ? limited(request, operation, limit) : request;
+    });
 }
 
 /** Keeps a request to a limited route among those rejected before its handler runs. */
@@ -187,7 +234,12 @@ function limited(request: FuzzRequest, operation: Operation, limit: RouteLimit):
   const path = request.url.split('?', 1)[0]!;
   if (limit.wrongBody && operation.hasBody) {
     // A JSON array is never an object body, whatever else the request carries.
-    return { ...request, url: path, headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify([request.body ?? null]) };
+    return {
+      ...request,
+      url: path,
+      headers: { ...request.headers, 'content-type': 'application/json' },
+      body: JSON.stringify([request.body ?? null]),
+    };
   }
   if (limit.invalidQuery) return { ...request, url: `${path}${queryString(Object.entries(limit.invalidQuery))}` };
   return { ...request, auth: 'garbage' };

@@ -26,7 +26,37 @@ export interface JsonSchema {
 
 /** Strings that tend to break parsers, paths, SQL and encodings. */
 export const nastyString = fc.oneof(
-  fc.constantFrom('', ' ', 'a\u0000b', '0', '-1', 'null', 'undefined', 'true', 'NaN', '1e309', '99999999999999999999999', '../../etc/passwd', '..%2F..%2Fetc', '%00', '\u0000', "' OR 1=1 --", '{"a":1}', '[]', 'power-ai', 'gpt-test', '\uD800', '😀🚀', 'ünïcödé', 'a'.repeat(300), '/tmp', '.', '..', '~', 'C:\\Windows'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'a\u0000b',
+    '0',
+    '-1',
+    'null',
+    'undefined',
+    'true',
+    'NaN',
+    '1e309',
+    '99999999999999999999999',
+    '../../etc/passwd',
+    '..%2F..%2Fetc',
+    '%00',
+    '\u0000',
+    "' OR 1=1 --",
+    '{"a":1}',
+    '[]',
+    'power-ai',
+    'gpt-test',
+    '\uD800',
+    '😀🚀',
+    'ünïcödé',
+    'a'.repeat(300),
+    '/tmp',
+    '.',
+    '..',
+    '~',
+    'C:\\Windows',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ maxLength: 20 }),
 );
@@ -40,9 +70,9 @@ export const junk: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A long string that still fits well inside the body limit. */
-export const hugeString = fc.constantFrom(10_000, 100_000, 1_000_000).chain((length) =>
-  fc.constantFrom('x', 'é', '😀', '\\"').map((unit) => unit.repeat(Math.ceil(length / unit.length))),
-);
+export const hugeString = fc
+  .constantFrom(10_000, 100_000, 1_000_000)
+  .chain((length) => fc.constantFrom('x', 'é', '😀', '\\"').map((unit) => unit.repeat(Math.ceil(length / unit.length))));
 
 function typesOf(schema: JsonSchema): string[] {
   if (Array.isArray(schema.type)) return schema.type;
@@ -68,12 +98,18 @@ function fromType(type: string, schema: JsonSchema, depth: number): fc.Arbitrary
     case 'string': {
       const fits = (text: string) => text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Infinity);
       return fc.oneof(
-        { weight: 3, arbitrary: fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter(fits) },
+        {
+          weight: 3,
+          arbitrary: fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter(fits),
+        },
         { weight: 1, arbitrary: nastyString.filter(fits) },
       );
     }
     case 'integer': {
-      const inRange = fc.integer({ min: Math.max(schema.minimum ?? -1_000, -1_000_000), max: Math.min(schema.maximum ?? 1_000_000, 1_000_000) });
+      const inRange = fc.integer({
+        min: Math.max(schema.minimum ?? -1_000, -1_000_000),
+        max: Math.min(schema.maximum ?? 1_000_000, 1_000_000),
+      });
       if (schema.maximum !== undefined) return inRange;
       // No upper bound declared: integers past 2^53 and past a 64-bit column are "valid" too.
       return fc.oneof({ weight: 4, arbitrary: inRange }, { weight: 1, arbitrary: fc.constantFrom(2 ** 53 + 2, 1e20, 1e300) });
@@ -85,7 +121,10 @@ function fromType(type: string, schema: JsonSchema, depth: number): fc.Arbitrary
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(fromSchema(schema.items, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(fromSchema(schema.items, depth + 1), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
     case 'object':
       return objectFrom(schema, depth);
     default:
@@ -125,19 +164,27 @@ export function bodyArbitrary(schema: JsonSchema | undefined, seeds: Record<stri
     valid,
     ...seeds.map((seed) => fc.constant(seed)),
     // Extra fields and nested junk next to the valid ones.
-    fc.tuple(valid, fc.dictionary(nastyString, junk, { minKeys: 1, maxKeys: 4 })).map(([value, extra]) => (isObject(value) ? { ...extra, ...value } : extra)),
+    fc
+      .tuple(valid, fc.dictionary(nastyString, junk, { minKeys: 1, maxKeys: 4 }))
+      .map(([value, extra]) => (isObject(value) ? { ...extra, ...value } : extra)),
     // Wrong JSON type for the body itself.
     wrongType(schema),
     junk,
   ];
   if (required.length > 0) {
-    mutations.push(fc.tuple(valid, fc.constantFrom(...required)).map(([value, name]) => (isObject(value) ? withoutKey(value, name) : value)));
+    mutations.push(
+      fc.tuple(valid, fc.constantFrom(...required)).map(([value, name]) => (isObject(value) ? withoutKey(value, name) : value)),
+    );
   }
   if (properties.length > 0) {
     mutations.push(
-      fc.tuple(valid, fc.constantFrom(...properties)).chain(([value, name]) =>
-        fc.oneof(wrongType(schema?.properties?.[name]), hugeString, junk).map((bad) => (isObject(value) ? { ...value, [name]: bad } : { [name]: bad })),
-      ),
+      fc
+        .tuple(valid, fc.constantFrom(...properties))
+        .chain(([value, name]) =>
+          fc
+            .oneof(wrongType(schema?.properties?.[name]), hugeString, junk)
+            .map((bad) => (isObject(value) ? { ...value, [name]: bad } : { [name]: bad })),
+        ),
     );
   }
   return fc.oneof(...mutations);

@@ -15,7 +15,13 @@ describe('background responses', () => {
       config: {
         models: [
           { id: MODEL, provider: 'scripted', upstreamModel: 'scripted-model', rateCard: 'standard' },
-          { id: NATIVE_MODEL, provider: 'scripted', upstreamModel: 'scripted-native', rateCard: 'standard', capabilities: { responsesApi: true } },
+          {
+            id: NATIVE_MODEL,
+            provider: 'scripted',
+            upstreamModel: 'scripted-native',
+            rateCard: 'standard',
+            capabilities: { responsesApi: true },
+          },
         ],
       },
     });
@@ -38,7 +44,9 @@ describe('background responses', () => {
 
   it('refuses a background create naming an unknown model with a 404, storing nothing', async () => {
     const before = await storedCounts(setup);
-    await expect(customer.client.responses.create({ model: 'no-such-model', input: 'x', background: true })).rejects.toMatchObject({ status: 404 });
+    await expect(customer.client.responses.create({ model: 'no-such-model', input: 'x', background: true })).rejects.toMatchObject({
+      status: 404,
+    });
     expect(await storedCounts(setup)).toEqual(before);
   });
 });
@@ -58,7 +66,12 @@ function cutShortCall(native: boolean, parts: StreamPart[]): GatewayCall {
 describe('a Responses call that ends before its terminal event', () => {
   it('becomes a failed response with an error, never one left in progress', async () => {
     const body = { model: 'power-ai', input: 'cut short' };
-    const normalized = await responseFromCall(cutShortCall(false, [{ type: 'start' }, { type: 'text-delta', delta: 'partial' }]), body, 'power-ai', 0);
+    const normalized = await responseFromCall(
+      cutShortCall(false, [{ type: 'start' }, { type: 'text-delta', delta: 'partial' }]),
+      body,
+      'power-ai',
+      0,
+    );
     expect(normalized.response.status).toBe('failed');
     expect(normalized.error).toBeDefined();
     const inProgress = { id: 'resp_upstream', object: 'response', status: 'in_progress', model: 'upstream', output: [] };

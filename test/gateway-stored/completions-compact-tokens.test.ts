@@ -45,7 +45,12 @@ describe('legacy completions, compaction and input tokens', () => {
 
   it('streams legacy chunks ending with [DONE], usage on request', async () => {
     setup.upstream.enqueue({ kind: 'text', text: 'streamed legacy text', chunks: 3, usage: { inputTokens: 5, outputTokens: 4 } });
-    const stream = await customer.client.completions.create({ model: MODEL, prompt: 'go', stream: true, stream_options: { include_usage: true } });
+    const stream = await customer.client.completions.create({
+      model: MODEL,
+      prompt: 'go',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((chunk) => chunk.object === 'text_completion')).toBe(true);
@@ -73,7 +78,10 @@ describe('legacy completions, compaction and input tokens', () => {
       headers: { authorization: `Bearer ${customer.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: MODEL, prompt: 'go', stream: true }),
     });
-    const frames = (await raw.text()).split('\n\n').filter(Boolean).map((frame) => frame.replace(/^data: /, ''));
+    const frames = (await raw.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((frame) => frame.replace(/^data: /, ''));
     expect(frames.at(-1)).toBe('[DONE]');
     expect(JSON.parse(frames.at(-2)!)).toMatchObject({ error: { type: 'api_error' } });
     expect(frames.some((frame) => frame.includes('"finish_reason":"stop"'))).toBe(false);
@@ -81,8 +89,18 @@ describe('legacy completions, compaction and input tokens', () => {
 
   it('refuses bad legacy bodies with a 422 in OpenAI shape and calls no upstream', async () => {
     const seen = setup.upstream.requests.length;
-    for (const body of [{ prompt: 'no model' }, { model: MODEL }, { model: MODEL, prompt: [1, 2, 3] }, { model: MODEL, prompt: 'x', n: 2 }]) {
-      const response = await setup.context.app.inject({ method: 'POST', url: '/v1/completions', headers: { authorization: `Bearer ${customer.key}` }, payload: body });
+    for (const body of [
+      { prompt: 'no model' },
+      { model: MODEL },
+      { model: MODEL, prompt: [1, 2, 3] },
+      { model: MODEL, prompt: 'x', n: 2 },
+    ]) {
+      const response = await setup.context.app.inject({
+        method: 'POST',
+        url: '/v1/completions',
+        headers: { authorization: `Bearer ${customer.key}` },
+        payload: body,
+      });
       expect(response.statusCode, JSON.stringify(body)).toBe(422);
       expect(response.json().error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed' });
     }
@@ -105,7 +123,12 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(long.json().input_tokens).toBeGreaterThan(short.input_tokens + 150);
     expect(setup.upstream.requests.length).toBe(seen);
     expect(await walletBalance(setup, customer.customerId)).toBe(before);
-    const missing = await setup.context.app.inject({ method: 'POST', url: '/v1/responses/input_tokens', headers: { authorization: `Bearer ${customer.key}` }, payload: { input: 'x' } });
+    const missing = await setup.context.app.inject({
+      method: 'POST',
+      url: '/v1/responses/input_tokens',
+      headers: { authorization: `Bearer ${customer.key}` },
+      payload: { input: 'x' },
+    });
     expect(missing.statusCode).toBe(422);
   });
 
@@ -114,7 +137,11 @@ describe('legacy completions, compaction and input tokens', () => {
     const before = await walletBalance(setup, customer.customerId);
     const seen = setup.upstream.requests.length;
     setup.upstream.enqueue({ kind: 'text', text: 'The user set the code word heron.', usage: { inputTokens: 40, outputTokens: 9 } });
-    const response = await setup.context.app.inject({ method: 'POST', url: `/v1/responses/${created.id}/compact`, headers: { authorization: `Bearer ${customer.key}` } });
+    const response = await setup.context.app.inject({
+      method: 'POST',
+      url: `/v1/responses/${created.id}/compact`,
+      headers: { authorization: `Bearer ${customer.key}` },
+    });
     expect(response.statusCode, response.body).toBe(200);
     const compacted = response.json();
     expect(compacted).toMatchObject({ object: 'response.compaction', usage: { input_tokens: 40, output_tokens: 9, total_tokens: 49 } });
@@ -140,7 +167,10 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(JSON.stringify(lastUpstreamBody())).not.toContain(compaction.encrypted_content);
 
     setup.upstream.enqueue({ kind: 'text', text: 'Summary two.' });
-    const again = await customer.client.responses.compact({ model: MODEL, input: [compaction, { role: 'user', content: 'and now?' }] as never });
+    const again = await customer.client.responses.compact({
+      model: MODEL,
+      input: [compaction, { role: 'user', content: 'and now?' }] as never,
+    });
     expect(again.object).toBe('response.compaction');
     expect(JSON.stringify(lastUpstreamBody())).toContain('The user set the code word heron.');
   });

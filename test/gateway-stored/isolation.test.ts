@@ -13,7 +13,12 @@ describe('stored objects belong to the bearer that created them', () => {
     setup = await storedSetup();
     owner = await fundedCustomer(setup);
     stranger = await fundedCustomer(setup);
-    const completion = await owner.client.chat.completions.create({ model: MODEL, store: true, metadata: { who: 'owner' }, messages: [{ role: 'user', content: 'mine' }] });
+    const completion = await owner.client.chat.completions.create({
+      model: MODEL,
+      store: true,
+      metadata: { who: 'owner' },
+      messages: [{ role: 'user', content: 'mine' }],
+    });
     completionId = completion.id;
     responseId = (await owner.client.responses.create({ model: MODEL, input: 'mine too' })).id;
     setup.upstream.enqueue({ kind: 'hang' });
@@ -74,7 +79,11 @@ describe('stored objects belong to the bearer that created them', () => {
       payload: { model: MODEL, store: true, messages: [{ role: 'user', content: 'operator' }] },
     });
     expect(created.statusCode, created.body).toBe(200);
-    const list = await operator.inject({ method: 'GET', url: '/v1/chat/completions', headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    const list = await operator.inject({
+      method: 'GET',
+      url: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${STATIC_TOKEN}` },
+    });
     expect(list.json().data.map((completion: { id: string }) => completion.id)).toEqual([created.json().id]);
     await expect(owner.client.chat.completions.retrieve(created.json().id)).rejects.toMatchObject({ status: 404 });
   });

@@ -37,7 +37,12 @@ describe('metadata limits on create', () => {
 
   it('keeps a completion whose metadata is within the limits', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`k${index}`.padEnd(64, 'x'), 'v'.repeat(512)]));
-    const created = await customer.client.chat.completions.create({ model: MODEL, store: true, metadata, messages: [{ role: 'user', content: 'hi' }] });
+    const created = await customer.client.chat.completions.create({
+      model: MODEL,
+      store: true,
+      metadata,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect((await customer.client.chat.completions.retrieve(created.id)).metadata).toEqual(metadata);
   });
 });

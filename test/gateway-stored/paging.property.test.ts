@@ -39,13 +39,18 @@ describe.each(dialects)('cursor paging of stored completions on %s', (dialect) =
               createdAtMs: NOW,
               expiresAtMs: row.expired ? NOW - 1 : NOW + 1_000,
             });
-            if (!row.expired && (model === undefined || row.model === model) && (tag === undefined || row.tag === tag)) ids.push(completionId);
+            if (!row.expired && (model === undefined || row.model === model) && (tag === undefined || row.tag === tag))
+              ids.push(completionId);
           }
           const expected = order === 'asc' ? ids : [...ids].reverse();
           const walked: string[] = [];
           let after: string | undefined;
           for (;;) {
-            const page = await repository.listCompletions(scope, { limit, order, after, model, metadata: tag === undefined ? undefined : { tag } }, NOW);
+            const page = await repository.listCompletions(
+              scope,
+              { limit, order, after, model, metadata: tag === undefined ? undefined : { tag } },
+              NOW,
+            );
             expect(page.data.length).toBeLessThanOrEqual(limit);
             walked.push(...page.data.map((row) => row.completionId));
             if (!page.hasMore) break;

@@ -54,12 +54,17 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(lastBody().previous_response_id).toBeUndefined();
     await customer.client.responses.create({ model: MODEL, input: 'What do you know about me?', previous_response_id: second.id });
     const sent = JSON.stringify(lastBody());
-    for (const text of ['My name is Ada.', 'I like tea.', 'Nice to meet you, Ada.', 'What do you know about me?']) expect(sent).toContain(text);
+    for (const text of ['My name is Ada.', 'I like tea.', 'Nice to meet you, Ada.', 'What do you know about me?'])
+      expect(sent).toContain(text);
 
     const stranger = await fundedCustomer(setup);
     const seen = setup.upstream.requests.length;
-    await expect(stranger.client.responses.create({ model: MODEL, input: 'x', previous_response_id: first.id })).rejects.toMatchObject({ status: 404 });
-    await expect(customer.client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_missing' })).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.client.responses.create({ model: MODEL, input: 'x', previous_response_id: first.id })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      customer.client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_missing' }),
+    ).rejects.toMatchObject({ status: 404 });
     expect(setup.upstream.requests.length).toBe(seen);
     const counted = await customer.client.responses.inputTokens.count({ model: MODEL, input: 'hi', previous_response_id: second.id });
     const alone = await customer.client.responses.inputTokens.count({ model: MODEL, input: 'hi' });
@@ -79,9 +84,12 @@ describe('stored responses and their lifecycle through the openai client', () =>
     for await (const event of stream) events.push(event);
     expect(events[0]!.type).toBe('response.created');
     expect(events.at(-1)!.type).toBe('response.completed');
-    expect(events.filter((event) => event.type === 'response.output_text.delta').map((event) => (event as unknown as { delta: string }).delta).join('')).toBe(
-      'Hello from the scripted model.',
-    );
+    expect(
+      events
+        .filter((event) => event.type === 'response.output_text.delta')
+        .map((event) => (event as unknown as { delta: string }).delta)
+        .join(''),
+    ).toBe('Hello from the scripted model.');
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
     const resumed = await customer.client.responses.retrieve(created.id, { stream: true, starting_after: 3 });
     const rest: number[] = [];
@@ -117,7 +125,12 @@ describe('stored responses and their lifecycle through the openai client', () =>
   });
 
   it('streams a background create until the response has finished', async () => {
-    const stream = await customer.client.responses.create({ model: MODEL, input: 'background and streamed', background: true, stream: true });
+    const stream = await customer.client.responses.create({
+      model: MODEL,
+      input: 'background and streamed',
+      background: true,
+      stream: true,
+    });
     const events: { type: string; response?: { id: string; status: string } }[] = [];
     for await (const event of stream) events.push(event as never);
     expect(events[0]).toMatchObject({ type: 'response.created', response: { status: 'queued' } });
@@ -129,7 +142,9 @@ describe('stored responses and their lifecycle through the openai client', () =>
     const before = await walletBalance(setup, customer.customerId);
     const seen = setup.upstream.requests.length;
     setup.upstream.enqueue({ kind: 'hang' });
-    const { data: queued, response: createReply } = await customer.client.responses.create({ model: MODEL, input: 'this will hang', background: true }).withResponse();
+    const { data: queued, response: createReply } = await customer.client.responses
+      .create({ model: MODEL, input: 'this will hang', background: true })
+      .withResponse();
     const requestId = createReply.headers.get('x-request-id')!;
     const [upstreamRequest] = (await setup.upstream.waitForRequests(seen + 1)).slice(seen);
     expect((await customer.client.responses.retrieve(queued.id)).status).toBe('in_progress');
@@ -143,7 +158,11 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(after).toBeLessThanOrEqual(before);
     const summary = await setup.context.services.billing.walletSummary(customer.customerId);
     expect(summary.holdsMicros).toBe(0);
-    const calls = await setup.context.storage.db.selectFrom('billing_calls').select(['status', 'outcome']).where('request_id', '=', requestId).execute();
+    const calls = await setup.context.storage.db
+      .selectFrom('billing_calls')
+      .select(['status', 'outcome'])
+      .where('request_id', '=', requestId)
+      .execute();
     expect(calls).toEqual([{ status: 'settled', outcome: 'aborted' }]);
 
     const again = await customer.client.responses.cancel(queued.id);
@@ -165,7 +184,11 @@ describe('stored responses and their lifecycle through the openai client', () =>
     const queued = await customer.client.responses.create({ model: MODEL, input: 'orphaned', background: true });
     expect((await customer.client.responses.retrieve(queued.id)).status).toMatch(/queued|in_progress/);
     // As if the node running it had stopped long ago: its last heartbeat is old.
-    await setup.context.storage.db.updateTable('gateway_stored_responses').set({ updated_at: 0 }).where('response_id', '=', queued.id).execute();
+    await setup.context.storage.db
+      .updateTable('gateway_stored_responses')
+      .set({ updated_at: 0 })
+      .where('response_id', '=', queued.id)
+      .execute();
     const read = await customer.client.responses.retrieve(queued.id);
     expect(read.status).toBe('failed');
     expect(read.error?.message).toContain('interrupted');

@@ -13,7 +13,11 @@ describe('stored object retention', () => {
   afterAll(async () => setup.close());
 
   it('hides objects past the retention at once and purges them with their items', async () => {
-    const completion = await customer.client.chat.completions.create({ model: MODEL, store: true, messages: [{ role: 'user', content: 'short-lived' }] });
+    const completion = await customer.client.chat.completions.create({
+      model: MODEL,
+      store: true,
+      messages: [{ role: 'user', content: 'short-lived' }],
+    });
     const response = await customer.client.responses.create({ model: MODEL, input: 'short-lived too' });
     clock.advance(59_000);
     expect((await customer.client.chat.completions.retrieve(completion.id)).id).toBe(completion.id);

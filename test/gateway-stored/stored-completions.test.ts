@@ -26,13 +26,18 @@ describe('stored chat completions through the openai client', () => {
   it('keeps only completions created with store: true', async () => {
     const unstored = await customer.client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'not kept' }] });
     await expect(customer.client.chat.completions.retrieve(unstored.id)).rejects.toMatchObject({ status: 404 });
-    const streamed = await customer.client.chat.completions.create({ model: MODEL, store: true, stream: true, messages: [{ role: 'user', content: 'streamed' }] });
+    const streamed = await customer.client.chat.completions.create({
+      model: MODEL,
+      store: true,
+      stream: true,
+      messages: [{ role: 'user', content: 'streamed' }],
+    });
     let id = '';
     for await (const chunk of streamed) id = chunk.id;
     // A streamed completion is stored once its stream has ended.
-    await expect.poll(async () => (await customer.client.chat.completions.retrieve(id).catch(() => undefined))?.choices[0]?.message.content).toBe(
-      'Hello from the scripted model.',
-    );
+    await expect
+      .poll(async () => (await customer.client.chat.completions.retrieve(id).catch(() => undefined))?.choices[0]?.message.content)
+      .toBe('Hello from the scripted model.');
     await customer.client.chat.completions.delete(id);
   });
 
@@ -40,7 +45,10 @@ describe('stored chat completions through the openai client', () => {
     const first = await customer.client.chat.completions.list({ limit: 2 });
     expect(first.data.map((completion) => completion.id)).toEqual(ids.slice(0, 2));
     expect(first.has_more).toBe(true);
-    const body = await customer.client.chat.completions.list({ limit: 2 }).asResponse().then((response) => response.json());
+    const body = await customer.client.chat.completions
+      .list({ limit: 2 })
+      .asResponse()
+      .then((response) => response.json());
     expect(body).toMatchObject({ object: 'list', first_id: ids[0], last_id: ids[1], has_more: true });
     const second = await customer.client.chat.completions.list({ limit: 10, after: ids[1] });
     expect(second.data.map((completion) => completion.id)).toEqual(ids.slice(2));
@@ -115,11 +123,19 @@ describe('stored chat completions through the openai client', () => {
 
   it('refuses bad list queries with a 422 and an unknown cursor with a 400', async () => {
     for (const query of ['limit=0', 'limit=101', 'order=sideways']) {
-      const response = await setup.context.app.inject({ method: 'GET', url: `/v1/chat/completions?${query}`, headers: { authorization: `Bearer ${customer.key}` } });
+      const response = await setup.context.app.inject({
+        method: 'GET',
+        url: `/v1/chat/completions?${query}`,
+        headers: { authorization: `Bearer ${customer.key}` },
+      });
       expect(response.statusCode, query).toBe(422);
       expect(response.json().error.message).toBeTruthy();
     }
-    const cursor = await setup.context.app.inject({ method: 'GET', url: '/v1/chat/completions?after=chatcmpl-nope', headers: { authorization: `Bearer ${customer.key}` } });
+    const cursor = await setup.context.app.inject({
+      method: 'GET',
+      url: '/v1/chat/completions?after=chatcmpl-nope',
+      headers: { authorization: `Bearer ${customer.key}` },
+    });
     expect(cursor.statusCode).toBe(400);
     expect(cursor.json().error.param).toBe('after');
   });

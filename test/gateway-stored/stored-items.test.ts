@@ -39,7 +39,13 @@ describe('stored items', () => {
   it('keeps chat request messages with ids and content parts', () => {
     const items = chatStoreMessages('chatcmpl-1', [
       { role: 'user', content: 'hello' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ],
+      },
     ]);
     expect(items.map((entry) => entry.itemId)).toEqual(['chatcmpl-1-0', 'chatcmpl-1-1']);
     expect(items[0]!.item).toEqual({ id: 'chatcmpl-1-0', role: 'user', content: 'hello', content_parts: null });
@@ -48,7 +54,12 @@ describe('stored items', () => {
 
   it('turns a Responses input into typed items with ids', () => {
     const [single] = responseInputItems('hi');
-    expect(single!.item).toMatchObject({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }], status: 'completed' });
+    expect(single!.item).toMatchObject({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'hi' }],
+      status: 'completed',
+    });
     expect(single!.itemId).toMatch(/^msg_/);
     const items = responseInputItems([
       { role: 'assistant', content: 'earlier answer' },

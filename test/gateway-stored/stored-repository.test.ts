@@ -65,7 +65,9 @@ describe.each(dialects)('stored object repository on %s', (dialect) => {
     expect(await repository.findCompletion('key:1', 'cmpl-other', NOW)).toBeUndefined();
     expect(await repository.findCompletion('key:1', 'cmpl-expired', NOW)).toBeUndefined();
     expect(await repository.findCompletion('key:2', 'cmpl-other', NOW)).toMatchObject({ completionId: 'cmpl-other' });
-    await expect(repository.listCompletions('key:1', { limit: 5, order: 'asc', after: 'cmpl-other' }, NOW)).rejects.toBeInstanceOf(UnknownCursorError);
+    await expect(repository.listCompletions('key:1', { limit: 5, order: 'asc', after: 'cmpl-other' }, NOW)).rejects.toBeInstanceOf(
+      UnknownCursorError,
+    );
     expect(await repository.updateCompletionMetadata('key:1', 'cmpl-other', { a: 'b' }, NOW)).toBeUndefined();
     expect(await repository.deleteCompletion('key:1', 'cmpl-other', NOW)).toBe(false);
     expect(await repository.findCompletion('key:2', 'cmpl-other', NOW)).toMatchObject({ metadata: {} });

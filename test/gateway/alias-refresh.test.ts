@@ -20,8 +20,15 @@ describe('alias switch during a reload', () => {
         return 1;
       },
     } as unknown as AliasStore;
-    const catalog = new ModelCatalog({ providers: [provider], models: [model('first'), model('second')], aliases: { 'power-ai': 'first' } });
-    const router = new ModelRouter(catalog, store, pino({ level: 'silent' }), () => ({ stream: async () => [], close: async () => undefined }));
+    const catalog = new ModelCatalog({
+      providers: [provider],
+      models: [model('first'), model('second')],
+      aliases: { 'power-ai': 'first' },
+    });
+    const router = new ModelRouter(catalog, store, pino({ level: 'silent' }), () => ({
+      stream: async () => [],
+      close: async () => undefined,
+    }));
     // The reload reads the store (nothing switched yet) and its answer arrives after the switch.
     const starting = router.start();
     await router.setAlias('power-ai', 'second');

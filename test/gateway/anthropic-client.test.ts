@@ -4,7 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGatewayContext, MODELS, type GatewayTestContext } from './gateway-context.js';
 
 const PIXEL_DATA = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-const WEATHER_TOOL = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 let gateway: GatewayTestContext;
 let client: Anthropic;
@@ -24,7 +28,13 @@ describe.each([
   { kind: 'openai', model: MODELS.openai, path: '/v1/chat/completions' },
 ])('messages → $kind upstream', ({ kind, model, path }) => {
   it('creates a message with an image block and gets a tool_use back', async () => {
-    gateway.upstream.enqueue({ kind: 'tool_call', name: 'get_weather', arguments: '{"city":"Rome"}', callId: 'toolu_1', text: 'Checking.' });
+    gateway.upstream.enqueue({
+      kind: 'tool_call',
+      name: 'get_weather',
+      arguments: '{"city":"Rome"}',
+      callId: 'toolu_1',
+      text: 'Checking.',
+    });
     const message = await client.messages.create({
       model,
       max_tokens: 200,
@@ -52,19 +62,35 @@ describe.each([
     if (kind === 'openai') {
       expect(sent!.body.messages).toEqual([
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather where this photo was taken?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL_DATA}` } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather where this photo was taken?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL_DATA}` } },
+          ],
+        },
       ]);
-      expect(sent!.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_TOOL.input_schema } }]);
+      expect(sent!.body.tools).toEqual([
+        { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_TOOL.input_schema } },
+      ]);
       expect(sent!.body.max_completion_tokens).toBe(200);
     } else {
-      expect(sent!.body.messages[0].content[1]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL_DATA } });
+      expect(sent!.body.messages[0].content[1]).toEqual({
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: PIXEL_DATA },
+      });
       expect(sent!.body.tools).toEqual([WEATHER_TOOL]);
     }
   });
 
   it('streams a tool call then the final text through the SDK stream helper', async () => {
     gateway.upstream.enqueue({ kind: 'tool_call', name: 'get_weather', arguments: '{"city":"Rome"}', callId: 'toolu_2' });
-    const first = client.messages.stream({ model, max_tokens: 200, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Weather in Rome?' }] });
+    const first = client.messages.stream({
+      model,
+      max_tokens: 200,
+      tools: [WEATHER_TOOL],
+      messages: [{ role: 'user', content: 'Weather in Rome?' }],
+    });
     const events: string[] = [];
     first.on('streamEvent', (event) => events.push(event.type));
     const toolMessage = await first.finalMessage();
@@ -97,16 +123,25 @@ describe.each([
     expect(sent.body.stream).toBe(true);
     if (kind === 'openai') {
       expect(sent.body.messages.slice(-2)).toEqual([
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }],
+        },
         { role: 'tool', tool_call_id: 'toolu_2', content: '24C, dry' },
       ]);
     } else {
-      expect(sent.body.messages.slice(-1)).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '24C, dry' }] }]);
+      expect(sent.body.messages.slice(-1)).toEqual([
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '24C, dry' }] },
+      ]);
     }
   });
 
   it('counts tokens', async () => {
-    const counted = await client.messages.countTokens({ model, messages: [{ role: 'user', content: 'How many tokens is this sentence?' }] });
+    const counted = await client.messages.countTokens({
+      model,
+      messages: [{ role: 'user', content: 'How many tokens is this sentence?' }],
+    });
     expect(counted.input_tokens).toBeGreaterThan(0);
     if (kind === 'anthropic') {
       // Forwarded to the Anthropic-kind upstream with its model name.
@@ -136,7 +171,13 @@ describe('messages routes', () => {
 
   it('serves no /v1/messages subpath but count_tokens: batches, traversal and encoded slashes answer 404 in Anthropic shape and reach no upstream', async () => {
     const before = gateway.upstream.requests.length;
-    for (const subpath of ['batches', 'batches/extra', '..%2F..%2Fv1%2Fcomplete', 'count_tokens/..%2F..%2Fcomplete', 'count_tokens%3Fx=1']) {
+    for (const subpath of [
+      'batches',
+      'batches/extra',
+      '..%2F..%2Fv1%2Fcomplete',
+      'count_tokens/..%2F..%2Fcomplete',
+      'count_tokens%3Fx=1',
+    ]) {
       for (const model of [MODELS.anthropic, MODELS.openai]) {
         const refused = await fetch(`${gateway.url}/v1/messages/${subpath}`, {
           method: 'POST',

@@ -27,7 +27,11 @@ beforeEach(() => {
 });
 
 function post(body: unknown, headers: Record<string, string> = FIXTURE.headers): Promise<Response> {
-  return fetch(`${gateway.url}${FIXTURE.path}`, { method: 'POST', headers: { ...headers, 'x-api-key': gateway.key }, body: JSON.stringify(body) });
+  return fetch(`${gateway.url}${FIXTURE.path}`, {
+    method: 'POST',
+    headers: { ...headers, 'x-api-key': gateway.key },
+    body: JSON.stringify(body),
+  });
 }
 
 function sse(events: Record<string, any>[]): string {
@@ -45,7 +49,13 @@ const UPSTREAM_EVENTS = [
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 12, cache_creation_input_tokens: 20_000, cache_read_input_tokens: 3_000, output_tokens: 1, service_tier: 'standard' },
+      usage: {
+        input_tokens: 12,
+        cache_creation_input_tokens: 20_000,
+        cache_read_input_tokens: 3_000,
+        output_tokens: 1,
+        service_tier: 'standard',
+      },
     },
   },
   { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
@@ -55,7 +65,12 @@ const UPSTREAM_EVENTS = [
   { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
   { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'The word is heron.' } },
   { type: 'content_block_stop', index: 1 },
-  { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 25 }, context_management: { applied_edits: [] } },
+  {
+    type: 'message_delta',
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 25 },
+    context_management: { applied_edits: [] },
+  },
   { type: 'message_stop' },
 ];
 
@@ -82,7 +97,9 @@ describe('Claude Code request → Anthropic-kind model', () => {
     expect(sent!.body.tools).toHaveLength(24);
 
     // The stream comes back event for event, only the model relabelled.
-    const expected = UPSTREAM_EVENTS.map((event) => (event.type === 'message_start' ? { ...event, message: { ...event.message, model: MODELS.anthropic } } : event));
+    const expected = UPSTREAM_EVENTS.map((event) =>
+      event.type === 'message_start' ? { ...event, message: { ...event.message, model: MODELS.anthropic } } : event,
+    );
     const received = text
       .split('\n\n')
       .filter((block) => block.startsWith('event:'))
@@ -93,8 +110,15 @@ describe('Claude Code request → Anthropic-kind model', () => {
   it('keeps signed thinking blocks in history, top_k, service_tier and unknown fields; returns the body as sent', async () => {
     const body = structuredClone(FIXTURE.body);
     const assistant = body.messages.find((message: { role: string }) => message.role === 'assistant');
-    assistant.content.unshift({ type: 'thinking', thinking: 'I should read the file.', signature: 'sig-history' }, { type: 'redacted_thinking', data: 'opaque' });
-    body.messages[0].content.push({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' }, cache_control: { type: 'ephemeral', ttl: '1h' } });
+    assistant.content.unshift(
+      { type: 'thinking', thinking: 'I should read the file.', signature: 'sig-history' },
+      { type: 'redacted_thinking', data: 'opaque' },
+    );
+    body.messages[0].content.push({
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: 'notes' },
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+    });
     Object.assign(body, { model: MODELS.anthropic, stream: false, top_k: 5, service_tier: 'auto', a_future_field: { kept: true } });
     const upstreamReply = {
       id: 'msg_up_2',
@@ -107,7 +131,13 @@ describe('Claude Code request → Anthropic-kind model', () => {
       ],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 20_000, output_tokens: 7, service_tier: 'standard' },
+      usage: {
+        input_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 20_000,
+        output_tokens: 7,
+        service_tier: 'standard',
+      },
       container: null,
     };
     gateway.upstream.enqueue({ kind: 'raw', contentType: 'application/json', body: JSON.stringify(upstreamReply) });
@@ -154,27 +184,67 @@ describe('reasoning from an OpenAI-kind model to a Messages caller', () => {
     object: 'chat.completion',
     created: 0,
     model: 'upstream-gpt',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'heron', reasoning_content: 'The note names a bird.' }, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'heron', reasoning_content: 'The note names a bird.' }, finish_reason: 'stop' },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 
   it('comes back as a thinking block, whole or streamed', async () => {
     gateway.upstream.enqueue({ kind: 'raw', contentType: 'application/json', body: JSON.stringify(chatReply) });
-    const whole = await post({ model: MODELS.openai, max_tokens: 100, messages: [{ role: 'user', content: 'Which bird?' }] }, { 'content-type': 'application/json' });
+    const whole = await post(
+      { model: MODELS.openai, max_tokens: 100, messages: [{ role: 'user', content: 'Which bird?' }] },
+      { 'content-type': 'application/json' },
+    );
     expect((await whole.json()).content).toEqual([
       { type: 'thinking', thinking: 'The note names a bird.', signature: '' },
       { type: 'text', text: 'heron' },
     ]);
 
     const chunks = [
-      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: { role: 'assistant', reasoning_content: 'Birds.' }, finish_reason: null }] },
-      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: { content: 'heron' }, finish_reason: null }] },
-      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-      { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'upstream-gpt', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+      {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'upstream-gpt',
+        choices: [{ index: 0, delta: { role: 'assistant', reasoning_content: 'Birds.' }, finish_reason: null }],
+      },
+      {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'upstream-gpt',
+        choices: [{ index: 0, delta: { content: 'heron' }, finish_reason: null }],
+      },
+      {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'upstream-gpt',
+        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+      },
+      {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'upstream-gpt',
+        choices: [],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      },
     ];
-    gateway.upstream.enqueue({ kind: 'raw', contentType: 'text/event-stream', body: `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n` });
-    const streamed = await post({ model: MODELS.openai, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Which bird?' }] }, { 'content-type': 'application/json' });
-    const events = (await streamed.text()).split('\n\n').filter((block) => block.startsWith('event:')).map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)));
+    gateway.upstream.enqueue({
+      kind: 'raw',
+      contentType: 'text/event-stream',
+      body: `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`,
+    });
+    const streamed = await post(
+      { model: MODELS.openai, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Which bird?' }] },
+      { 'content-type': 'application/json' },
+    );
+    const events = (await streamed.text())
+      .split('\n\n')
+      .filter((block) => block.startsWith('event:'))
+      .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)));
     expect(events.find((event) => event.type === 'content_block_start')).toMatchObject({ index: 0, content_block: { type: 'thinking' } });
     expect(events).toContainEqual({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Birds.' } });
     expect(events).toContainEqual({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'heron' } });

@@ -25,8 +25,19 @@ function codexBody(model: string, extraInput: unknown[] = []): Record<string, un
       ...extraInput,
     ],
     tools: [
-      { type: 'function', name: 'exec_command', description: 'Runs a command', strict: false, parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } },
-      { type: 'custom', name: 'apply_patch', description: 'Edit files', format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch' } },
+      {
+        type: 'function',
+        name: 'exec_command',
+        description: 'Runs a command',
+        strict: false,
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+      },
+      {
+        type: 'custom',
+        name: 'apply_patch',
+        description: 'Edit files',
+        format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch' },
+      },
       { type: 'web_search', external_web_access: true },
     ],
     tool_choice: 'auto',
@@ -60,7 +71,12 @@ async function events(body: Record<string, unknown>): Promise<{ status: number; 
 
 describe('Codex provider traffic', () => {
   it('native destination: the body goes through untouched apart from model, and apply_patch comes back as a custom_tool_call', async () => {
-    gateway.upstream.enqueue({ kind: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n', callId: 'call_patch_1' });
+    gateway.upstream.enqueue({
+      kind: 'custom_tool_call',
+      name: 'apply_patch',
+      input: '*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n',
+      callId: 'call_patch_1',
+    });
     const body = codexBody(MODELS.native, [{ type: 'additional_tools', role: 'developer', tools: [] }]);
     const { status, frames } = await events(body);
     expect(status).toBe(200);
@@ -76,7 +92,12 @@ describe('Codex provider traffic', () => {
     { destination: 'chat-only', model: MODELS.openai },
     { destination: 'anthropic', model: MODELS.anthropic },
   ])('$destination destination: translated, and apply_patch still comes back as a custom_tool_call', async ({ model }) => {
-    gateway.upstream.enqueue({ kind: 'tool_call', name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }), callId: 'call_patch_2' });
+    gateway.upstream.enqueue({
+      kind: 'tool_call',
+      name: 'apply_patch',
+      arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }),
+      callId: 'call_patch_2',
+    });
     const body = codexBody(model);
     // A chat-only model has no web search: an API caller leaves the tool out (see the refusal below).
     if (model === MODELS.openai) body.tools = (body.tools as { type: string }[]).filter((tool) => tool.type !== 'web_search');

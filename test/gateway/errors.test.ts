@@ -22,11 +22,21 @@ beforeAll(async () => {
 afterAll(async () => gateway.close());
 
 const chatBody = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
-const messagesBody = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const messagesBody = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  max_tokens: 50,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+});
 
 function post(path: string, body: unknown, options: { signal?: AbortSignal; apiKeyHeader?: boolean } = {}): Promise<Response> {
   const auth: Record<string, string> = options.apiKeyHeader ? { 'x-api-key': gateway.key } : { authorization: `Bearer ${gateway.key}` };
-  return fetch(`${gateway.url}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: options.signal });
+  return fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
 }
 
 describe('upstream failures before the answer', () => {
@@ -41,7 +51,11 @@ describe('upstream failures before the answer', () => {
     gateway.upstream.enqueue({
       kind: 'http_error',
       status: 429,
-      headers: { 'anthropic-ratelimit-requests-remaining': '0', 'anthropic-ratelimit-requests-reset': '2026-11-25T00:00:07Z', 'x-internal-route': 'node-7' },
+      headers: {
+        'anthropic-ratelimit-requests-remaining': '0',
+        'anthropic-ratelimit-requests-reset': '2026-11-25T00:00:07Z',
+        'x-internal-route': 'node-7',
+      },
     });
     const messages = await post('/v1/messages', messagesBody(MODELS.anthropic), { apiKeyHeader: true });
     expect(messages.status).toBe(429);
@@ -92,12 +106,21 @@ describe('upstream failures before the answer', () => {
   it('refuses an image for a destination without image support (4xx) and never calls the upstream', async () => {
     const before = gateway.upstream.requests.length;
     const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
-    const chat = await post('/v1/chat/completions', { model: MODELS.textOnly, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, image] }] });
+    const chat = await post('/v1/chat/completions', {
+      model: MODELS.textOnly,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, image] }],
+    });
     expect(chat.status).toBe(400);
     expect((await chat.json()).error.message).toContain('does not accept image input');
-    const responses = await post('/v1/responses', { model: MODELS.textOnly, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] }] });
+    const responses = await post('/v1/responses', {
+      model: MODELS.textOnly,
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] }],
+    });
     expect(responses.status).toBe(400);
-    const tools = await post('/v1/chat/completions', chatBody(MODELS.textOnly, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }));
+    const tools = await post(
+      '/v1/chat/completions',
+      chatBody(MODELS.textOnly, { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }),
+    );
     expect(tools.status).toBe(400);
     expect((await tools.json()).error.message).toContain('does not support tools');
     expect(gateway.upstream.requests.length).toBe(before);
@@ -131,7 +154,11 @@ describe('upstream failures before the answer', () => {
   it('rejects malformed bodies with 422 before any upstream call', async () => {
     const response = await post('/v1/chat/completions', { model: MODELS.openai });
     expect(response.status).toBe(422);
-    const messages = await post('/v1/messages', { model: MODELS.anthropic, messages: [{ role: 'user', content: 'hi' }] }, { apiKeyHeader: true });
+    const messages = await post(
+      '/v1/messages',
+      { model: MODELS.anthropic, messages: [{ role: 'user', content: 'hi' }] },
+      { apiKeyHeader: true },
+    );
     expect(messages.status).toBe(422);
     expect((await messages.json()).error.message).toContain('max_tokens');
   });

@@ -22,7 +22,9 @@ export const MODELS = {
 } as const;
 
 /** `models` are added to the catalogue; `config` sections are merged over the rest (raw config-file values). */
-export async function createGatewayContext(options: { refusedUrl?: string; models?: unknown[]; config?: Record<string, unknown> } = {}): Promise<GatewayTestContext> {
+export async function createGatewayContext(
+  options: { refusedUrl?: string; models?: unknown[]; config?: Record<string, unknown> } = {},
+): Promise<GatewayTestContext> {
   const upstream = await startModelUpstream();
   const capabilities = { tools: true, images: true };
   // Raw config-file values (defaults are filled in by the schema, as for a real config file).
@@ -31,16 +33,21 @@ export async function createGatewayContext(options: { refusedUrl?: string; model
       { id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
       { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
       { id: 'refused', kind: 'openai', baseUrl: options.refusedUrl ?? 'http://127.0.0.1:9/v1', connectTimeoutMs: 1_000 },
-    { id: 'impatient', kind: 'openai', baseUrl: `${upstream.url}/v1`, requestTimeoutMs: 300, idleTimeoutMs: 300 },
+      { id: 'impatient', kind: 'openai', baseUrl: `${upstream.url}/v1`, requestTimeoutMs: 300, idleTimeoutMs: 300 },
     ],
     models: [
       { id: MODELS.openai, provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities },
-      { id: MODELS.native, provider: 'openai-fake', upstreamModel: 'upstream-gpt-native', capabilities: { ...capabilities, responsesApi: true } },
+      {
+        id: MODELS.native,
+        provider: 'openai-fake',
+        upstreamModel: 'upstream-gpt-native',
+        capabilities: { ...capabilities, responsesApi: true },
+      },
       { id: MODELS.anthropic, provider: 'anthropic-fake', upstreamModel: 'upstream-claude', capabilities, rateCard: 'heavy-load' },
       { id: MODELS.textOnly, provider: 'openai-fake', upstreamModel: 'upstream-text', capabilities: { tools: false, images: false } },
       { id: 'vendor/slashed-model', provider: 'openai-fake', upstreamModel: 'upstream-slashed', capabilities },
       { id: 'refused-model', provider: 'refused', upstreamModel: 'nowhere', capabilities },
-    { id: 'impatient-model', provider: 'impatient', upstreamModel: 'upstream-impatient', capabilities },
+      { id: 'impatient-model', provider: 'impatient', upstreamModel: 'upstream-impatient', capabilities },
       ...(options.models ?? []),
     ],
     aliases: { 'power-ai': MODELS.openai },

@@ -14,7 +14,11 @@ import type { NormalizedRequest } from '../../src/gateway/normalized/index.js';
 
 describe('upstream error factory', () => {
   it('maps statuses to what the caller sees, always with a Retry-After for 429 and 5xx', () => {
-    expect(upstreamError({ kind: 'status', upstreamStatus: 429, retryAfterHeader: '12' })).toMatchObject({ status: 429, retryable: true, retryAfterSeconds: 12 });
+    expect(upstreamError({ kind: 'status', upstreamStatus: 429, retryAfterHeader: '12' })).toMatchObject({
+      status: 429,
+      retryable: true,
+      retryAfterSeconds: 12,
+    });
     expect(upstreamError({ kind: 'status', upstreamStatus: 429 }).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(upstreamError({ kind: 'status', upstreamStatus: 500 })).toMatchObject({ status: 502, retryable: true });
     expect(upstreamError({ kind: 'status', upstreamStatus: 529 })).toMatchObject({ status: 503 });
@@ -24,7 +28,10 @@ describe('upstream error factory', () => {
     const client = upstreamError({ kind: 'status', upstreamStatus: 400, message: 'bad at http://10.0.0.5:8080/v1 and 10.0.0.5:8080' });
     expect(client.status).toBe(400);
     expect(client.message).not.toMatch(/10\.0\.0\.5|http:/);
-    expect(upstreamError({ kind: 'status', upstreamStatus: 503 }).toAppError()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryAfterSeconds: 2 });
+    expect(upstreamError({ kind: 'status', upstreamStatus: 503 }).toAppError()).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      retryAfterSeconds: 2,
+    });
   });
 
   it('reads Retry-After as seconds or an HTTP date, rounding up to whole seconds', () => {
@@ -37,12 +44,28 @@ describe('upstream error factory', () => {
 
 describe('stop reasons and usage', () => {
   it('normalizes finish reasons of both providers', () => {
-    expect(['stop', 'length', 'tool_calls', 'content_filter', null].map(finishFromChat)).toEqual(['stop', 'length', 'tool-calls', 'content-filter', 'other']);
-    expect(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'pause_turn', 'unknown'].map(finishFromAnthropic)).toEqual(['stop', 'length', 'tool-calls', 'content-filter', 'pause', 'other']);
+    expect(['stop', 'length', 'tool_calls', 'content_filter', null].map(finishFromChat)).toEqual([
+      'stop',
+      'length',
+      'tool-calls',
+      'content-filter',
+      'other',
+    ]);
+    expect(['end_turn', 'max_tokens', 'tool_use', 'refusal', 'pause_turn', 'unknown'].map(finishFromAnthropic)).toEqual([
+      'stop',
+      'length',
+      'tool-calls',
+      'content-filter',
+      'pause',
+      'other',
+    ]);
     // A paused turn reaches an Anthropic caller as paused (it continues the turn), an OpenAI caller as a stop.
     const paused = { text: 'working', reasoning: '', toolCalls: [], finish: 'pause' as const };
     expect(messageObject({ model: 'm', collected: paused, estimatedInputTokens: 1 }).stop_reason).toBe('pause_turn');
-    expect((chatCompletionObject({ id: 'c', createdSeconds: 0, model: 'm', collected: paused }).choices as { finish_reason: string }[])[0]!.finish_reason).toBe('stop');
+    expect(
+      (chatCompletionObject({ id: 'c', createdSeconds: 0, model: 'm', collected: paused }).choices as { finish_reason: string }[])[0]!
+        .finish_reason,
+    ).toBe('stop');
     expect(finishFromResponse({ status: 'completed', output: [{ type: 'custom_tool_call' }] })).toBe('tool-calls');
     expect(finishFromResponse({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } })).toBe('length');
   });
@@ -52,8 +75,16 @@ describe('stop reasons and usage', () => {
     expect(usage).toEqual({ inputTokens: 130, outputTokens: 5, cachedInputTokens: 100, cacheWriteInputTokens: 20 });
     // An Anthropic caller gets the three input figures back apart, as Anthropic reports them.
     const collected = { text: '', reasoning: '', toolCalls: [], usage, finish: 'stop' as const };
-    expect(messageObject({ model: 'm', collected, estimatedInputTokens: 1 }).usage).toMatchObject({ input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 });
-    expect(usageFromChat({ prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } })).toMatchObject({ inputTokens: 7, outputTokens: 3, cachedInputTokens: 2 });
+    expect(messageObject({ model: 'm', collected, estimatedInputTokens: 1 }).usage).toMatchObject({
+      input_tokens: 10,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 20,
+    });
+    expect(usageFromChat({ prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } })).toMatchObject({
+      inputTokens: 7,
+      outputTokens: 3,
+      cachedInputTokens: 2,
+    });
   });
 });
 
@@ -79,7 +110,12 @@ describe('SSE decoding', () => {
     const bytes = Buffer.from(text, 'utf8');
     const chunks = [bytes.subarray(0, 30), bytes.subarray(30, 41), bytes.subarray(41)];
     const events = [];
-    for await (const batch of sseEventBatches((async function* () { yield* chunks; })())) events.push(...batch);
+    for await (const batch of sseEventBatches(
+      (async function* () {
+        yield* chunks;
+      })(),
+    ))
+      events.push(...batch);
     expect(events.map((event) => [event.event, event.data])).toEqual([
       ['a', '{"x":\n"é"}'],
       [undefined, '[DONE]'],
@@ -91,9 +127,22 @@ describe('tool result check', () => {
   const request = (messages: NormalizedRequest['messages']): NormalizedRequest => ({ model: 'm', messages, tools: [], stream: false });
   it('passes answered calls and names the first unanswered one', () => {
     const call = (id: string) => ({ id, kind: 'function' as const, name: 'f', arguments: '{}' });
-    expect(() => checkToolResults(request([{ role: 'assistant', content: [], toolCalls: [call('a')] }, { role: 'tool', toolCallId: 'a', content: [] }]))).not.toThrow();
     expect(() =>
-      checkToolResults(request([{ role: 'assistant', content: [], toolCalls: [call('a'), call('b')] }, { role: 'tool', toolCallId: 'a', content: [] }, { role: 'assistant', content: [], toolCalls: [] }])),
+      checkToolResults(
+        request([
+          { role: 'assistant', content: [], toolCalls: [call('a')] },
+          { role: 'tool', toolCallId: 'a', content: [] },
+        ]),
+      ),
+    ).not.toThrow();
+    expect(() =>
+      checkToolResults(
+        request([
+          { role: 'assistant', content: [], toolCalls: [call('a'), call('b')] },
+          { role: 'tool', toolCallId: 'a', content: [] },
+          { role: 'assistant', content: [], toolCalls: [] },
+        ]),
+      ),
     ).toThrow(/missing tool_call_id: b/);
   });
 });

@@ -37,7 +37,12 @@ beforeEach(() => {
 });
 
 function post(path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  return fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
 }
 
 async function settled(count: number): Promise<Settlement[]> {
@@ -52,13 +57,31 @@ describe('metering', () => {
     gateway.upstream.enqueue({ kind: 'text', text: 'fine', usage: { inputTokens: 11, outputTokens: 3 } });
     const response = await post('/v1/chat/completions', { model: 'power-ai', max_tokens: 99, messages: [{ role: 'user', content: 'hi' }] });
     expect(response.status).toBe(200);
-    expect(begun).toEqual([expect.objectContaining({ requestedModel: 'power-ai', modelId: MODELS.openai, operation: 'chat', maxOutputTokens: 99, requestId: response.headers.get('x-request-id') })]);
-    expect(await settled(1)).toEqual([expect.objectContaining({ status: 'completed', usage: { inputTokens: 11, outputTokens: 3, cachedInputTokens: undefined, source: 'upstream' } })]);
+    expect(begun).toEqual([
+      expect.objectContaining({
+        requestedModel: 'power-ai',
+        modelId: MODELS.openai,
+        operation: 'chat',
+        maxOutputTokens: 99,
+        requestId: response.headers.get('x-request-id'),
+      }),
+    ]);
+    expect(await settled(1)).toEqual([
+      expect.objectContaining({
+        status: 'completed',
+        usage: { inputTokens: 11, outputTokens: 3, cachedInputTokens: undefined, source: 'upstream' },
+      }),
+    ]);
   });
 
   it('estimates with the tokenizer when the upstream reports no usage, and says so', async () => {
     gateway.upstream.enqueue({ kind: 'text', text: 'a reply of several words', omitUsage: true });
-    const response = await post('/v1/messages', { model: MODELS.openai, max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'count me' }] });
+    const response = await post('/v1/messages', {
+      model: MODELS.openai,
+      max_tokens: 20,
+      stream: true,
+      messages: [{ role: 'user', content: 'count me' }],
+    });
     await response.text();
     const [settlement] = await settled(1);
     expect(settlement).toMatchObject({ status: 'completed', usage: { source: 'estimated' } });
@@ -69,7 +92,11 @@ describe('metering', () => {
   it('settles once as aborted, with the streamed output estimated, when the client disconnects', async () => {
     gateway.upstream.enqueue({ kind: 'text', text: 'word '.repeat(50), chunks: 50, chunkDelayMs: 50 });
     const controller = new AbortController();
-    const response = await post('/v1/chat/completions', { model: MODELS.openai, stream: true, messages: [{ role: 'user', content: 'hi' }] }, controller.signal);
+    const response = await post(
+      '/v1/chat/completions',
+      { model: MODELS.openai, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      controller.signal,
+    );
     const reader = response.body!.getReader();
     await reader.read();
     await reader.read();
@@ -94,7 +121,10 @@ describe('metering', () => {
 
   it('does not begin a metered call for a request refused before the upstream (unknown model, capability)', async () => {
     await post('/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'hi' }] });
-    await post('/v1/chat/completions', { model: MODELS.textOnly, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }] }] });
+    await post('/v1/chat/completions', {
+      model: MODELS.textOnly,
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }] }],
+    });
     expect(begun).toHaveLength(0);
     expect(settlements).toHaveLength(0);
   });

@@ -6,7 +6,11 @@ import { createGatewayContext, MODELS, type GatewayTestContext } from './gateway
 const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 let gateway: GatewayTestContext;
@@ -32,7 +36,13 @@ describe.each([
       max_tokens: 300,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is in the picture, and the weather?' }, { type: 'image_url', image_url: { url: PIXEL } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in the picture, and the weather?' },
+            { type: 'image_url', image_url: { url: PIXEL } },
+          ],
+        },
       ],
       tools: [WEATHER_TOOL],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
@@ -51,7 +61,13 @@ describe.each([
       expect(sent!.headers.authorization).toBe('Bearer sk-upstream-openai');
       expect(sent!.body.messages).toEqual([
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is in the picture, and the weather?' }, { type: 'image_url', image_url: { url: PIXEL } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in the picture, and the weather?' },
+            { type: 'image_url', image_url: { url: PIXEL } },
+          ],
+        },
       ]);
       expect(sent!.body.tools).toEqual([WEATHER_TOOL]);
       expect(sent!.body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
@@ -70,7 +86,9 @@ describe.each([
           ],
         },
       ]);
-      expect(sent!.body.tools).toEqual([{ name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_TOOL.function.parameters }]);
+      expect(sent!.body.tools).toEqual([
+        { name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_TOOL.function.parameters },
+      ]);
       expect(sent!.body.tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
     }
   });
@@ -84,7 +102,11 @@ describe.each([
       tools: [WEATHER_TOOL],
       messages: [
         { role: 'user', content: 'Weather in Oslo?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_w1', content: 'sunny, 21C' },
       ],
     });
@@ -111,7 +133,11 @@ describe.each([
     if (kind === 'openai') {
       expect(sent!.body.stream_options).toEqual({ include_usage: true });
       expect(sent!.body.messages.slice(1)).toEqual([
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_w1', content: 'sunny, 21C' },
       ]);
     } else {
@@ -137,18 +163,49 @@ describe.each([
     expect(response.usage!.output_tokens).toBeGreaterThan(0);
     const [sent] = gateway.upstream.requests;
     expect(sent!.path).toBe(path);
-    if (path === '/v1/responses') expect(sent!.body).toEqual({ model: 'upstream-gpt-native', input: 'Say hello', instructions: 'Be kind.', max_output_tokens: 64, stream: false });
+    if (path === '/v1/responses')
+      expect(sent!.body).toEqual({
+        model: 'upstream-gpt-native',
+        input: 'Say hello',
+        instructions: 'Be kind.',
+        max_output_tokens: 64,
+        stream: false,
+      });
   });
 
   it('streams a function call and a custom apply_patch call back as Responses events', async () => {
     gateway.upstream.enqueue({ kind: 'tool_call', name: 'exec_command', arguments: '{"cmd":"ls"}', callId: 'call_e1' });
-    gateway.upstream.enqueue({ kind: path === '/v1/responses' ? 'custom_tool_call' : 'tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n', arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }), callId: 'call_p1' } as never);
+    gateway.upstream.enqueue({
+      kind: path === '/v1/responses' ? 'custom_tool_call' : 'tool_call',
+      name: 'apply_patch',
+      input: '*** Begin Patch\n*** End Patch\n',
+      arguments: JSON.stringify({ input: '*** Begin Patch\n*** End Patch\n' }),
+      callId: 'call_p1',
+    } as never);
     const tools = [
-      { type: 'function' as const, name: 'exec_command', description: 'Run a command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false },
-      { type: 'custom' as const, name: 'apply_patch', description: 'Edit files', format: { type: 'grammar' as const, syntax: 'lark' as const, definition: 'start: "x"' } },
+      {
+        type: 'function' as const,
+        name: 'exec_command',
+        description: 'Run a command',
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+        strict: false,
+      },
+      {
+        type: 'custom' as const,
+        name: 'apply_patch',
+        description: 'Edit files',
+        format: { type: 'grammar' as const, syntax: 'lark' as const, definition: 'start: "x"' },
+      },
     ];
     const events: string[] = [];
-    const first = await client.responses.create({ model, input: 'list files', tools, stream: true, store: false, reasoning: { effort: 'high' } });
+    const first = await client.responses.create({
+      model,
+      input: 'list files',
+      tools,
+      stream: true,
+      store: false,
+      reasoning: { effort: 'high' },
+    });
     let functionCall: OpenAI.Responses.ResponseFunctionToolCall | undefined;
     for await (const event of first) {
       events.push(event.type);
@@ -187,7 +244,10 @@ describe.each([
       expect(gateway.upstream.requests[0]!.body.reasoning_effort).toBe('high');
     } else {
       expect(sent.body.tools[1]).toMatchObject({ name: 'apply_patch', input_schema: { required: ['input'] } });
-      expect(sent.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_e1', content: 'a.txt' }] });
+      expect(sent.body.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'call_e1', content: 'a.txt' }],
+      });
     }
   });
 });
@@ -196,15 +256,33 @@ describe('structured output', () => {
   const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
 
   it('passes response_format and Responses text.format on to a chat upstream', async () => {
-    await client.chat.completions.create({ model: MODELS.openai, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } } });
-    expect(gateway.upstream.requests[0]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } });
-    await client.responses.create({ model: MODELS.openai, input: 'json please', text: { format: { type: 'json_schema', name: 'reply', schema, strict: true } } });
-    expect(gateway.upstream.requests[1]!.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } });
+    await client.chat.completions.create({
+      model: MODELS.openai,
+      messages: [{ role: 'user', content: 'json please' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'reply', schema, strict: true } },
+    });
+    expect(gateway.upstream.requests[0]!.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'reply', schema, strict: true },
+    });
+    await client.responses.create({
+      model: MODELS.openai,
+      input: 'json please',
+      text: { format: { type: 'json_schema', name: 'reply', schema, strict: true } },
+    });
+    expect(gateway.upstream.requests[1]!.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'reply', schema, strict: true },
+    });
   });
 
   it('emulates structured output with a forced tool on a destination without it, the answer in the content', async () => {
     gateway.upstream.enqueue({ kind: 'tool_call', name: 'structured_output', arguments: '{"ok":true}', callId: 'toolu_json' });
-    const completion = await client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'json please' }], response_format: { type: 'json_object' } });
+    const completion = await client.chat.completions.create({
+      model: MODELS.anthropic,
+      messages: [{ role: 'user', content: 'json please' }],
+      response_format: { type: 'json_object' },
+    });
     expect(completion.choices[0]!.message.content).toBe('{"ok":true}');
     expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
     expect(completion.choices[0]!.finish_reason).toBe('stop');

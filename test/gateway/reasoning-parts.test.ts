@@ -30,7 +30,10 @@ const THINKING_MESSAGE = {
 
 function thinkingStream(): string {
   const events = [
-    { type: 'message_start', message: { ...THINKING_MESSAGE, content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } } },
+    {
+      type: 'message_start',
+      message: { ...THINKING_MESSAGE, content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 1 } },
+    },
     { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Herons wade.' } },
     { type: 'content_block_stop', index: 0 },
@@ -70,7 +73,10 @@ describe('reasoning parts', () => {
 
   it('chat: reasoning_content', async () => {
     gateway.upstream.enqueue({ kind: 'raw', contentType: 'application/json', body: JSON.stringify(THINKING_MESSAGE) });
-    const completion = await client.chat.completions.create({ model: MODELS.anthropic, messages: [{ role: 'user', content: 'Which bird?' }] });
+    const completion = await client.chat.completions.create({
+      model: MODELS.anthropic,
+      messages: [{ role: 'user', content: 'Which bird?' }],
+    });
     expect((completion.choices[0]!.message as unknown as { reasoning_content: string }).reasoning_content).toBe('Herons wade.');
     expect(completion.choices[0]!.message.content).toBe('heron');
   });

@@ -23,9 +23,17 @@ describe('model listing', () => {
     expect(ids).toEqual(expect.arrayContaining(['power-ai', MODELS.openai, MODELS.anthropic, 'vendor/slashed-model']));
 
     const alias = await client.models.retrieve('power-ai');
-    expect(alias).toMatchObject({ id: 'power-ai', object: 'model', alias: true, pricing: { rate_card: 'standard', input_micros_per_million: 4_000_000, output_usd_per_million: "24.000000" } });
+    expect(alias).toMatchObject({
+      id: 'power-ai',
+      object: 'model',
+      alias: true,
+      pricing: { rate_card: 'standard', input_micros_per_million: 4_000_000, output_usd_per_million: '24.000000' },
+    });
     const claude = await client.models.retrieve(MODELS.anthropic);
-    expect(claude).toMatchObject({ capabilities: { images: true, tools: true }, pricing: { rate_card: 'heavy-load', input_micros_per_million: 6_000_000 } });
+    expect(claude).toMatchObject({
+      capabilities: { images: true, tools: true },
+      pricing: { rate_card: 'heavy-load', input_micros_per_million: 6_000_000 },
+    });
   });
 
   it('lists models to the Anthropic client too (x-api-key, its list shape)', async () => {
@@ -38,7 +46,11 @@ describe('model listing', () => {
   });
 
   it('serves model ids that contain slashes and 404s unknown ones', async () => {
-    const slashed = await gateway.context.app.inject({ method: 'GET', url: '/v1/models/vendor/slashed-model', headers: bearer(gateway.key) });
+    const slashed = await gateway.context.app.inject({
+      method: 'GET',
+      url: '/v1/models/vendor/slashed-model',
+      headers: bearer(gateway.key),
+    });
     expect(slashed.statusCode).toBe(200);
     expect(slashed.json().id).toBe('vendor/slashed-model');
     const missing = await gateway.context.app.inject({ method: 'GET', url: '/v1/models/vendor/nothing', headers: bearer(gateway.key) });
@@ -62,14 +74,24 @@ describe('model listing', () => {
 
 describe('power-ai alias switching', () => {
   const ask = () =>
-    gateway.context.app.inject({ method: 'POST', url: '/v1/chat/completions', headers: bearer(gateway.key), payload: { model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] } });
+    gateway.context.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: bearer(gateway.key),
+      payload: { model: 'power-ai', messages: [{ role: 'user', content: 'hi' }] },
+    });
 
   it('switches the destination at runtime; the alias id stays the same and the upstream sees the new model', async () => {
     const first = await ask();
     expect(first.json().model).toBe('power-ai');
     expect(gateway.upstream.requests.at(-1)).toMatchObject({ path: '/v1/chat/completions', body: { model: 'upstream-gpt' } });
 
-    const switched = await gateway.context.app.inject({ method: 'PUT', url: '/api/admin/aliases/power-ai', headers: operatorHeaders, payload: { model: MODELS.anthropic } });
+    const switched = await gateway.context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/aliases/power-ai',
+      headers: operatorHeaders,
+      payload: { model: MODELS.anthropic },
+    });
     expect(switched.statusCode).toBe(200);
     expect(switched.json()).toMatchObject({ alias: 'power-ai', model: MODELS.anthropic });
 
@@ -85,15 +107,35 @@ describe('power-ai alias switching', () => {
     expect(fresh.resolve('power-ai')?.model.id).toBe(MODELS.anthropic);
     await fresh.close();
 
-    await gateway.context.app.inject({ method: 'PUT', url: '/api/admin/aliases/power-ai', headers: operatorHeaders, payload: { model: MODELS.openai } });
+    await gateway.context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/aliases/power-ai',
+      headers: operatorHeaders,
+      payload: { model: MODELS.openai },
+    });
   });
 
   it('404s an unknown alias or model and changes nothing; customers cannot switch', async () => {
-    const unknownAlias = await gateway.context.app.inject({ method: 'PUT', url: '/api/admin/aliases/not-an-alias', headers: operatorHeaders, payload: { model: MODELS.openai } });
+    const unknownAlias = await gateway.context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/aliases/not-an-alias',
+      headers: operatorHeaders,
+      payload: { model: MODELS.openai },
+    });
     expect(unknownAlias.statusCode).toBe(404);
-    const unknownModel = await gateway.context.app.inject({ method: 'PUT', url: '/api/admin/aliases/power-ai', headers: operatorHeaders, payload: { model: 'nope' } });
+    const unknownModel = await gateway.context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/aliases/power-ai',
+      headers: operatorHeaders,
+      payload: { model: 'nope' },
+    });
     expect(unknownModel.statusCode).toBe(404);
-    const byCustomer = await gateway.context.app.inject({ method: 'PUT', url: '/api/admin/aliases/power-ai', headers: bearer(gateway.key), payload: { model: MODELS.anthropic } });
+    const byCustomer = await gateway.context.app.inject({
+      method: 'PUT',
+      url: '/api/admin/aliases/power-ai',
+      headers: bearer(gateway.key),
+      payload: { model: MODELS.anthropic },
+    });
     expect(byCustomer.statusCode).toBe(404);
     expect(gateway.context.services.gateway.router.resolve('power-ai')?.model.id).toBe(MODELS.openai);
   });

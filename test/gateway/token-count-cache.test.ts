@@ -12,10 +12,19 @@ function request(instructions: string, question: string): NormalizedRequest {
     system: instructions,
     messages: [
       { role: 'user', content: [{ type: 'text', text: question }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Running it.' }], toolCalls: [{ id: 'c1', name: 'exec_command', arguments: '{"cmd":"ls"}' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Running it.' }],
+        toolCalls: [{ id: 'c1', name: 'exec_command', arguments: '{"cmd":"ls"}' }],
+      },
     ] as NormalizedRequest['messages'],
     tools: [
-      { type: 'function', name: 'exec_command', description: 'Runs a shell command. '.repeat(80), parameters: { type: 'object', properties: { cmd: { type: 'string' } } } },
+      {
+        type: 'function',
+        name: 'exec_command',
+        description: 'Runs a shell command. '.repeat(80),
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+      },
       { type: 'custom', name: 'apply_patch', description: 'Applies a patch.' },
     ],
     stream: true,
@@ -31,7 +40,9 @@ describe('token counts of recurring request text', () => {
     expect(uncached.size).toBe(0);
     // The parts counted one by one, plus 3 tokens per message.
     const tools = `exec_command${'Runs a shell command. '.repeat(80)}${JSON.stringify({ type: 'object', properties: { cmd: { type: 'string' } } })}apply_patchApplies a patch.`;
-    expect(expected).toBe(countTokens(INSTRUCTIONS) + countTokens(tools) + countTokens('What does this repository do?Running it.exec_command{"cmd":"ls"}') + 6);
+    expect(expected).toBe(
+      countTokens(INSTRUCTIONS) + countTokens(tools) + countTokens('What does this repository do?Running it.exec_command{"cmd":"ls"}') + 6,
+    );
 
     expect(await countInputTokens(first, cache)).toBe(expected);
     expect(cache.size).toBe(2);

@@ -87,7 +87,9 @@ describe('images inside tool results', () => {
         { role: 'user', content: 'and now?' },
       ],
     });
-    const roles = gateway.upstream.requests[0]!.body.messages.map((message: { role: string; tool_call_id?: string }) => message.tool_call_id ?? message.role);
+    const roles = gateway.upstream.requests[0]!.body.messages.map(
+      (message: { role: string; tool_call_id?: string }) => message.tool_call_id ?? message.role,
+    );
     // Every tool result still follows its assistant turn directly; the image comes after all of them.
     expect(roles).toEqual(['user', 'assistant', 'call_a', 'call_b', 'user', 'user']);
     expect(JSON.stringify(gateway.upstream.requests[0]!.body.messages[4])).toContain(DATA_URL);

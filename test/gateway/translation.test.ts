@@ -35,25 +35,41 @@ describe('structured output → Anthropic-kind', () => {
 
 describe('structured output → OpenAI-kind chat model without native structured output', () => {
   it('forces a function instead of response_format', () => {
-    const body = toChatRequest(request({ responseFormat: { type: 'json_schema', name: 'answer', schema: SCHEMA } }), 'u', { nativeStructuredOutput: false });
+    const body = toChatRequest(request({ responseFormat: { type: 'json_schema', name: 'answer', schema: SCHEMA } }), 'u', {
+      nativeStructuredOutput: false,
+    });
     expect(body.response_format).toBeUndefined();
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'structured_output' } });
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'structured_output', description: expect.any(String), parameters: SCHEMA } }]);
+    expect(body.tools).toEqual([
+      { type: 'function', function: { name: 'structured_output', description: expect.any(String), parameters: SCHEMA } },
+    ]);
   });
 });
 
 describe('reasoning effort ↔ thinking', () => {
   it('adaptive thinking with output_config.effort where the model supports it', () => {
-    const body = toAnthropicRequest(request({ reasoningEffort: 'xhigh', temperature: 0.2 }), { upstreamModel: 'u', defaultMaxTokens: 1000, adaptiveThinking: true });
+    const body = toAnthropicRequest(request({ reasoningEffort: 'xhigh', temperature: 0.2 }), {
+      upstreamModel: 'u',
+      defaultMaxTokens: 1000,
+      adaptiveThinking: true,
+    });
     expect(body.thinking).toEqual({ type: 'adaptive' });
     expect(body.output_config).toEqual({ effort: 'max' });
     expect(body.temperature).toBeUndefined();
   });
 
   it('a thinking budget below max_tokens otherwise; none when it cannot fit', () => {
-    expect(toAnthropicRequest(request({ reasoningEffort: 'medium' }), { upstreamModel: 'u', defaultMaxTokens: 4_000 }).thinking).toEqual({ type: 'enabled', budget_tokens: 3_999 });
-    expect(toAnthropicRequest(request({ reasoningEffort: 'low', maxOutputTokens: 500 }), { upstreamModel: 'u', defaultMaxTokens: 4_000 }).thinking).toBeUndefined();
-    expect(toAnthropicRequest(request({ reasoningEffort: 'none' }), { upstreamModel: 'u', defaultMaxTokens: 4_000 }).thinking).toBeUndefined();
+    expect(toAnthropicRequest(request({ reasoningEffort: 'medium' }), { upstreamModel: 'u', defaultMaxTokens: 4_000 }).thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 3_999,
+    });
+    expect(
+      toAnthropicRequest(request({ reasoningEffort: 'low', maxOutputTokens: 500 }), { upstreamModel: 'u', defaultMaxTokens: 4_000 })
+        .thinking,
+    ).toBeUndefined();
+    expect(
+      toAnthropicRequest(request({ reasoningEffort: 'none' }), { upstreamModel: 'u', defaultMaxTokens: 4_000 }).thinking,
+    ).toBeUndefined();
   });
 
   it('Anthropic thinking and effort read as a reasoning effort', () => {
@@ -78,9 +94,15 @@ describe('legacy chat functions', () => {
         { role: 'function', name: 'lookup', content: 'found' },
       ],
     });
-    expect(request.tools).toEqual([{ type: 'function', name: 'lookup', description: undefined, parameters: { type: 'object', properties: {} } }]);
+    expect(request.tools).toEqual([
+      { type: 'function', name: 'lookup', description: undefined, parameters: { type: 'object', properties: {} } },
+    ]);
     expect(request.toolChoice).toEqual({ name: 'lookup' });
-    expect(request.messages[1]).toEqual({ role: 'assistant', content: [], toolCalls: [{ id: 'call_function_1', kind: 'function', name: 'lookup', arguments: '{"q":"x"}' }] });
+    expect(request.messages[1]).toEqual({
+      role: 'assistant',
+      content: [],
+      toolCalls: [{ id: 'call_function_1', kind: 'function', name: 'lookup', arguments: '{"q":"x"}' }],
+    });
     expect(request.messages[2]).toEqual({ role: 'tool', toolCallId: 'call_function_1', content: [{ type: 'text', text: 'found' }] });
     const body = toChatRequest(request, 'u');
     expect(body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_function_1', content: 'found' });
@@ -88,6 +110,14 @@ describe('legacy chat functions', () => {
 
   it('refuses a function message that answers no call', async () => {
     const { decodeChatRequest } = await import('../../src/gateway/protocols/chat/decode.js');
-    expect(() => decodeChatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'function', name: 'lookup', content: 'found' }] })).toThrow();
+    expect(() =>
+      decodeChatRequest({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'function', name: 'lookup', content: 'found' },
+        ],
+      }),
+    ).toThrow();
   });
 });

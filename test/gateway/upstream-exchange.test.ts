@@ -8,7 +8,10 @@ import { UpstreamBody, dispatchExchange, jsonReplyParts } from '../../src/gatewa
 describe('upstream body queue', () => {
   function body() {
     const calls = { resumed: 0, aborted: [] as Error[] };
-    const queue = new UpstreamBody(() => (calls.resumed += 1), (reason) => calls.aborted.push(reason));
+    const queue = new UpstreamBody(
+      () => (calls.resumed += 1),
+      (reason) => calls.aborted.push(reason),
+    );
     return { queue, calls };
   }
 
@@ -55,7 +58,8 @@ describe('upstream body queue', () => {
     queue.push(Buffer.from('{"text":"hi"}'));
     queue.end();
     const parts = [];
-    for await (const part of jsonReplyParts(queue, (parsed: { text: string }) => [{ type: 'text-delta' as const, delta: parsed.text }])) parts.push(part);
+    for await (const part of jsonReplyParts(queue, (parsed: { text: string }) => [{ type: 'text-delta' as const, delta: parsed.text }]))
+      parts.push(part);
     expect(parts).toEqual([{ type: 'text-delta', delta: 'hi' }]);
     const { queue: truncated } = body();
     truncated.push(Buffer.from('{"id":"partial",'));
@@ -64,7 +68,10 @@ describe('upstream body queue', () => {
       for await (const _part of jsonReplyParts(truncated, () => [])) void _part;
     })().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SyntaxError);
-    expect(streamFailurePart(failure, new AbortController().signal)).toMatchObject({ type: 'error', error: { failure: 'protocol', status: 502 } });
+    expect(streamFailurePart(failure, new AbortController().signal)).toMatchObject({
+      type: 'error',
+      error: { failure: 'protocol', status: 502 },
+    });
   });
 
   it('reads text up to a limit and aborts past it', async () => {
@@ -124,7 +131,11 @@ describe('upstream exchange over a real socket', () => {
     const first = await response.body.next();
     expect(first.value?.toString()).toContain('tick');
     controller.abort();
-    await expect((async () => { for await (const _chunk of response.body); })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const _chunk of response.body);
+      })(),
+    ).rejects.toThrow();
     await expect.poll(() => closedEarly.length, { timeout: 1000 }).toBeGreaterThan(0);
     expect(closedEarly.at(-1)).toBe(true);
   });

@@ -44,13 +44,25 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
   const created = await context.services.customers.create({ email: `${name}-${Math.random().toString(36).slice(2)}@example.com` });
   const id = created.customer.id;
   const headers = bearer(created.systemToken.key);
-  await context.services.billing.adjust({ customerId: id, amountMicros: 100_000_000, reason: 'funding', wallet: 'token', idempotencyKey: `matrix-${id}` });
+  await context.services.billing.adjust({
+    customerId: id,
+    amountMicros: 100_000_000,
+    reason: 'funding',
+    wallet: 'token',
+    idempotencyKey: `matrix-${id}`,
+  });
   const project = await context.services.projects.create(id, `${name} project`);
   const now = Date.now();
   const tag = `${name}-${id}`;
   const db = context.storage.db;
-  await db.insertInto('agent_project_threads').values({ project_id: project.id, customer_id: id, thread_id: `thr-project-${tag}`, created_at: now, updated_at: now }).execute();
-  await db.insertInto('direct_threads').values({ thread_id: `thr-direct-${tag}`, customer_id: id, cwd: project.workspaceDir, created_at: now }).execute();
+  await db
+    .insertInto('agent_project_threads')
+    .values({ project_id: project.id, customer_id: id, thread_id: `thr-project-${tag}`, created_at: now, updated_at: now })
+    .execute();
+  await db
+    .insertInto('direct_threads')
+    .values({ thread_id: `thr-direct-${tag}`, customer_id: id, cwd: project.workspaceDir, created_at: now })
+    .execute();
   const approval = {
     customer_id: id,
     turn_id: `turn-${tag}`,
@@ -64,14 +76,27 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     expires_at: now + 3_600_000,
     finished_at: null,
   };
-  await db.insertInto('agent_approvals').values({ ...approval, id: `apr-project-${tag}`, project_id: project.id, thread_id: `thr-project-${tag}` }).execute();
+  await db
+    .insertInto('agent_approvals')
+    .values({ ...approval, id: `apr-project-${tag}`, project_id: project.id, thread_id: `thr-project-${tag}` })
+    .execute();
   await context.services.direct.stream(id);
-  await db.insertInto('agent_approvals').values({ ...approval, id: `apr-direct-${tag}`, project_id: `direct-${id}`, thread_id: `thr-direct-${tag}`, server_request_id: '2' }).execute();
+  await db
+    .insertInto('agent_approvals')
+    .values({ ...approval, id: `apr-direct-${tag}`, project_id: `direct-${id}`, thread_id: `thr-direct-${tag}`, server_request_id: '2' })
+    .execute();
   const key = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers, payload: { name: 'matrix' } });
   expect(key.statusCode).toBe(201);
-  const completion = await context.app.inject({ method: 'POST', url: '/v1/chat/completions', headers, payload: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], store: true } });
+  const completion = await context.app.inject({
+    method: 'POST',
+    url: '/v1/chat/completions',
+    headers,
+    payload: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], store: true },
+  });
   expect(completion.statusCode, completion.body).toBe(200);
-  const response = storeResponse ? await context.app.inject({ method: 'POST', url: '/v1/responses', headers, payload: { model: 'gpt-test', input: 'hi', store: true } }) : null;
+  const response = storeResponse
+    ? await context.app.inject({ method: 'POST', url: '/v1/responses', headers, payload: { model: 'gpt-test', input: 'hi', store: true } })
+    : null;
   if (response) expect(response.statusCode, response.body).toBe(200);
   // An alert, an inbox message, a paid crypto order and a refund address of the tenant's own.
   await context.services.accounts.alerts.raise(id, { cause: 'key_revoked', causeKey: `matrix-${tag}`, keyId: key.json().id });
@@ -97,24 +122,78 @@ async function tenant(name: string, storeResponse: boolean): Promise<Tenant> {
     updated_at: now,
   };
   await db.insertInto('payments').values(order).execute();
-  await db.insertInto('crypto_refund_addresses').values({ address_id: `adr-${tag}`, customer_id: id, network: 'eth', address: '0x0000000000000000000000000000000000000000', label: null, created_at: now }).execute();
-  const push = await context.app.inject({ method: 'POST', url: '/api/admin/push', headers: operatorHeaders, payload: { message_key: `push-${tag}`, customer_id: id, title: 'matrix', body: 'matrix' } });
+  await db
+    .insertInto('crypto_refund_addresses')
+    .values({
+      address_id: `adr-${tag}`,
+      customer_id: id,
+      network: 'eth',
+      address: '0x0000000000000000000000000000000000000000',
+      label: null,
+      created_at: now,
+    })
+    .execute();
+  const push = await context.app.inject({
+    method: 'POST',
+    url: '/api/admin/push',
+    headers: operatorHeaders,
+    payload: { message_key: `push-${tag}`, customer_id: id, title: 'matrix', body: 'matrix' },
+  });
   expect(push.statusCode, push.body).toBe(201);
-  const conversation = await context.app.inject({ method: 'POST', url: '/api/v1/desktop-chat/conversations', headers, payload: { title: 'matrix', model: 'gpt-test' } });
+  const conversation = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/desktop-chat/conversations',
+    headers,
+    payload: { title: 'matrix', model: 'gpt-test' },
+  });
   expect(conversation.statusCode, conversation.body).toBe(201);
-  const coder = await context.app.inject({ method: 'POST', url: '/api/v1/desktop/coder/projects', headers, payload: { name: `${name}-coder` } });
+  const coder = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/desktop/coder/projects',
+    headers,
+    payload: { name: `${name}-coder` },
+  });
   expect(coder.statusCode, coder.body).toBe(201);
   // A completed research analysis with its reply message, as the desktop chat stores one.
   const reply = await db
     .insertInto('desktop_chat_messages')
-    .values({ conversation_id: conversation.json().id, customer_id: id, role: 'assistant', content: 'report', model: 'gpt-test', request_id: null, input_tokens: null, output_tokens: null, created_at: now })
+    .values({
+      conversation_id: conversation.json().id,
+      customer_id: id,
+      role: 'assistant',
+      content: 'report',
+      model: 'gpt-test',
+      request_id: null,
+      input_tokens: null,
+      output_tokens: null,
+      created_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   await db
     .insertInto('desktop_chat_research')
-    .values({ message_id: Number(reply.id), conversation_id: conversation.json().id, customer_id: id, status: 'completed', prompt: 'matrix', title: 'matrix', sections_json: '[]', sources_json: '[]', error: null, calls: 1, created_at: now, updated_at: now, completed_at: now })
+    .values({
+      message_id: Number(reply.id),
+      conversation_id: conversation.json().id,
+      customer_id: id,
+      status: 'completed',
+      prompt: 'matrix',
+      title: 'matrix',
+      sections_json: '[]',
+      sources_json: '[]',
+      error: null,
+      calls: 1,
+      created_at: now,
+      updated_at: now,
+      completed_at: now,
+    })
     .execute();
-  const objectProject = await context.app.inject({ method: 'POST', url: '/api/v1/assistant-desktop/object-workspace/projects', headers, payload: { name: 'matrix' } });
+  const objectProject = await context.app.inject({
+    method: 'POST',
+    url: '/api/v1/assistant-desktop/object-workspace/projects',
+    headers,
+    payload: { name: 'matrix' },
+  });
   expect(objectProject.statusCode, objectProject.body).toBe(201);
   return {
     id,
@@ -166,7 +245,9 @@ function idsOf(owner: Tenant, name: string, template: string): string[] | undefi
       return [String(owner.alertId)];
     case 'message_id':
       // Desktop chat messages (a research reply) and inbox messages share the parameter name.
-      return template.startsWith('/api/v1/desktop-chat/') ? [String(owner.researchMessageId), String(owner.messageId)] : [String(owner.messageId)];
+      return template.startsWith('/api/v1/desktop-chat/')
+        ? [String(owner.researchMessageId), String(owner.messageId)]
+        : [String(owner.messageId)];
     case 'order_id':
       return [owner.orderId];
     case 'address_id':
@@ -223,7 +304,10 @@ interface Call {
 }
 
 function product(lists: [string, string[]][]): Record<string, string>[] {
-  return lists.reduce<Record<string, string>[]>((combos, [name, values]) => combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value }))), [{}]);
+  return lists.reduce<Record<string, string>[]>(
+    (combos, [name, values]) => combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value }))),
+    [{}],
+  );
 }
 
 /** Every call of the matrix: each id parameter filled with each of B's ids of its kind. */
@@ -231,7 +315,9 @@ function callsFor(operation: Operation, owner: Tenant): Call[] | string {
   const key = `${operation.method} ${operation.template}`;
   const pathNames = operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
   const queryThread = operation.parameters.find((parameter) => parameter.in === 'query' && THREAD_FIELDS.includes(parameter.name));
-  const bodyThread = Object.keys((operation.bodySchema as { properties?: object } | undefined)?.properties ?? {}).find((name) => THREAD_FIELDS.includes(name));
+  const bodyThread = Object.keys((operation.bodySchema as { properties?: object } | undefined)?.properties ?? {}).find((name) =>
+    THREAD_FIELDS.includes(name),
+  );
   if (pathNames.length === 0 && !queryThread && !bodyThread) return [];
   if (operation.template.includes('{*}') || pathNames.includes('*')) return [];
   const lists: [string, string[]][] = [];
@@ -261,7 +347,15 @@ beforeAll(async () => {
   context = await createTestContext({
     config: {
       providers: [{ id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' }],
-      models: [{ id: 'gpt-test', provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities: { tools: true, responsesApi: true }, rateCard: 'standard' }],
+      models: [
+        {
+          id: 'gpt-test',
+          provider: 'openai-fake',
+          upstreamModel: 'upstream-gpt',
+          capabilities: { tools: true, responsesApi: true },
+          rateCard: 'standard',
+        },
+      ],
       aliases: { 'power-ai': 'gpt-test' },
     } as never,
   });
@@ -290,8 +384,14 @@ describe('cross-tenant matrix from the OpenAPI catalogue', () => {
       }
       for (const call of generated) {
         calls += 1;
-        const response = await context.app.inject({ method: call.method as 'GET', url: call.url, headers: alice.headers, ...(call.payload ? { payload: call.payload } : {}) });
-        const ok = response.statusCode === 404 || (response.statusCode === 200 && operation.method === 'GET' && isEmptyList(response.json()));
+        const response = await context.app.inject({
+          method: call.method as 'GET',
+          url: call.url,
+          headers: alice.headers,
+          ...(call.payload ? { payload: call.payload } : {}),
+        });
+        const ok =
+          response.statusCode === 404 || (response.statusCode === 200 && operation.method === 'GET' && isEmptyList(response.json()));
         if (!ok) problems.push(`${call.label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
         // Nothing of B's may show in the answer, whatever its status.
         for (const secret of [bob.projectId, bob.directThreadId, bob.projectThreadId, bob.approvalId]) {
@@ -304,11 +404,25 @@ describe('cross-tenant matrix from the OpenAPI catalogue', () => {
   }, 120_000);
 
   it("answers another customer's approval id under the caller's own thread or project with a 404", async () => {
-    const direct = await context.app.inject({ method: 'POST', url: `/api/threads/${alice.directThreadId}/approvals/${bob.approvalId}/resolve`, headers: alice.headers, payload: {} });
+    const direct = await context.app.inject({
+      method: 'POST',
+      url: `/api/threads/${alice.directThreadId}/approvals/${bob.approvalId}/resolve`,
+      headers: alice.headers,
+      payload: {},
+    });
     expect(direct.statusCode).toBe(404);
-    const project = await context.app.inject({ method: 'POST', url: `/api/v1/projects/${alice.projectId}/approvals/apr-project-bob-${bob.id}/resolve`, headers: alice.headers, payload: {} });
+    const project = await context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${alice.projectId}/approvals/apr-project-bob-${bob.id}/resolve`,
+      headers: alice.headers,
+      payload: {},
+    });
     expect(project.statusCode).toBe(404);
-    const pending = await context.app.inject({ method: 'GET', url: `/api/threads/${alice.directThreadId}/approvals`, headers: alice.headers });
+    const pending = await context.app.inject({
+      method: 'GET',
+      url: `/api/threads/${alice.directThreadId}/approvals`,
+      headers: alice.headers,
+    });
     expect(pending.statusCode).toBe(200);
     expect(pending.json().data.map((approval: { request_id: string }) => approval.request_id)).toEqual([alice.approvalId]);
   });
@@ -321,7 +435,11 @@ describe('cross-tenant matrix from the OpenAPI catalogue', () => {
   it("keeps the caller's own ids working (the matrix is not 404 for everyone)", async () => {
     const project = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${alice.projectId}`, headers: alice.headers });
     expect(project.statusCode).toBe(200);
-    const completion = await context.app.inject({ method: 'GET', url: `/v1/chat/completions/${alice.completionId}`, headers: alice.headers });
+    const completion = await context.app.inject({
+      method: 'GET',
+      url: `/v1/chat/completions/${alice.completionId}`,
+      headers: alice.headers,
+    });
     expect(completion.statusCode).toBe(200);
     const key = await context.app.inject({ method: 'GET', url: `/api/v1/me/api-keys/${alice.keyId}/usage`, headers: alice.headers });
     expect(key.statusCode).toBe(200);

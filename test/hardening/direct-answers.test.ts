@@ -69,7 +69,13 @@ describe('direct answers', () => {
     const threadId = started.json().thread.id as string;
     const atRoot = await inject('POST', '/api/threads', {});
     expect(atRoot.json().cwd).toBe('.');
-    for (const response of [started, atRoot, await inject('GET', `/api/threads/${threadId}`), await inject('GET', '/api/threads'), await inject('POST', `/api/threads/${threadId}/resume`, {})]) {
+    for (const response of [
+      started,
+      atRoot,
+      await inject('GET', `/api/threads/${threadId}`),
+      await inject('GET', '/api/threads'),
+      await inject('POST', `/api/threads/${threadId}/resume`, {}),
+    ]) {
       expect(response.statusCode, response.body).toBeLessThan(300);
       expect(response.body).not.toContain(root);
       expect(response.body).not.toContain(harness.context.dataDir);
@@ -92,10 +98,15 @@ describe('direct answers', () => {
     fs.symlinkSync(path.join(root, 'listing', 'inner'), path.join(root, 'listing', 'inside-link'));
     fs.symlinkSync(path.join(outside, 'gone'), path.join(root, 'listing', 'dangling'));
     const listed = await harness.rpc(rpcKey, 'fs/readDirectory', { path: 'listing' });
-    const entries = Object.fromEntries((listed.result.entries as { fileName: string; isDirectory: boolean; isFile: boolean }[]).map((entry) => [entry.fileName, entry]));
+    const entries = Object.fromEntries(
+      (listed.result.entries as { fileName: string; isDirectory: boolean; isFile: boolean }[]).map((entry) => [entry.fileName, entry]),
+    );
     // Inside the app-server's sandbox the target does not exist, and the entry may not be listed at all; listed or
     // not, it is never a directory or a file.
-    expect({ isDirectory: entries.escape?.isDirectory ?? false, isFile: entries.escape?.isFile ?? false }).toEqual({ isDirectory: false, isFile: false });
+    expect({ isDirectory: entries.escape?.isDirectory ?? false, isFile: entries.escape?.isFile ?? false }).toEqual({
+      isDirectory: false,
+      isFile: false,
+    });
     expect(entries.dangling?.isDirectory ?? false).toBe(false);
     expect(entries.inner).toMatchObject({ isDirectory: true });
     expect(entries['inside-link']).toMatchObject({ isDirectory: true });

@@ -21,15 +21,33 @@ beforeAll(async () => {
         { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },
       ],
       models: [
-        { id: 'gpt-test', provider: 'openai-fake', upstreamModel: 'upstream-gpt', capabilities: { tools: true, responsesApi: true }, rateCard: 'standard' },
-        { id: 'claude-test', provider: 'anthropic-fake', upstreamModel: 'upstream-claude', capabilities: { tools: true }, rateCard: 'standard' },
+        {
+          id: 'gpt-test',
+          provider: 'openai-fake',
+          upstreamModel: 'upstream-gpt',
+          capabilities: { tools: true, responsesApi: true },
+          rateCard: 'standard',
+        },
+        {
+          id: 'claude-test',
+          provider: 'anthropic-fake',
+          upstreamModel: 'upstream-claude',
+          capabilities: { tools: true },
+          rateCard: 'standard',
+        },
       ],
     } as never,
   });
   const created = await context.services.customers.create({ email: `hostile-${Math.random().toString(36).slice(2)}@example.com` });
   customerId = created.customer.id;
   headers = bearer(created.systemToken.key);
-  await context.services.billing.adjust({ customerId, amountMicros: 1_000_000, reason: 'funding', wallet: 'token', idempotencyKey: `hostile-${customerId}` });
+  await context.services.billing.adjust({
+    customerId,
+    amountMicros: 1_000_000,
+    reason: 'funding',
+    wallet: 'token',
+    idempotencyKey: `hostile-${customerId}`,
+  });
 });
 
 afterAll(async () => {
@@ -92,17 +110,29 @@ describe('no type coercion of bodies', () => {
 });
 
 describe('query and path integers', () => {
-  it.each(['0x10', '1e1', '0b1', ' 16', '16 ', '+16', '1.5', '', 'Infinity'])('refuses ?limit=%s with a 422 naming the parameter', async (value) => {
-    const response = await context.app.inject({ method: 'GET', url: `/api/admin/customers?limit=${encodeURIComponent(value)}`, headers: operatorHeaders });
-    expect(response.statusCode).toBe(422);
-    expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['query', 'limit'] })]);
-  });
+  it.each(['0x10', '1e1', '0b1', ' 16', '16 ', '+16', '1.5', '', 'Infinity'])(
+    'refuses ?limit=%s with a 422 naming the parameter',
+    async (value) => {
+      const response = await context.app.inject({
+        method: 'GET',
+        url: `/api/admin/customers?limit=${encodeURIComponent(value)}`,
+        headers: operatorHeaders,
+      });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['query', 'limit'] })]);
+    },
+  );
 
   it('still reads decimal query integers, booleans and path integers', async () => {
     const listed = await context.app.inject({ method: 'GET', url: '/api/admin/customers?limit=1', headers: operatorHeaders });
     expect(listed.statusCode).toBe(200);
     const adjust = (id: string, key: string) =>
-      context.app.inject({ method: 'POST', url: `/api/admin/customers/${id}/wallet/adjust`, headers: { ...operatorHeaders, 'idempotency-key': key }, payload: { amount_micros: 1, reason: 'path', wallet: 'token' } });
+      context.app.inject({
+        method: 'POST',
+        url: `/api/admin/customers/${id}/wallet/adjust`,
+        headers: { ...operatorHeaders, 'idempotency-key': key },
+        payload: { amount_micros: 1, reason: 'path', wallet: 'token' },
+      });
     expect((await adjust(String(customerId), 'path-decimal')).statusCode).toBeLessThan(300);
     const hex = await adjust(`0x${customerId.toString(16)}`, 'path-hex');
     expect(hex.statusCode).toBe(422);
@@ -119,27 +149,67 @@ describe('query and path integers', () => {
 
 describe('JSON depth limit', () => {
   it('accepts 64 levels and refuses 65 under /api', async () => {
-    const ok = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { ...headers, ...json }, payload: `{"name":"deep","x":${nested(63)}}` });
+    const ok = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { ...headers, ...json },
+      payload: `{"name":"deep","x":${nested(63)}}`,
+    });
     expect(ok.statusCode).toBe(201);
-    const deep = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { ...headers, ...json }, payload: `{"name":"deep","x":${nested(64)}}` });
+    const deep = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { ...headers, ...json },
+      payload: `{"name":"deep","x":${nested(64)}}`,
+    });
     expect(deep.statusCode).toBe(422);
-    expect(deep.json()).toMatchObject({ code: 'VALIDATION_FAILED', detail: [expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })] });
+    expect(deep.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      detail: [expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })],
+    });
   });
 
   it('ignores brackets inside strings', async () => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { ...headers, ...json }, payload: JSON.stringify({ name: `${'['.repeat(150)}"\\` }) });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { ...headers, ...json },
+      payload: JSON.stringify({ name: `${'['.repeat(150)}"\\` }),
+    });
     expect(response.statusCode).toBe(201);
   });
 
   it.each([
-    ['/v1/chat/completions', (deep: string) => `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`],
-    ['/v1/responses', (deep: string) => `{"model":"gpt-test","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":${deep}}}}`],
-    ['/v1/responses/input_tokens', (deep: string) => `{"model":"gpt-test","input":"hi","tools":[{"type":"function","name":"f","parameters":${deep}}]}`],
-    ['/v1/messages', (deep: string) => `{"model":"claude-test","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${deep}}]}`],
-    ['/v1/messages/count_tokens', (deep: string) => `{"model":"claude-test","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${deep}}]}`],
+    [
+      '/v1/chat/completions',
+      (deep: string) =>
+        `{"model":"gpt-test","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`,
+    ],
+    [
+      '/v1/responses',
+      (deep: string) => `{"model":"gpt-test","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":${deep}}}}`,
+    ],
+    [
+      '/v1/responses/input_tokens',
+      (deep: string) => `{"model":"gpt-test","input":"hi","tools":[{"type":"function","name":"f","parameters":${deep}}]}`,
+    ],
+    [
+      '/v1/messages',
+      (deep: string) =>
+        `{"model":"claude-test","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${deep}}]}`,
+    ],
+    [
+      '/v1/messages/count_tokens',
+      (deep: string) => `{"model":"claude-test","messages":[{"role":"user","content":"hi"}],"tools":[{"name":"f","input_schema":${deep}}]}`,
+    ],
   ])('answers JSON nested 10,000 deep on %s with a 4xx in its protocol and no upstream call', async (url, body) => {
     const calls = upstream.requests.length;
-    const response = await context.app.inject({ method: 'POST', url, headers: { ...headers, ...json }, payload: body(nested(10_000, '{}')) });
+    const response = await context.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...headers, ...json },
+      payload: body(nested(10_000, '{}')),
+    });
     expect(response.statusCode).toBe(422);
     if (url.startsWith('/v1/messages')) expect(response.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     else expect(response.json().error).toMatchObject({ type: 'invalid_request_error' });
@@ -174,7 +244,12 @@ describe('lone surrogates', () => {
   });
 
   it('accepts a proper surrogate pair', async () => {
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { ...headers, ...json }, payload: '{"name": "smile \\ud83d\\ude00"}' });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { ...headers, ...json },
+      payload: '{"name": "smile \\ud83d\\ude00"}',
+    });
     expect(response.statusCode).toBe(201);
     expect(response.json().name).toBe('smile 😀');
   });
@@ -205,7 +280,15 @@ describe('relativeToWorkspace', () => {
     const root = '/srv/data/workspaces/5';
     expect(
       relativeToWorkspace(
-        { cwd: root, file: `${root}/a/b.txt`, command: `cd ${root}/x && ls ${root}`, other: '/srv/data/workspaces/55/a', list: [`${root}/z`], n: 1, none: null },
+        {
+          cwd: root,
+          file: `${root}/a/b.txt`,
+          command: `cd ${root}/x && ls ${root}`,
+          other: '/srv/data/workspaces/55/a',
+          list: [`${root}/z`],
+          n: 1,
+          none: null,
+        },
         root,
       ),
     ).toEqual({ cwd: '.', file: 'a/b.txt', command: 'cd x && ls .', other: '/srv/data/workspaces/55/a', list: ['z'], n: 1, none: null });

@@ -32,14 +32,23 @@ const LONG_MULTIBYTE = 'é'.repeat(128); // 256 bytes in UTF-8
 
 describe('names over 255 bytes', () => {
   it.each([LONG, `ok/${LONG}/file.txt`, LONG_MULTIBYTE])('refuses a file write to %s with a 422 naming body.path', async (name) => {
-    const response = await context.app.inject({ method: 'PUT', url: `/api/v1/projects/${projectId}/files/content`, headers, payload: { path: name, content: 'x' } });
+    const response = await context.app.inject({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}/files/content`,
+      headers,
+      payload: { path: name, content: 'x' },
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail[0]).toMatchObject({ loc: ['body', 'path'], type: 'string_too_long' });
   });
 
   it('refuses a file read and a tree of an over-long name with a 422 naming query.path', async () => {
     for (const kind of ['content', 'tree']) {
-      const response = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/files/${kind}?path=${LONG}`, headers });
+      const response = await context.app.inject({
+        method: 'GET',
+        url: `/api/v1/projects/${projectId}/files/${kind}?path=${LONG}`,
+        headers,
+      });
       expect(response.statusCode, kind).toBe(422);
       expect(response.json().detail[0].loc).toEqual(['query', 'path']);
     }
@@ -69,8 +78,18 @@ describe('names over 255 bytes', () => {
     ['fs/copy', { sourcePath: 'a', destinationPath: LONG }, ['body', 'params', 'destinationPath']],
     ['thread/start', { cwd: LONG }, ['body', 'params', 'cwd']],
   ] as const)('refuses %s over /api/rpc with an over-long name: HTTP 422, not "Internal error"', async (method, params, loc) => {
-    const key = await context.app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers, payload: { name: 'rpc', allowed_surfaces: ['rpc'] } });
-    const response = await context.app.inject({ method: 'POST', url: '/api/rpc', headers: bearer(key.json().key), payload: { jsonrpc: '2.0', id: 1, method, params } });
+    const key = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/api-keys',
+      headers,
+      payload: { name: 'rpc', allowed_surfaces: ['rpc'] },
+    });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/rpc',
+      headers: bearer(key.json().key),
+      payload: { jsonrpc: '2.0', id: 1, method, params },
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail[0]).toMatchObject({ loc, type: 'string_too_long' });
   });
@@ -86,11 +105,21 @@ describe('a folder that vanishes under a file write', () => {
       if (String(target).endsWith('/note.txt')) fs.rmSync(folder, { recursive: true, force: true });
       return lstat(target as string, ...(rest as []));
     });
-    const response = await context.app.inject({ method: 'PUT', url: `/api/v1/projects/${projectId}/files/content`, headers, payload: { path: 'vanishing/note.txt', content: 'x' } });
+    const response = await context.app.inject({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}/files/content`,
+      headers,
+      payload: { path: 'vanishing/note.txt', content: 'x' },
+    });
     expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ code: 'CONFLICT' });
     vi.restoreAllMocks();
-    const again = await context.app.inject({ method: 'PUT', url: `/api/v1/projects/${projectId}/files/content`, headers, payload: { path: 'vanishing/note.txt', content: 'y' } });
+    const again = await context.app.inject({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}/files/content`,
+      headers,
+      payload: { path: 'vanishing/note.txt', content: 'y' },
+    });
     expect(again.statusCode).toBe(201);
     expect(fs.readdirSync(folder)).toEqual(['note.txt']);
   });
@@ -107,7 +136,12 @@ describe('a folder that vanishes under a file write', () => {
     })();
     const statuses = new Set<number>();
     for (let index = 0; index < 100; index++) {
-      const response = await context.app.inject({ method: 'PUT', url: `/api/v1/projects/${projectId}/files/content`, headers, payload: { path: `churn/f${index % 5}.txt`, content: 'x' } });
+      const response = await context.app.inject({
+        method: 'PUT',
+        url: `/api/v1/projects/${projectId}/files/content`,
+        headers,
+        payload: { path: `churn/f${index % 5}.txt`, content: 'x' },
+      });
       statuses.add(response.statusCode);
     }
     stop = true;

@@ -23,7 +23,15 @@ export async function openBrowser(options: { baseURL: string; width?: number; he
     headless: true,
     baseURL: options.baseURL,
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
@@ -42,7 +50,16 @@ export async function seriousAccessibilityViolations(page: Page): Promise<{ id: 
   // Evaluated through the DevTools protocol, so the page's CSP (no inline script) stays on and is not weakened.
   await page.evaluate(source);
   const result = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: object,
+          ) => Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }>;
+        };
+      }
+    ).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   })) as { violations: { id: string; impact: string; help: string; nodes: unknown[] }[] };
   return result.violations

@@ -70,7 +70,12 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     },
   });
   const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
-  const config: AppConfig = deepFreeze({ ...file, env, secret: TEST_SECRET, publicBaseUrl: env.publicBaseUrl ?? `http://127.0.0.1:${env.port}` });
+  const config: AppConfig = deepFreeze({
+    ...file,
+    env,
+    secret: TEST_SECRET,
+    publicBaseUrl: env.publicBaseUrl ?? `http://127.0.0.1:${env.port}`,
+  });
   const services = await createServices(config, { logger, storage, clock: options.clock, mailer: options.mailer, alerts: options.alerts });
   const app = await buildApp(services);
   await app.ready();

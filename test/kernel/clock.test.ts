@@ -29,11 +29,29 @@ function record(clock: FakeClock, steps: Step[]): string[] {
 
 describe('FakeClock timers', () => {
   const cases: { name: string; steps: Step[]; move: (clock: FakeClock) => void; fired: string[]; nowMs: number; pending: number }[] = [
-    { name: 'nothing is due one ms before', steps: [{ name: 'a', delayMs: 100 }], move: (clock) => clock.advance(99), fired: [], nowMs: 99, pending: 1 },
-    { name: 'fires exactly at its delay', steps: [{ name: 'a', delayMs: 100 }], move: (clock) => clock.advance(100), fired: ['a@100'], nowMs: 100, pending: 0 },
+    {
+      name: 'nothing is due one ms before',
+      steps: [{ name: 'a', delayMs: 100 }],
+      move: (clock) => clock.advance(99),
+      fired: [],
+      nowMs: 99,
+      pending: 1,
+    },
+    {
+      name: 'fires exactly at its delay',
+      steps: [{ name: 'a', delayMs: 100 }],
+      move: (clock) => clock.advance(100),
+      fired: ['a@100'],
+      nowMs: 100,
+      pending: 0,
+    },
     {
       name: 'fires in due order, not scheduling order, each at its own time',
-      steps: [{ name: 'late', delayMs: 300 }, { name: 'early', delayMs: 100 }, { name: 'middle', delayMs: 200 }],
+      steps: [
+        { name: 'late', delayMs: 300 },
+        { name: 'early', delayMs: 100 },
+        { name: 'middle', delayMs: 200 },
+      ],
       move: (clock) => clock.advance(1_000),
       fired: ['early@100', 'middle@200', 'late@300'],
       nowMs: 1_000,
@@ -41,7 +59,11 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'equal due times fire in scheduling order',
-      steps: [{ name: 'first', delayMs: 50 }, { name: 'second', delayMs: 50 }, { name: 'third', delayMs: 50 }],
+      steps: [
+        { name: 'first', delayMs: 50 },
+        { name: 'second', delayMs: 50 },
+        { name: 'third', delayMs: 50 },
+      ],
       move: (clock) => clock.advance(50),
       fired: ['first@50', 'second@50', 'third@50'],
       nowMs: 50,
@@ -57,7 +79,10 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'small steps add up like one big one',
-      steps: [{ name: 'a', delayMs: 100 }, { name: 'b', delayMs: 250 }],
+      steps: [
+        { name: 'a', delayMs: 100 },
+        { name: 'b', delayMs: 250 },
+      ],
       move: (clock) => {
         for (let step = 0; step < 10; step += 1) clock.advance(25);
       },
@@ -75,7 +100,10 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'intervals and timeouts interleave by due time',
-      steps: [{ name: 'tick', delayMs: 50, every: true }, { name: 'once', delayMs: 75 }],
+      steps: [
+        { name: 'tick', delayMs: 50, every: true },
+        { name: 'once', delayMs: 75 },
+      ],
       move: (clock) => clock.advance(150),
       fired: ['tick@50', 'once@75', 'tick@100', 'tick@150'],
       nowMs: 150,
@@ -83,7 +111,11 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'a delay below 1 ms waits 1 ms, as Node does',
-      steps: [{ name: 'zero', delayMs: 0 }, { name: 'negative', delayMs: -5 }, { name: 'nan', delayMs: Number.NaN }],
+      steps: [
+        { name: 'zero', delayMs: 0 },
+        { name: 'negative', delayMs: -5 },
+        { name: 'nan', delayMs: Number.NaN },
+      ],
       move: (clock) => clock.advance(0),
       fired: [],
       nowMs: 0,
@@ -91,7 +123,10 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'set() forward fires what falls due up to the new time',
-      steps: [{ name: 'a', delayMs: 100 }, { name: 'b', delayMs: 500 }],
+      steps: [
+        { name: 'a', delayMs: 100 },
+        { name: 'b', delayMs: 500 },
+      ],
       move: (clock) => clock.set(START_MS + 200),
       fired: ['a@100'],
       nowMs: 200,
@@ -110,7 +145,10 @@ describe('FakeClock timers', () => {
     },
     {
       name: 'runAll() fires everything, moving time to the last due time',
-      steps: [{ name: 'a', delayMs: 10 }, { name: 'b', delayMs: 5_000, then: [{ name: 'c', delayMs: 1 }] }],
+      steps: [
+        { name: 'a', delayMs: 10 },
+        { name: 'b', delayMs: 5_000, then: [{ name: 'c', delayMs: 1 }] },
+      ],
       move: (clock) => clock.runAll(),
       fired: ['a@10', 'b@5000', 'c@5001'],
       nowMs: 5_001,

@@ -49,7 +49,9 @@ describe('workerScript', () => {
       const compiled = pathToFileURL(path.join(dir, 'compiled.js'));
       fs.writeFileSync(compiled, '');
       expect(workerScript(compiled)).toBe(compiled);
-      expect(() => workerScript(pathToFileURL(path.join(dir, 'missing.js')))).toThrow(/missing\.js not found, nor its source .*missing\.ts/);
+      expect(() => workerScript(pathToFileURL(path.join(dir, 'missing.js')))).toThrow(
+        /missing\.js not found, nor its source .*missing\.ts/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -45,7 +45,11 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
     trap = await startTrap();
     repo.files.set('/ok.zip', zip({ 'README.md': new TextEncoder().encode('hello') }));
     context = await createTestContext({
-      config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], ports: [], extraCaFile: certificate.certFile, maxRedirects: 3, timeoutMs: 10_000 } } } as never,
+      config: {
+        desktop: {
+          objectWorkspace: { allowHosts: ['repo.test'], ports: [], extraCaFile: certificate.certFile, maxRedirects: 3, timeoutMs: 10_000 },
+        },
+      } as never,
     });
     context.services.objectWorkspace.resolve = async (hostname) => {
       const addresses = names[hostname];
@@ -67,39 +71,126 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
   });
 
   const fetchRepo = (sourceUrl: string, name = 'target') =>
-    context.app.inject({ method: 'POST', url: `/api/v1/assistant-desktop/object-workspace/repositories/${name}?sourceUrl=${encodeURIComponent(sourceUrl)}`, headers: bearer(alice.systemToken) });
+    context.app.inject({
+      method: 'POST',
+      url: `/api/v1/assistant-desktop/object-workspace/repositories/${name}?sourceUrl=${encodeURIComponent(sourceUrl)}`,
+      headers: bearer(alice.systemToken),
+    });
 
   const payloads = (): string[] => {
     const p = trap.port;
     const r = repo.port;
     const hosts = [
       // IPv4 loopback spelled every way the URL parser accepts.
-      '127.0.0.1', '2130706433', '0x7f000001', '0x7f.1', '0x7f.0.0.1', '0x7f.0x0.0x0.0x1', '017700000001', '0177.0.0.1', '0177.1', '127.1', '127.0.1',
-      '127.000.000.001', '127.255.255.254', '0.0.0.0', '0', '0x0', '0.0.0.1',
+      '127.0.0.1',
+      '2130706433',
+      '0x7f000001',
+      '0x7f.1',
+      '0x7f.0.0.1',
+      '0x7f.0x0.0x0.0x1',
+      '017700000001',
+      '0177.0.0.1',
+      '0177.1',
+      '127.1',
+      '127.0.1',
+      '127.000.000.001',
+      '127.255.255.254',
+      '0.0.0.0',
+      '0',
+      '0x0',
+      '0.0.0.1',
       // Private, link-local, metadata, CGNAT, multicast, reserved, documentation, benchmarking.
-      '10.0.0.1', '10.255.255.255', '012.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.0.1', '192.168.1.1', '3232235777',
-      '169.254.169.254', '2852039166', '0xa9fea9fe', '0251.0376.0251.0376', '169.254.0.1', '100.64.0.1', '100.127.255.254', '100.100.100.200',
-      '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255', '198.18.0.1', '192.0.0.170', '192.0.2.1', '203.0.113.7',
+      '10.0.0.1',
+      '10.255.255.255',
+      '012.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '192.168.1.1',
+      '3232235777',
+      '169.254.169.254',
+      '2852039166',
+      '0xa9fea9fe',
+      '0251.0376.0251.0376',
+      '169.254.0.1',
+      '100.64.0.1',
+      '100.127.255.254',
+      '100.100.100.200',
+      '224.0.0.1',
+      '239.255.255.250',
+      '240.0.0.1',
+      '255.255.255.255',
+      '198.18.0.1',
+      '192.0.0.170',
+      '192.0.2.1',
+      '203.0.113.7',
       // IPv6 forms.
-      '[::1]', '[0:0:0:0:0:0:0:1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::ffff:169.254.169.254]',
-      '[::ffff:10.0.0.1]', '[::ffff:192.168.1.1]', '[::127.0.0.1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::127.0.0.1]', '[64:ff9b::a9fe:a9fe]',
-      '[64:ff9b:1::1]', '[2002:7f00:1::]', '[2002:a9fe:a9fe::1]', '[2002:c0a8:101::1]', '[fc00::1]', '[fd00:ec2::254]', '[fe80::1]',
-      '[fec0::1]', '[ff02::1]', '[2001:db8::1]', '[2001::1]', '[100::1]',
+      '[::1]',
+      '[0:0:0:0:0:0:0:1]',
+      '[::]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[0:0:0:0:0:ffff:7f00:1]',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:192.168.1.1]',
+      '[::127.0.0.1]',
+      '[::ffff:0:127.0.0.1]',
+      '[64:ff9b::127.0.0.1]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[64:ff9b:1::1]',
+      '[2002:7f00:1::]',
+      '[2002:a9fe:a9fe::1]',
+      '[2002:c0a8:101::1]',
+      '[fc00::1]',
+      '[fd00:ec2::254]',
+      '[fe80::1]',
+      '[fec0::1]',
+      '[ff02::1]',
+      '[2001:db8::1]',
+      '[2001::1]',
+      '[100::1]',
       // Names resolving to non-public addresses (one bad address among good ones is enough).
-      'loopback.evil.test', 'loop2.evil.test', 'meta.evil.test', 'v6loop.evil.test', 'mapped.evil.test', 'private10.evil.test',
-      'private172.evil.test', 'private192.evil.test', 'cgnat.evil.test', 'ula.evil.test', 'linklocal6.evil.test', 'nat64.evil.test',
-      'sixtofour.evil.test', 'zero.evil.test', 'mixed.evil.test', 'mixed6.evil.test', 'nx.evil.test',
+      'loopback.evil.test',
+      'loop2.evil.test',
+      'meta.evil.test',
+      'v6loop.evil.test',
+      'mapped.evil.test',
+      'private10.evil.test',
+      'private172.evil.test',
+      'private192.evil.test',
+      'cgnat.evil.test',
+      'ula.evil.test',
+      'linklocal6.evil.test',
+      'nat64.evil.test',
+      'sixtofour.evil.test',
+      'zero.evil.test',
+      'mixed.evil.test',
+      'mixed6.evil.test',
+      'nx.evil.test',
     ];
     const direct = hosts.map((host) => `https://${host}:${p}/repo.zip`);
     const other = [
       // Not https, or credentials in the URL, even for the allowed host.
-      `http://2130706433:${p}/`, `http://127.0.0.1:${p}/repo.zip`, `http://repo.test:${r}/ok.zip`, `ftp://127.0.0.1:${p}/x.zip`,
-      'file:///etc/passwd', `gopher://127.0.0.1:${p}/_x`, `https://user:pass@repo.test:${r}/ok.zip`, 'not a url',
+      `http://2130706433:${p}/`,
+      `http://127.0.0.1:${p}/repo.zip`,
+      `http://repo.test:${r}/ok.zip`,
+      `ftp://127.0.0.1:${p}/x.zip`,
+      'file:///etc/passwd',
+      `gopher://127.0.0.1:${p}/_x`,
+      `https://user:pass@repo.test:${r}/ok.zip`,
+      'not a url',
       // Redirects from the allowed host to blocked targets: each hop is checked again.
-      ...[`https://127.0.0.1:${p}/`, `https://[::1]:${p}/`, `https://2130706433:${p}/`, `https://meta.evil.test:${p}/latest/meta-data/`,
-        `https://[::ffff:7f00:1]:${p}/`, `http://repo.test:${r}/ok.zip`, `https://loopback.evil.test:${p}/`, `https://0x7f.1:${p}/`].map(
-        (to) => `https://repo.test:${r}/redirect?to=${encodeURIComponent(to)}`,
-      ),
+      ...[
+        `https://127.0.0.1:${p}/`,
+        `https://[::1]:${p}/`,
+        `https://2130706433:${p}/`,
+        `https://meta.evil.test:${p}/latest/meta-data/`,
+        `https://[::ffff:7f00:1]:${p}/`,
+        `http://repo.test:${r}/ok.zip`,
+        `https://loopback.evil.test:${p}/`,
+        `https://0x7f.1:${p}/`,
+      ].map((to) => `https://repo.test:${r}/redirect?to=${encodeURIComponent(to)}`),
       // A redirect to a redirect to a blocked address, and an endless redirect loop.
       `https://repo.test:${r}/redirect?to=${encodeURIComponent(`https://repo.test:${r}/redirect?to=${encodeURIComponent(`https://10.0.0.1:${p}/`)}`)}`,
       `https://repo.test:${r}/loop`,
@@ -108,7 +199,21 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
   };
 
   it('the address policy itself refuses every non-public form and passes public ones', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '100.64.0.1', '::1', '::ffff:127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::', 'fd00::1', 'fe80::1', 'ff02::1', '0.0.0.0', '255.255.255.255']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '169.254.169.254',
+      '100.64.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::',
+      'fd00::1',
+      'fe80::1',
+      'ff02::1',
+      '0.0.0.0',
+      '255.255.255.255',
+    ]) {
       expect(blockedAddress(address), address).not.toBeNull();
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
@@ -128,7 +233,11 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
     // The only TLS connections made went to the allow-listed host (its redirects were followed, then refused).
     expect(connects.length).toBeGreaterThan(0);
     for (const connect of connects) expect(connect).toMatchObject({ host: '127.0.0.1', servername: 'repo.test', port: repo.port });
-    const stored = await context.storage.db.selectFrom('object_workspace_repositories').selectAll().where('customer_id', '=', alice.customerId).execute();
+    const stored = await context.storage.db
+      .selectFrom('object_workspace_repositories')
+      .selectAll()
+      .where('customer_id', '=', alice.customerId)
+      .execute();
     expect(stored).toEqual([]);
   });
 
@@ -136,7 +245,12 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
     connects.length = 0;
     const response = await fetchRepo(`https://repo.test:${repo.port}/redirect?to=${encodeURIComponent('/ok.zip')}`, 'ok');
     expect(response.statusCode, response.body).toBe(201);
-    expect(response.json()).toMatchObject({ repository_name: 'ok', format: 'zip', files: 1, final_url: `https://repo.test:${repo.port}/ok.zip` });
+    expect(response.json()).toMatchObject({
+      repository_name: 'ok',
+      format: 'zip',
+      files: 1,
+      final_url: `https://repo.test:${repo.port}/ok.zip`,
+    });
     expect(connects).toEqual([
       { host: '127.0.0.1', servername: 'repo.test', port: repo.port },
       { host: '127.0.0.1', servername: 'repo.test', port: repo.port },
@@ -145,11 +259,20 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
   });
 
   it('deny-listing and allow-only narrow the policy; the port rule applies to hosts not allow-listed', async () => {
-    const narrow = await createTestContext({ config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], denyHosts: ['repo.test', '93.184.216.0/24'] } } } as never });
+    const narrow = await createTestContext({
+      config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], denyHosts: ['repo.test', '93.184.216.0/24'] } } } as never,
+    });
     try {
-      narrow.services.objectWorkspace.resolve = async (host) => [{ address: host === 'deny-by-address.test' ? '93.184.216.34' : '8.8.8.8', family: 4 }];
+      narrow.services.objectWorkspace.resolve = async (host) => [
+        { address: host === 'deny-by-address.test' ? '93.184.216.34' : '8.8.8.8', family: 4 },
+      ];
       const bob = await signUp(narrow, 'bob');
-      const call = (url: string) => narrow.app.inject({ method: 'POST', url: `/api/v1/assistant-desktop/object-workspace/repositories/x?sourceUrl=${encodeURIComponent(url)}`, headers: bearer(bob.systemToken) });
+      const call = (url: string) =>
+        narrow.app.inject({
+          method: 'POST',
+          url: `/api/v1/assistant-desktop/object-workspace/repositories/x?sourceUrl=${encodeURIComponent(url)}`,
+          headers: bearer(bob.systemToken),
+        });
       for (const url of [`https://repo.test:${repo.port}/ok.zip`, 'https://deny-by-address.test/x.zip', 'https://93.184.216.34/x.zip']) {
         const denied = await call(url);
         expect(denied.statusCode, url).toBe(422);
@@ -161,11 +284,22 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
     } finally {
       await narrow.close();
     }
-    const policy = { allowHosts: ['*.repo.test'], denyHosts: [], onlyAllowHosts: true, ports: [443], maxBytes: 1, maxRedirects: 0, timeoutMs: 1000 };
+    const policy = {
+      allowHosts: ['*.repo.test'],
+      denyHosts: [],
+      onlyAllowHosts: true,
+      ports: [443],
+      maxBytes: 1,
+      maxRedirects: 0,
+      timeoutMs: 1000,
+    };
     const resolve = async () => [{ address: '8.8.8.8', family: 4 }];
     await expect(checkTarget(new URL('https://example.com/x.zip'), policy, resolve)).rejects.toThrow(/allow-list/);
     await expect(checkTarget(new URL('https://repo.test/x.zip'), policy, resolve)).rejects.toThrow(/allow-list/);
-    await expect(checkTarget(new URL('https://mirror.repo.test:9/x.zip'), policy, resolve)).resolves.toMatchObject({ address: '8.8.8.8', port: 9 });
+    await expect(checkTarget(new URL('https://mirror.repo.test:9/x.zip'), policy, resolve)).resolves.toMatchObject({
+      address: '8.8.8.8',
+      port: 9,
+    });
     expect(trap.connections).toEqual([]);
   });
 });

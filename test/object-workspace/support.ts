@@ -24,11 +24,29 @@ export function makeCertificate(): TestCertificate {
   const dir = tempDir('switchyard-cert-');
   const keyFile = path.join(dir, 'key.pem');
   const certFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=repo.test',
-    '-addext', 'subjectAltName=DNS:repo.test,DNS:mirror.repo.test,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=repo.test',
+      '-addext',
+      'subjectAltName=DNS:repo.test,DNS:mirror.repo.test,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(keyFile, 'utf8'), cert: fs.readFileSync(certFile, 'utf8'), certFile };
 }
 

@@ -44,9 +44,19 @@ describe('assistant-desktop object workspace', () => {
     await repo.close();
   });
 
-  const post = (who: SignedUp, url: string, payload?: unknown) => context.app.inject({ method: 'POST', url, headers: bearer(who.systemToken), ...(payload === undefined ? {} : { payload: payload as never }) });
+  const post = (who: SignedUp, url: string, payload?: unknown) =>
+    context.app.inject({
+      method: 'POST',
+      url,
+      headers: bearer(who.systemToken),
+      ...(payload === undefined ? {} : { payload: payload as never }),
+    });
   const root = (who: SignedUp) => path.join(context.dataDir, 'object-workspaces', `c${who.customerId}`);
-  const store = (who: SignedUp, name: string, file: string, extra = '') => post(who, `/api/v1/assistant-desktop/object-workspace/repositories/${name}?sourceUrl=${encodeURIComponent(`https://repo.test:${repo.port}${file}`)}${extra}`);
+  const store = (who: SignedUp, name: string, file: string, extra = '') =>
+    post(
+      who,
+      `/api/v1/assistant-desktop/object-workspace/repositories/${name}?sourceUrl=${encodeURIComponent(`https://repo.test:${repo.port}${file}`)}${extra}`,
+    );
   const leftovers = (who: SignedUp) => fs.readdirSync(root(who)).filter((entry) => entry.startsWith('.'));
 
   it('ensures the private workspace idempotently; every route needs a bearer', async () => {
@@ -56,14 +66,25 @@ describe('assistant-desktop object workspace', () => {
     const again = await post(alice, '/api/v1/assistant-desktop/object-workspace');
     expect(again.json()).toMatchObject({ created: false, created_at: first.json().created_at });
     expect(fs.statSync(path.join(root(alice), 'projects')).isDirectory()).toBe(true);
-    for (const url of ['/api/v1/assistant-desktop/object-workspace', '/api/v1/assistant-desktop/object-workspace/projects', '/api/v1/assistant-desktop/object-workspace/repositories/x?sourceUrl=https://repo.test/x.zip']) {
+    for (const url of [
+      '/api/v1/assistant-desktop/object-workspace',
+      '/api/v1/assistant-desktop/object-workspace/projects',
+      '/api/v1/assistant-desktop/object-workspace/repositories/x?sourceUrl=https://repo.test/x.zip',
+    ]) {
       expect((await context.app.inject({ method: 'POST', url, payload: { name: 'x' } })).statusCode).toBe(401);
     }
-    expect((await context.app.inject({ method: 'DELETE', url: '/api/v1/assistant-desktop/object-workspace/projects/owp_AAAAAAAAAAAAAAAAAAAA' })).statusCode).toBe(401);
+    expect(
+      (await context.app.inject({ method: 'DELETE', url: '/api/v1/assistant-desktop/object-workspace/projects/owp_AAAAAAAAAAAAAAAAAAAA' }))
+        .statusCode,
+    ).toBe(401);
   });
 
   it('creates private project folders with a marker; names are validated; duplicates and the limit are 409', async () => {
-    const created = await post(alice, '/api/v1/assistant-desktop/object-workspace/projects', { name: 'Research notes', color: 'blue', tags: ['a'] });
+    const created = await post(alice, '/api/v1/assistant-desktop/object-workspace/projects', {
+      name: 'Research notes',
+      color: 'blue',
+      tags: ['a'],
+    });
     expect(created.statusCode, created.body).toBe(201);
     const project = created.json();
     expect(project).toMatchObject({ name: 'Research notes', body: { name: 'Research notes', color: 'blue', tags: ['a'] } });
@@ -91,7 +112,12 @@ describe('assistant-desktop object workspace', () => {
 
   it("deletes a project marker; another customer's project or an unknown id is 404 and untouched", async () => {
     const project = (await post(bob, '/api/v1/assistant-desktop/object-workspace/projects', { name: 'bob-private' })).json();
-    const del = (who: SignedUp, id: string) => context.app.inject({ method: 'DELETE', url: `/api/v1/assistant-desktop/object-workspace/projects/${id}`, headers: bearer(who.systemToken) });
+    const del = (who: SignedUp, id: string) =>
+      context.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/assistant-desktop/object-workspace/projects/${id}`,
+        headers: bearer(who.systemToken),
+      });
     const foreign = await del(alice, project.project_id);
     const unknown = await del(alice, 'owp_AAAAAAAAAAAAAAAAAAAA');
     expect(foreign.statusCode).toBe(404);
@@ -107,7 +133,10 @@ describe('assistant-desktop object workspace', () => {
   });
 
   it('stores a zip repository unpacked (wrapper folder stripped) and replaces it on a second fetch', async () => {
-    repo.files.set('/codeload/zip/main', zip({ [`demo-${commit}/`]: { 'README.md': enc('# demo'), src: { 'index.ts': enc('export {};') } } }));
+    repo.files.set(
+      '/codeload/zip/main',
+      zip({ [`demo-${commit}/`]: { 'README.md': enc('# demo'), src: { 'index.ts': enc('export {};') } } }),
+    );
     const stored = await store(alice, 'demo', '/codeload/zip/main', '&commit=main');
     expect(stored.statusCode, stored.body).toBe(201);
     expect(stored.json()).toMatchObject({ repository_name: 'demo', format: 'zip', files: 2, bytes: 16, commit: 'main', replaced: false });
@@ -122,7 +151,9 @@ describe('assistant-desktop object workspace', () => {
     expect(fs.readdirSync(folder)).toEqual(['CHANGED.md']);
     expect(leftovers(alice)).toEqual([]);
     const listed = (await post(alice, '/api/v1/assistant-desktop/object-workspace')).json().repositories;
-    expect(listed).toEqual([expect.objectContaining({ repository_name: 'demo', files: 1, source_url: `https://repo.test:${repo.port}/codeload/zip/v2` })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ repository_name: 'demo', files: 1, source_url: `https://repo.test:${repo.port}/codeload/zip/v2` }),
+    ]);
   });
 
   it('stores a GitHub-style tar.gz (pax global header with the commit, pax long path) and checks the commit named', async () => {
@@ -154,15 +185,61 @@ describe('assistant-desktop object workspace', () => {
     ['zip-slip nested ../', () => zip({ 'a/../../escape.txt': enc('pwned') }), 422, /escapes its folder/],
     ['absolute zip entry', () => zip({ '/etc/cron.d/x': enc('pwned') }), 422, /absolute/],
     ['backslash zip entry', () => zip({ '..\\escape.txt': enc('pwned') }), 422, /backslash/],
-    ['zip symlink entry', () => zip({ 'ok.txt': enc('x'), link: [enc('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }), 422, /symbolic link/],
-    ['tar ../ entry', () => tarGz([{ name: 'ok.txt', data: 'x' }, { name: '../../escape.txt', data: 'pwned' }]), 422, /escapes its folder/],
+    [
+      'zip symlink entry',
+      () => zip({ 'ok.txt': enc('x'), link: [enc('/etc/passwd'), { os: 3, attrs: (0o120777 << 16) >>> 0 }] }),
+      422,
+      /symbolic link/,
+    ],
+    [
+      'tar ../ entry',
+      () =>
+        tarGz([
+          { name: 'ok.txt', data: 'x' },
+          { name: '../../escape.txt', data: 'pwned' },
+        ]),
+      422,
+      /escapes its folder/,
+    ],
     ['tar absolute entry', () => tarGz([{ name: '/tmp/escape.txt', data: 'pwned' }]), 422, /absolute/],
-    ['tar symlink', () => tarGz([{ name: 'ok.txt', data: 'x' }, { name: 'link', type: '2', linkname: '/etc/passwd' }]), 422, /symbolic link/],
-    ['tar hardlink', () => tarGz([{ name: 'ok.txt', data: 'x' }, { name: 'hard', type: '1', linkname: '/etc/passwd' }]), 422, /hard link/],
-    ['tar pax path escaping', () => tarGz([{ name: 'PaxHeader', type: 'x', data: paxRecord('path', '../../escape.txt') }, { name: 'innocent.txt', data: 'pwned' }]), 422, /escapes its folder/],
+    [
+      'tar symlink',
+      () =>
+        tarGz([
+          { name: 'ok.txt', data: 'x' },
+          { name: 'link', type: '2', linkname: '/etc/passwd' },
+        ]),
+      422,
+      /symbolic link/,
+    ],
+    [
+      'tar hardlink',
+      () =>
+        tarGz([
+          { name: 'ok.txt', data: 'x' },
+          { name: 'hard', type: '1', linkname: '/etc/passwd' },
+        ]),
+      422,
+      /hard link/,
+    ],
+    [
+      'tar pax path escaping',
+      () =>
+        tarGz([
+          { name: 'PaxHeader', type: 'x', data: paxRecord('path', '../../escape.txt') },
+          { name: 'innocent.txt', data: 'pwned' },
+        ]),
+      422,
+      /escapes its folder/,
+    ],
     ['zip bomb (ratio)', () => zip({ 'zeros.bin': new Uint8Array(8 * 1024 * 1024) }), 413, /compression ratio/],
     ['tar.gz bomb (ratio)', () => tarGz([{ name: 'zeros.bin', data: Buffer.alloc(8 * 1024 * 1024) }]), 413, /compression ratio/],
-    ['too many entries', () => zip(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}.txt`, enc(String(i))]))), 413, /more than 50 entries/],
+    [
+      'too many entries',
+      () => zip(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}.txt`, enc(String(i))]))),
+      413,
+      /more than 50 entries/,
+    ],
     ['oversize download', () => randomBytes(3 * 1024 * 1024), 413, /exceeds/],
     ['not an archive', () => Buffer.from('<html>not found</html>'), 422, /neither a zip nor a tar.gz/],
     ['corrupt gzip', () => Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), randomBytes(200)]), 422, /corrupt/],
@@ -179,7 +256,12 @@ describe('assistant-desktop object workspace', () => {
       expect(fs.existsSync(path.join(root(alice), 'escape.txt'))).toBe(false);
       expect(fs.existsSync(path.join(root(alice), 'repositories', 'escape.txt'))).toBe(false);
       expect(leftovers(alice)).toEqual([]);
-      const row = await context.storage.db.selectFrom('object_workspace_repositories').select('name').where('customer_id', '=', alice.customerId).where('name', '=', 'refused').executeTakeFirst();
+      const row = await context.storage.db
+        .selectFrom('object_workspace_repositories')
+        .select('name')
+        .where('customer_id', '=', alice.customerId)
+        .where('name', '=', 'refused')
+        .executeTakeFirst();
       expect(row).toBeUndefined();
     });
   }
@@ -214,12 +296,18 @@ describe('assistant-desktop object workspace', () => {
   it('a download that stalls ends at the deadline with 504 and nothing stored', async () => {
     const certificate = makeCertificate();
     const slowHost = await startRepoHost(certificate);
-    const quick = await createTestContext({ config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], extraCaFile: certificate.certFile, timeoutMs: 1000 } } } as never });
+    const quick = await createTestContext({
+      config: { desktop: { objectWorkspace: { allowHosts: ['repo.test'], extraCaFile: certificate.certFile, timeoutMs: 1000 } } } as never,
+    });
     try {
       quick.services.objectWorkspace.resolve = async () => [{ address: '127.0.0.1', family: 4 }];
       const carol = await signUp(quick, 'carol');
       const started = Date.now();
-      const response = await quick.app.inject({ method: 'POST', url: `/api/v1/assistant-desktop/object-workspace/repositories/slow?sourceUrl=${encodeURIComponent(`https://repo.test:${slowHost.port}/slow`)}`, headers: bearer(carol.systemToken) });
+      const response = await quick.app.inject({
+        method: 'POST',
+        url: `/api/v1/assistant-desktop/object-workspace/repositories/slow?sourceUrl=${encodeURIComponent(`https://repo.test:${slowHost.port}/slow`)}`,
+        headers: bearer(carol.systemToken),
+      });
       expect(response.statusCode, response.body).toBe(504);
       expect(Date.now() - started).toBeLessThan(5000);
       expect(fs.existsSync(path.join(quick.dataDir, 'object-workspaces', `c${carol.customerId}`, 'repositories', 'slow'))).toBe(false);

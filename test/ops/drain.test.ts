@@ -44,8 +44,16 @@ describe('readiness', () => {
   it('is not ready while a migration is missing', async () => {
     const context = await createTestContext();
     try {
-      const [latest] = await context.storage.db.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never, 'desc').limit(1).execute() as Array<{ name: string }>;
-      await context.storage.db.deleteFrom('kysely_migration' as never).where('name' as never, '=', latest!.name as never).execute();
+      const [latest] = (await context.storage.db
+        .selectFrom('kysely_migration' as never)
+        .select('name' as never)
+        .orderBy('name' as never, 'desc')
+        .limit(1)
+        .execute()) as Array<{ name: string }>;
+      await context.storage.db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', latest!.name as never)
+        .execute();
       const response = await context.app.inject({ method: 'GET', url: '/health/ready' });
       expect(response.statusCode).toBe(503);
       expect(response.body).toContain(latest!.name);
@@ -82,8 +90,14 @@ describe('SIGTERM', () => {
   it('ends event streams with a reconnect frame, lets an open model stream finish, then exits 0', async () => {
     const dataDir = tempDir('switchyard-drain-');
     const configPath = path.join(dataDir, 'config.json');
-    const rateCards = { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 }, 'heavy-load': { inputMicrosPerMillion: 6_000_000, outputMicrosPerMillion: 32_000_000 } };
-    fs.writeFileSync(configPath, JSON.stringify({ ...billingConfig(upstream.url), rateCards, regions: [], server: { drainTimeoutMs: 60_000 } }));
+    const rateCards = {
+      standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 },
+      'heavy-load': { inputMicrosPerMillion: 6_000_000, outputMicrosPerMillion: 32_000_000 },
+    };
+    fs.writeFileSync(
+      configPath,
+      JSON.stringify({ ...billingConfig(upstream.url), rateCards, regions: [], server: { drainTimeoutMs: 60_000 } }),
+    );
     const service = await startServiceProcess({ dataDir, configPath });
     try {
       // A customer's direct event stream (SSE) is open too: it must end with a reconnect frame.
@@ -94,7 +108,9 @@ describe('SIGTERM', () => {
       });
       expect(registered.status, await registered.clone().text()).toBe(201);
       const customerId = ((await registered.json()) as { customer: { id: number } }).customer.id;
-      const events = await fetch(`${service.url}/api/rpc/events?customer_id=${customerId}`, { headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+      const events = await fetch(`${service.url}/api/rpc/events?customer_id=${customerId}`, {
+        headers: { authorization: `Bearer ${STATIC_TOKEN}` },
+      });
       expect(events.status).toBe(200);
       const eventsReader = events.body!.getReader();
       let eventsText = '';
@@ -112,7 +128,13 @@ describe('SIGTERM', () => {
       })();
 
       const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
-      upstream.enqueue({ kind: 'text', text: words.join(' '), chunks: words.length, chunkDelayMs: 400, usage: { inputTokens: 10, outputTokens: 6 } });
+      upstream.enqueue({
+        kind: 'text',
+        text: words.join(' '),
+        chunks: words.length,
+        chunkDelayMs: 400,
+        usage: { inputTokens: 10, outputTokens: 6 },
+      });
       const response = await fetch(`${service.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${STATIC_TOKEN}`, 'content-type': 'application/json' },
@@ -132,7 +154,16 @@ describe('SIGTERM', () => {
       const exitCode = new Promise<number | null>((resolve) => service.child.once('exit', (code) => resolve(code)));
       service.child.kill('SIGTERM');
       // New connections are refused while the open stream finishes.
-      await expect.poll(() => fetch(`${service.url}/healthz`).then(() => 'accepted', () => 'refused'), { timeout: 10_000 }).toBe('refused');
+      await expect
+        .poll(
+          () =>
+            fetch(`${service.url}/healthz`).then(
+              () => 'accepted',
+              () => 'refused',
+            ),
+          { timeout: 10_000 },
+        )
+        .toBe('refused');
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;

@@ -58,15 +58,24 @@ describe('GET /metrics', () => {
     const customer = await newCustomer(context);
     await credit(context, customer.customerId, 5_000_000);
     upstream.enqueue({ kind: 'text', text: 'one two three', usage: { inputTokens: 1_000, outputTokens: 500 } });
-    const response = await chat(url, customer.systemToken, { model: 'power-ai', messages: [{ role: 'user', content: 'Count.' }], max_tokens: 600, stream: true });
+    const response = await chat(url, customer.systemToken, {
+      model: 'power-ai',
+      messages: [{ role: 'user', content: 'Count.' }],
+      max_tokens: 600,
+      stream: true,
+    });
     expect(response.status).toBe(200);
     await response.text();
     // Settlement runs as the stream ends; the response's last byte may reach the client first.
-    await expect.poll(async () => seriesValue(await scrape(context), 'switchyard_upstream_calls_total', callLabels), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(async () => seriesValue(await scrape(context), 'switchyard_upstream_calls_total', callLabels), { timeout: 10_000 })
+      .toBe(1);
 
     const after = await scrape(context);
     expect(seriesValue(after, 'switchyard_http_requests_total', routeLabels)).toBe(requestsBefore + 1);
-    expect(seriesValue(after, 'switchyard_http_request_duration_seconds_count', { method: 'POST', route: '/v1/chat/completions' })).toBeGreaterThanOrEqual(1);
+    expect(
+      seriesValue(after, 'switchyard_http_request_duration_seconds_count', { method: 'POST', route: '/v1/chat/completions' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(seriesValue(after, 'switchyard_upstream_time_to_first_token_seconds_count', { provider: 'scripted', model: MODEL })).toBe(1);
     expect(seriesValue(after, 'switchyard_upstream_call_duration_seconds_count', { provider: 'scripted', model: MODEL })).toBe(1);
     expect(seriesValue(after, 'switchyard_billed_tokens_total', { model: MODEL, direction: 'input' })).toBe(1_000);
@@ -76,7 +85,13 @@ describe('GET /metrics', () => {
     expect(seriesValue(after, 'switchyard_holds_open')).toBe(0);
     expect(seriesValue(after, 'switchyard_ledger_queue_depth')).toBe(0);
     expect(seriesValue(after, 'switchyard_database_up')).toBe(1);
-    for (const gauge of ['switchyard_appservers_running', 'switchyard_appservers_starting', 'switchyard_agent_turns_running', 'switchyard_sse_subscribers', 'switchyard_sse_overflow_disconnects_total']) {
+    for (const gauge of [
+      'switchyard_appservers_running',
+      'switchyard_appservers_starting',
+      'switchyard_agent_turns_running',
+      'switchyard_sse_subscribers',
+      'switchyard_sse_overflow_disconnects_total',
+    ]) {
       expect(seriesValue(after, gauge), gauge).toBe(0);
     }
     expect(seriesValue(after, 'switchyard_process_resident_memory_bytes')).toBeGreaterThan(0);
@@ -89,14 +104,18 @@ describe('GET /metrics', () => {
     const text = await scrape(context);
     expect(text).not.toContain('some-secret-looking-id');
     expect(text).not.toContain('abc123');
-    expect(seriesValue(text, 'switchyard_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(
+      seriesValue(text, 'switchyard_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('keeps the series of two services in one process apart', async () => {
     const other = await billingContext({ upstreamUrl: upstream.url });
     try {
       const text = (await other.app.inject({ method: 'GET', url: '/metrics', headers: operatorHeaders })).body;
-      expect(seriesValue(text, 'switchyard_upstream_calls_total', { provider: 'scripted', model: MODEL, outcome: 'completed' })).toBeUndefined();
+      expect(
+        seriesValue(text, 'switchyard_upstream_calls_total', { provider: 'scripted', model: MODEL, outcome: 'completed' }),
+      ).toBeUndefined();
     } finally {
       await other.close();
     }

@@ -38,9 +38,11 @@ describe('wallet auto top-up', () => {
     await processor.close();
   });
 
-  const post = (token: string, path: string, payload: Record<string, unknown>) => context.app.inject({ method: 'POST', url: path, headers: bearer(token), payload });
+  const post = (token: string, path: string, payload: Record<string, unknown>) =>
+    context.app.inject({ method: 'POST', url: path, headers: bearer(token), payload });
   const setting = (token: string, payload: Record<string, unknown>) => post(token, '/api/v1/wallet/auto-topup', payload);
-  const offSessionCharges = () => processor.requests.filter((request) => request.method === 'POST' && request.path === '/v1/payment_intents');
+  const offSessionCharges = () =>
+    processor.requests.filter((request) => request.method === 'POST' && request.path === '/v1/payment_intents');
   const available = async (customerId: number) => (await walletOf(context, customerId)).availableMicros;
 
   /** Waits (generously) until the settlement listener has run and its charge, if any, has finished. */
@@ -71,12 +73,19 @@ describe('wallet auto top-up', () => {
     const created = processor.requests.find((request) => request.path === '/v1/checkout/sessions' && request.method === 'POST')!;
     expect(created.form).toMatchObject({ customer_creation: 'always', 'payment_intent_data[setup_future_usage]': 'off_session' });
     processor.pay(sessionId);
-    expect((await post(buyer.systemToken, '/api/v1/wallet/card/confirm', { session_id: sessionId })).json()).toMatchObject({ credited: true });
+    expect((await post(buyer.systemToken, '/api/v1/wallet/card/confirm', { session_id: sessionId })).json()).toMatchObject({
+      credited: true,
+    });
     return { ...buyer, sessionId };
   }
 
   async function callCost(customerId: number): Promise<number> {
-    const call = await context.storage.db.selectFrom('billing_calls').select('cost_micros').where('customer_id', '=', customerId).where('status', '=', 'settled').executeTakeFirstOrThrow();
+    const call = await context.storage.db
+      .selectFrom('billing_calls')
+      .select('cost_micros')
+      .where('customer_id', '=', customerId)
+      .where('status', '=', 'settled')
+      .executeTakeFirstOrThrow();
     return Number(call.cost_micros);
   }
 
@@ -85,7 +94,14 @@ describe('wallet auto top-up', () => {
     expect(await available(buyer.customerId)).toBe(10_000_000);
     const saved = await setting(buyer.systemToken, { enabled: true, threshold_micros: 9_990_000, pack_id: 'pack-25' });
     expect(saved.statusCode, saved.body).toBe(200);
-    expect(saved.json()).toMatchObject({ enabled: true, threshold: { micros: 9_990_000 }, pack_id: 'pack-25', armed: true, charge_pending: false, saved_card: true });
+    expect(saved.json()).toMatchObject({
+      enabled: true,
+      threshold: { micros: 9_990_000 },
+      pack_id: 'pack-25',
+      armed: true,
+      charge_pending: false,
+      saved_card: true,
+    });
 
     await billedCall(buyer.systemToken);
     await settled(async () => (await available(buyer.customerId)) > 20_000_000);
@@ -96,27 +112,56 @@ describe('wallet auto top-up', () => {
     const charges = offSessionCharges();
     expect(charges).toHaveLength(1);
     const saleIntent = processor.intents.get([...processor.sessions.values()][0]!.payment_intent!)!;
-    expect(charges[0]!.form).toMatchObject({ amount: '2500', currency: 'usd', confirm: 'true', off_session: 'true', customer: saleIntent.customer, payment_method: saleIntent.payment_method });
+    expect(charges[0]!.form).toMatchObject({
+      amount: '2500',
+      currency: 'usd',
+      confirm: 'true',
+      off_session: 'true',
+      customer: saleIntent.customer,
+      payment_method: saleIntent.payment_method,
+    });
     expect(charges[0]!.idempotencyKey).toMatch(/^auto-topup-pay_/);
-    const payment = await context.storage.db.selectFrom('payments').selectAll().where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).executeTakeFirstOrThrow();
+    const payment = await context.storage.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('customer_id', '=', buyer.customerId)
+      .where('processor_ref', 'is', null)
+      .executeTakeFirstOrThrow();
     expect(payment).toMatchObject({ status: 'paid', method: 'card', pack_id: 'pack-25' });
-    const credits = await context.storage.db.selectFrom('ledger_entries').select(['transfer_id', 'amount_micros']).where('reference', '=', `payment:${payment.public_id}`).execute();
+    const credits = await context.storage.db
+      .selectFrom('ledger_entries')
+      .select(['transfer_id', 'amount_micros'])
+      .where('reference', '=', `payment:${payment.public_id}`)
+      .execute();
     expect(new Set(credits.map((entry) => entry.transfer_id)).size).toBe(1);
 
     // The processor's webhook for the same charge credits nothing more (delivered twice).
     const intent = processor.intents.get(payment.payment_intent!)!;
     const raw = JSON.stringify(processor.event('payment_intent.succeeded', intent));
-    for (let delivery = 0; delivery < 2; delivery += 1) expect((await deliver(context, raw, processor.signature(raw))).statusCode).toBe(200);
+    for (let delivery = 0; delivery < 2; delivery += 1)
+      expect((await deliver(context, raw, processor.signature(raw))).statusCode).toBe(200);
     const other = JSON.stringify(processor.event('payment_intent.succeeded', intent));
     expect((await deliver(context, other, processor.signature(other))).statusCode).toBe(200);
     expect(await available(buyer.customerId)).toBe(10_000_000 - cost + 25_000_000);
-    expect(new Set((await context.storage.db.selectFrom('ledger_entries').select('transfer_id').where('reference', '=', `payment:${payment.public_id}`).execute()).map((entry) => entry.transfer_id)).size).toBe(1);
+    expect(
+      new Set(
+        (
+          await context.storage.db
+            .selectFrom('ledger_entries')
+            .select('transfer_id')
+            .where('reference', '=', `payment:${payment.public_id}`)
+            .execute()
+        ).map((entry) => entry.transfer_id),
+      ).size,
+    ).toBe(1);
 
     // Above the threshold again: further calls charge nothing.
     await billedCall(buyer.systemToken);
     await settled();
     expect(offSessionCharges()).toHaveLength(1);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json()).toMatchObject({ enabled: true, armed: true, charge_pending: false });
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json(),
+    ).toMatchObject({ enabled: true, armed: true, charge_pending: false });
     expect(alerts).toEqual([]);
   });
 
@@ -131,17 +176,28 @@ describe('wallet auto top-up', () => {
     await Promise.all(Array.from({ length: 20 }, () => context.services.payments.autoTopup.afterSettlement(buyer.customerId)));
     await settled();
     expect(offSessionCharges()).toHaveLength(1);
-    const calls = await context.storage.db.selectFrom('billing_calls').select('cost_micros').where('customer_id', '=', buyer.customerId).execute();
+    const calls = await context.storage.db
+      .selectFrom('billing_calls')
+      .select('cost_micros')
+      .where('customer_id', '=', buyer.customerId)
+      .execute();
     const spent = calls.reduce((sum, call) => sum + Number(call.cost_micros), 0);
     expect(await available(buyer.customerId)).toBe(20_000_000 - spent);
-    const autoPayments = await context.storage.db.selectFrom('payments').select('status').where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).execute();
+    const autoPayments = await context.storage.db
+      .selectFrom('payments')
+      .select('status')
+      .where('customer_id', '=', buyer.customerId)
+      .where('processor_ref', 'is', null)
+      .execute();
     expect(autoPayments).toEqual([{ status: 'paid' }]);
   });
 
   it('concurrent checks of a wallet below the threshold claim one charge', async () => {
     const buyer = await buyerWithCard();
     expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 50_000_000, pack_id: 'pack-10' })).statusCode).toBe(200);
-    const outcomes = await Promise.all(Array.from({ length: 20 }, () => context.services.payments.autoTopup.afterSettlement(buyer.customerId)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => context.services.payments.autoTopup.afterSettlement(buyer.customerId)),
+    );
     expect(outcomes.filter((outcome) => outcome === 'credited')).toHaveLength(1);
     expect(offSessionCharges()).toHaveLength(1);
     expect(await available(buyer.customerId)).toBe(20_000_000);
@@ -158,10 +214,20 @@ describe('wallet auto top-up', () => {
     expect(offSessionCharges()).toHaveLength(1);
     expect(await available(buyer.customerId)).toBe(10_000_000 - cost);
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]).toMatchObject({ customerId: buyer.customerId, alert: { cause: 'auto_topup_failed', details: { pack_id: 'pack-25', code: 'card_declined' } } });
-    const failed = await context.storage.db.selectFrom('payments').select(['status']).where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).execute();
+    expect(alerts[0]).toMatchObject({
+      customerId: buyer.customerId,
+      alert: { cause: 'auto_topup_failed', details: { pack_id: 'pack-25', code: 'card_declined' } },
+    });
+    const failed = await context.storage.db
+      .selectFrom('payments')
+      .select(['status'])
+      .where('customer_id', '=', buyer.customerId)
+      .where('processor_ref', 'is', null)
+      .execute();
     expect(failed).toEqual([{ status: 'failed' }]);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json()).toMatchObject({ enabled: true, armed: false, charge_pending: false });
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json(),
+    ).toMatchObject({ enabled: true, armed: false, charge_pending: false });
 
     // Still below the threshold: no second attempt.
     await billedCall(buyer.systemToken);
@@ -177,14 +243,22 @@ describe('wallet auto top-up', () => {
     await billedCall(buyer.systemToken);
     await settled();
     expect(offSessionCharges()).toHaveLength(1);
-    expect((await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json()).toMatchObject({ armed: true });
+    expect(
+      (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) })).json(),
+    ).toMatchObject({ armed: true });
     for (let call = 0; call < 3 && offSessionCharges().length === 1; call += 1) {
       await billedCall(buyer.systemToken);
       await settled();
     }
     expect(offSessionCharges()).toHaveLength(2);
     await settled(async () => (await available(buyer.customerId)) > 20_000_000);
-    const statuses = await context.storage.db.selectFrom('payments').select(['status']).where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).orderBy('id').execute();
+    const statuses = await context.storage.db
+      .selectFrom('payments')
+      .select(['status'])
+      .where('customer_id', '=', buyer.customerId)
+      .where('processor_ref', 'is', null)
+      .orderBy('id')
+      .execute();
     expect(statuses).toEqual([{ status: 'failed' }, { status: 'paid' }]);
   });
 
@@ -196,12 +270,20 @@ describe('wallet auto top-up', () => {
     const read = () => context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) });
     expect((await read()).json()).toMatchObject({ charge_pending: true, armed: false });
     // Saving the setting re-arms it, but a charge is pending: nothing new starts.
-    expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 50_000_000, pack_id: 'pack-25' })).json()).toMatchObject({ armed: true, charge_pending: true });
+    expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 50_000_000, pack_id: 'pack-25' })).json()).toMatchObject({
+      armed: true,
+      charge_pending: true,
+    });
     expect(await context.services.payments.autoTopup.afterSettlement(buyer.customerId)).toBe('pending');
     expect(offSessionCharges()).toHaveLength(1);
     expect(await available(buyer.customerId)).toBe(10_000_000);
 
-    const payment = await context.storage.db.selectFrom('payments').selectAll().where('customer_id', '=', buyer.customerId).where('processor_ref', 'is', null).executeTakeFirstOrThrow();
+    const payment = await context.storage.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('customer_id', '=', buyer.customerId)
+      .where('processor_ref', 'is', null)
+      .executeTakeFirstOrThrow();
     expect(payment.status).toBe('pending');
     const intent = { ...processor.intents.get(payment.payment_intent!)!, status: 'succeeded' };
     const deliveries = await Promise.all(
@@ -223,7 +305,9 @@ describe('wallet auto top-up', () => {
     expect(refused.body).toMatch(/saved card/);
     const read = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/auto-topup', headers: bearer(buyer.systemToken) });
     expect(read.json()).toMatchObject({ enabled: false, saved_card: false, pack_id: null });
-    expect((await setting(buyer.systemToken, { enabled: false, threshold_micros: 1_000_000, pack_id: 'pack-10' })).json()).toMatchObject({ enabled: false });
+    expect((await setting(buyer.systemToken, { enabled: false, threshold_micros: 1_000_000, pack_id: 'pack-10' })).json()).toMatchObject({
+      enabled: false,
+    });
     expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 1_000_000, pack_id: 'nope' })).statusCode).toBe(422);
     expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: -1, pack_id: 'pack-10' })).statusCode).toBe(422);
     expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: '5', pack_id: 'pack-10' })).statusCode).toBe(422);
@@ -232,7 +316,11 @@ describe('wallet auto top-up', () => {
     await billedCall(buyer.systemToken);
     await settled();
     expect(offSessionCharges()).toHaveLength(0);
-    const stored = await context.storage.db.selectFrom('auto_topup_settings').selectAll().where('customer_id', '=', buyer.customerId).execute();
+    const stored = await context.storage.db
+      .selectFrom('auto_topup_settings')
+      .selectAll()
+      .where('customer_id', '=', buyer.customerId)
+      .execute();
     expect(stored).toEqual([]);
   });
 });

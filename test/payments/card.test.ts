@@ -18,7 +18,12 @@ describe('card payments against the processor double', () => {
   });
 
   const checkout = (token: string, payload: unknown, prefix = '/api/v1/wallet') =>
-    context.app.inject({ method: 'POST', url: `${prefix}/card/checkout`, headers: bearer(token), payload: payload as Record<string, unknown> });
+    context.app.inject({
+      method: 'POST',
+      url: `${prefix}/card/checkout`,
+      headers: bearer(token),
+      payload: payload as Record<string, unknown>,
+    });
   const confirm = (token: string, sessionId: string, prefix = '/api/v1/wallet') =>
     context.app.inject({ method: 'POST', url: `${prefix}/card/confirm`, headers: bearer(token), payload: { session_id: sessionId } });
   const send = (event: unknown, options: { secret?: string; timestampSeconds?: number } = {}) => {
@@ -45,11 +50,21 @@ describe('card payments against the processor double', () => {
     const buyer = await newCustomer(context);
     const body = await openSession(buyer.systemToken, 'pack-100');
     expect(body.checkout_url).toBe(`${processor.url}/pay/${body.session_id}`);
-    expect(body.payment).toMatchObject({ status: 'open', amount: { micros: 100_000_000 }, credit: { micros: 105_000_000 }, wallet: 'token' });
+    expect(body.payment).toMatchObject({
+      status: 'open',
+      amount: { micros: 100_000_000 },
+      credit: { micros: 105_000_000 },
+      wallet: 'token',
+    });
     const created = processor.requests.find((request) => request.method === 'POST')!;
     expect(created.authorized).toBe(true);
     expect(created.idempotencyKey).toBe(`checkout-${body.payment.payment_id}`);
-    expect(created.form).toMatchObject({ mode: 'payment', 'line_items[0][price_data][unit_amount]': '10000', 'line_items[0][price_data][currency]': 'usd', 'metadata[payment_id]': body.payment.payment_id });
+    expect(created.form).toMatchObject({
+      mode: 'payment',
+      'line_items[0][price_data][unit_amount]': '10000',
+      'line_items[0][price_data][currency]': 'usd',
+      'metadata[payment_id]': body.payment.payment_id,
+    });
     expect((await checkout(buyer.systemToken, { pack_id: 'nope' })).statusCode).toBe(422);
     expect((await checkout(buyer.systemToken, { pack_id: 'pack-10', amount: 1 })).statusCode).toBe(422);
     expect((await checkout(buyer.systemToken, {})).statusCode).toBe(422);
@@ -79,7 +94,9 @@ describe('card payments against the processor double', () => {
 
   it('cash-wallet card checkout credits the cash wallet', async () => {
     const buyer = await newCustomer(context);
-    const { session_id } = await openSession(buyer.systemToken).then(() => checkout(buyer.systemToken, { pack_id: 'pack-25' }, '/api/v1/cash-wallet')).then((response) => response.json());
+    const { session_id } = await openSession(buyer.systemToken)
+      .then(() => checkout(buyer.systemToken, { pack_id: 'pack-25' }, '/api/v1/cash-wallet'))
+      .then((response) => response.json());
     processor.pay(session_id);
     const paid = await confirm(buyer.systemToken, session_id, '/api/v1/cash-wallet');
     expect(paid.json()).toMatchObject({ credited: true, payment: { wallet: 'cash' } });
@@ -108,11 +125,20 @@ describe('card payments against the processor double', () => {
       ['future timestamp (301 s ahead)', () => ({ body: raw, header: good(raw, now() + 301) })],
       ['wrong secret', () => ({ body: raw, header: processor.signature(raw, { secret: 'whsec_wrong' }) })],
       ['v0 only', () => ({ body: raw, header: `t=${now()},v0=${hmacHex(processor.webhookSecret, now(), raw)}` })],
-      ['v1 not hex / wrong length', () => ({ body: raw, header: `t=${now()},v1=${hmacHex(processor.webhookSecret, now(), raw).slice(0, 40)}` })],
+      [
+        'v1 not hex / wrong length',
+        () => ({ body: raw, header: `t=${now()},v1=${hmacHex(processor.webhookSecret, now(), raw).slice(0, 40)}` }),
+      ],
       ['tampered body', () => ({ body: raw.replace('"paid"', '"paid" '), header: good(raw) })],
       ['re-serialized JSON', () => ({ body: JSON.stringify(JSON.parse(raw), null, 2), header: good(raw) })],
-      ['signature of the body alone (no timestamp prefix)', () => ({ body: raw, header: `t=${now()},v1=${createHmac('sha256', processor.webhookSecret).update(raw).digest('hex')}` })],
-      ['timestamp of the header differs from the signed one', () => ({ body: raw, header: `t=${now() - 10},v1=${hmacHex(processor.webhookSecret, now(), raw)}` })],
+      [
+        'signature of the body alone (no timestamp prefix)',
+        () => ({ body: raw, header: `t=${now()},v1=${createHmac('sha256', processor.webhookSecret).update(raw).digest('hex')}` }),
+      ],
+      [
+        'timestamp of the header differs from the signed one',
+        () => ({ body: raw, header: `t=${now() - 10},v1=${hmacHex(processor.webhookSecret, now(), raw)}` }),
+      ],
       ['several v1, none good', () => ({ body: raw, header: `t=${now()},v1=${'0'.repeat(64)},v1=${hmacHex('whsec_other', now(), raw)}` })],
     ];
     it.each(rejected)('rejects %s with 400 and changes nothing', async (_name, make) => {
@@ -170,7 +196,8 @@ describe('card payments against the processor double', () => {
     const first = await openSession(buyer.systemToken);
     const pending = processor.pay(first.session_id, { async: true });
     await send(processor.event('checkout.session.completed', pending));
-    const listed = async () => (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/payments', headers: bearer(buyer.systemToken) })).json().purchases;
+    const listed = async () =>
+      (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/payments', headers: bearer(buyer.systemToken) })).json().purchases;
     expect((await listed())[0]).toMatchObject({ status: 'pending' });
     expect(await balance(buyer.customerId)).toBe(0);
     await send(processor.event('checkout.session.async_payment_succeeded', { ...pending, payment_status: 'paid' }));
@@ -209,8 +236,14 @@ describe('card payments against the processor double', () => {
     // The same refund again under a new event id (cumulative amount): nothing more.
     await send(processor.event('charge.refunded', processor.refundCharge(session_id, 1000)));
     expect(await balance(buyer.customerId)).toBe(0);
-    const listed = (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/payments', headers: bearer(buyer.systemToken) })).json().purchases;
-    expect(listed[0]).toMatchObject({ payment_id: payment.payment_id, refunded: { micros: 10_000_000 }, clawed_back: { micros: 6_000_000 }, debt: { micros: 4_000_000 } });
+    const listed = (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/payments', headers: bearer(buyer.systemToken) })).json()
+      .purchases;
+    expect(listed[0]).toMatchObject({
+      payment_id: payment.payment_id,
+      refunded: { micros: 10_000_000 },
+      clawed_back: { micros: 6_000_000 },
+      debt: { micros: 4_000_000 },
+    });
     // The next paid pack repays the debt first.
     const next = await openSession(buyer.systemToken);
     processor.pay(next.session_id);
@@ -248,7 +281,13 @@ describe('card payments against the processor double', () => {
 
   it('unknown sessions and event types are acknowledged without effect; bad JSON with a good signature is 400', async () => {
     const before = await entryCount(context);
-    expect((await send(processor.event('checkout.session.completed', { id: 'cs_unknown', payment_status: 'paid', amount_total: 1000, currency: 'usd' }))).statusCode).toBe(200);
+    expect(
+      (
+        await send(
+          processor.event('checkout.session.completed', { id: 'cs_unknown', payment_status: 'paid', amount_total: 1000, currency: 'usd' }),
+        )
+      ).statusCode,
+    ).toBe(200);
     expect((await send(processor.event('customer.created', { id: 'cus_1' }))).statusCode).toBe(200);
     const raw = '{"id": "evt_1", "type": ';
     expect((await deliver(context, raw, processor.signature(raw))).statusCode).toBe(400);

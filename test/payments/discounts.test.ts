@@ -35,7 +35,8 @@ describe('top-up discounts and purchase preferences', () => {
     await processor.close();
   });
 
-  const post = (token: string, url: string, payload: Record<string, unknown> = {}) => context.app.inject({ method: 'POST', url, headers: bearer(token), payload });
+  const post = (token: string, url: string, payload: Record<string, unknown> = {}) =>
+    context.app.inject({ method: 'POST', url, headers: bearer(token), payload });
   const validate = async (token: string, code: string) => (await post(token, '/api/v1/wallet/topup-discount', { code })).json();
   async function payWith(token: string, code?: string) {
     const response = await post(token, '/api/v1/wallet/card/checkout', { pack_id: 'pack-10', ...(code ? { discount_code: code } : {}) });
@@ -50,7 +51,10 @@ describe('top-up discounts and purchase preferences', () => {
     expect(await validate(a.systemToken, 'OLD5')).toEqual({ valid: false, reason: 'expired' });
     expect(await validate(a.systemToken, 'welcome10')).toMatchObject({ valid: true, code: 'WELCOME10', bonus_percent: 10 });
     expect((await payWith(a.systemToken, 'OLD5')).statusCode).toBe(422);
-    expect((await payWith(a.systemToken, 'WELCOME10')).json()).toMatchObject({ credited: true, payment: { credit: { micros: 11_000_000 } } });
+    expect((await payWith(a.systemToken, 'WELCOME10')).json()).toMatchObject({
+      credited: true,
+      payment: { credit: { micros: 11_000_000 } },
+    });
     expect((await walletOf(context, a.customerId)).balanceMicros).toBe(11_000_000);
     expect(await validate(a.systemToken, 'WELCOME10')).toEqual({ valid: false, reason: 'already_used' });
     expect((await payWith(a.systemToken, 'WELCOME10')).statusCode).toBe(422);
@@ -60,7 +64,9 @@ describe('top-up discounts and purchase preferences', () => {
 
   it('total uses hold under concurrent checkouts', async () => {
     const buyers = await Promise.all(Array.from({ length: 6 }, () => newCustomer(context)));
-    const responses = await Promise.all(buyers.map((buyer) => post(buyer.systemToken, '/api/v1/wallet/card/checkout', { pack_id: 'pack-10', discount_code: 'WELCOME10' })));
+    const responses = await Promise.all(
+      buyers.map((buyer) => post(buyer.systemToken, '/api/v1/wallet/card/checkout', { pack_id: 'pack-10', discount_code: 'WELCOME10' })),
+    );
     expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(2);
     expect(responses.filter((response) => response.statusCode === 422)).toHaveLength(4);
   });
@@ -92,8 +98,10 @@ describe('top-up discounts and purchase preferences', () => {
 
   it('purchase preferences: defaults, save, unknown fields and packs refused', async () => {
     const buyer = await newCustomer(context);
-    const get = async () => (await context.app.inject({ method: 'GET', url: '/api/v1/purchase-preferences', headers: bearer(buyer.systemToken) })).json();
-    const put = (payload: Record<string, unknown>) => context.app.inject({ method: 'PUT', url: '/api/v1/purchase-preferences', headers: bearer(buyer.systemToken), payload });
+    const get = async () =>
+      (await context.app.inject({ method: 'GET', url: '/api/v1/purchase-preferences', headers: bearer(buyer.systemToken) })).json();
+    const put = (payload: Record<string, unknown>) =>
+      context.app.inject({ method: 'PUT', url: '/api/v1/purchase-preferences', headers: bearer(buyer.systemToken), payload });
     expect(await get()).toEqual({ default_pack_id: null, payment_method: null, pay_currency: null, display_currency: 'USD' });
     const saved = { default_pack_id: 'pack-25', payment_method: 'crypto', pay_currency: 'btc', display_currency: 'EUR' };
     expect((await put(saved)).statusCode).toBe(200);

@@ -9,7 +9,9 @@ export function cardConfig(processor: CardProcessor) {
   return { enabled: true, apiBaseUrl: processor.url, secretKey: processor.secretKey, webhookSecret: processor.webhookSecret };
 }
 
-export async function paymentsContext(options: Omit<TestContextOptions, 'config'> & { config?: Record<string, unknown> } = {}): Promise<TestContext> {
+export async function paymentsContext(
+  options: Omit<TestContextOptions, 'config'> & { config?: Record<string, unknown> } = {},
+): Promise<TestContext> {
   return createTestContext({ ...options, config: options.config as TestContextOptions['config'] });
 }
 
@@ -25,7 +27,12 @@ export function asCustomer(token: string) {
 }
 
 /** Posts a raw webhook body with a signature header (or none). */
-export function deliver(context: TestContext, rawBody: string, signature: string | undefined, contentType = 'application/json; charset=utf-8') {
+export function deliver(
+  context: TestContext,
+  rawBody: string,
+  signature: string | undefined,
+  contentType = 'application/json; charset=utf-8',
+) {
   return context.app.inject({
     method: 'POST',
     url: '/api/v1/card/webhook',

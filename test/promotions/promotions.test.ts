@@ -32,7 +32,8 @@ describe('promotions', () => {
   const call = (method: 'GET' | 'POST', url: string, token: string, remoteAddress = '10.0.0.1') =>
     context.app.inject({ method, url, headers: bearer(token), remoteAddress, ...(method === 'POST' ? { payload: {} } : {}) });
   const balance = async (customerId: number) => (await walletOf(context, customerId)).balanceMicros;
-  const grants = async (promotion: string) => context.storage.db.selectFrom('promotion_grants').selectAll().where('promotion', '=', promotion).execute();
+  const grants = async (promotion: string) =>
+    context.storage.db.selectFrom('promotion_grants').selectAll().where('promotion', '=', promotion).execute();
 
   it('daily check-in: once per UTC day, streak rewards from config, the day boundary at UTC midnight, a missed day resets', async () => {
     const buyer = await newCustomer(context);
@@ -42,17 +43,33 @@ describe('promotions', () => {
     const again = await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken);
     expect(again.statusCode).toBe(409);
     expect(again.json().detail ?? again.json()).toBeDefined();
-    expect((await call('GET', '/api/v1/daily-checkin', buyer.systemToken)).json()).toMatchObject({ claimed_today: true, streak: 1, next_reward: { micros: 150_000 }, next_claim_at: '2026-03-11T00:00:00.000Z' });
+    expect((await call('GET', '/api/v1/daily-checkin', buyer.systemToken)).json()).toMatchObject({
+      claimed_today: true,
+      streak: 1,
+      next_reward: { micros: 150_000 },
+      next_claim_at: '2026-03-11T00:00:00.000Z',
+    });
     // One millisecond before UTC midnight is still the same day.
     clock.set(Date.UTC(2026, 2, 10, 23, 59, 59, 999));
     expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).statusCode).toBe(409);
     clock.advance(1);
-    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({ day: '2026-03-11', streak: 2, reward: { micros: 150_000 } });
+    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({
+      day: '2026-03-11',
+      streak: 2,
+      reward: { micros: 150_000 },
+    });
     clock.advance(DAY_MS);
-    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({ streak: 3, reward: { micros: 200_000 } });
+    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({
+      streak: 3,
+      reward: { micros: 200_000 },
+    });
     // A missed day (the 13th) resets the streak on the 14th.
     clock.advance(2 * DAY_MS);
-    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({ day: '2026-03-14', streak: 1, reward: { micros: 100_000 } });
+    expect((await call('POST', '/api/v1/daily-checkin/claim', buyer.systemToken)).json()).toMatchObject({
+      day: '2026-03-14',
+      streak: 1,
+      reward: { micros: 100_000 },
+    });
     expect(await balance(buyer.customerId)).toBe(100_000 + 150_000 + 200_000 + 100_000);
   });
 
@@ -69,7 +86,9 @@ describe('promotions', () => {
     const buyer = await newCustomer(context);
     const before = (await call('GET', '/api/v1/spin-wheel', buyer.systemToken)).json();
     expect(before).toMatchObject({ entries_left: 1, result: null });
-    expect(before.prizes.map((prize: { probability: number }) => prize.probability).reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(1);
+    expect(before.prizes.map((prize: { probability: number }) => prize.probability).reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(
+      1,
+    );
     const responses = await Promise.all(Array.from({ length: 100 }, () => call('POST', '/api/v1/spin-wheel/spin', buyer.systemToken)));
     const won = responses.filter((response) => response.statusCode === 200);
     expect(won).toHaveLength(1);
@@ -77,7 +96,10 @@ describe('promotions', () => {
     const prize = won[0]!.json();
     expect(['small', 'medium', 'large']).toContain(prize.prize.id);
     expect(await balance(buyer.customerId)).toBe(prize.amount.micros);
-    expect((await call('GET', '/api/v1/spin-wheel', buyer.systemToken)).json()).toMatchObject({ entries_left: 0, result: { prize: prize.prize.id, amount: prize.amount } });
+    expect((await call('GET', '/api/v1/spin-wheel', buyer.systemToken)).json()).toMatchObject({
+      entries_left: 0,
+      result: { prize: prize.prize.id, amount: prize.amount },
+    });
     expect(await grants('spin')).toHaveLength(1);
   });
 
@@ -119,7 +141,12 @@ describe('promotions', () => {
     expect(await context.services.promotions.attributeReferral(friend.customerId, status.referral_code)).toBe(referrer.customerId);
     expect(await context.services.promotions.attributeReferral(friend.customerId, status.referral_code)).toBeNull();
 
-    const checkout = await context.app.inject({ method: 'POST', url: '/api/v1/wallet/card/checkout', headers: bearer(friend.systemToken), payload: { pack_id: 'pack-25' } });
+    const checkout = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/wallet/card/checkout',
+      headers: bearer(friend.systemToken),
+      payload: { pack_id: 'pack-25' },
+    });
     const sessionId = checkout.json().session_id as string;
     const session = processor.pay(sessionId);
     const send = (event: unknown) => {
@@ -128,13 +155,18 @@ describe('promotions', () => {
     };
     expect((await send(processor.event('checkout.session.completed', session))).statusCode).toBe(200);
     expect(await walletOf(context, referrer.customerId)).toMatchObject({ cashBalanceMicros: 2_500_000 });
-    expect((await call('GET', '/api/v1/referral', referrer.systemToken)).json()).toMatchObject({ referred: { total: 1, paid: 1 }, earnings: { total: { micros: 2_500_000 }, net: { micros: 2_500_000 } } });
+    expect((await call('GET', '/api/v1/referral', referrer.systemToken)).json()).toMatchObject({
+      referred: { total: 1, paid: 1 },
+      earnings: { total: { micros: 2_500_000 }, net: { micros: 2_500_000 } },
+    });
     // Duplicate delivery: nothing more.
     await send(processor.event('checkout.session.async_payment_succeeded', session));
     expect(await walletOf(context, referrer.customerId)).toMatchObject({ cashBalanceMicros: 2_500_000 });
     await send(processor.event('charge.refunded', processor.refundCharge(sessionId, 2500)));
     expect(await walletOf(context, referrer.customerId)).toMatchObject({ cashBalanceMicros: 0 });
-    expect((await call('GET', '/api/v1/referral', referrer.systemToken)).json()).toMatchObject({ earnings: { clawed_back: { micros: 2_500_000 }, net: { micros: 0 } } });
+    expect((await call('GET', '/api/v1/referral', referrer.systemToken)).json()).toMatchObject({
+      earnings: { clawed_back: { micros: 2_500_000 }, net: { micros: 0 } },
+    });
   });
 
   it('raffle: seed hash published at opening, entries from check-ins, a provably fair draw credited once', async () => {
@@ -146,12 +178,20 @@ describe('promotions', () => {
     clock.advance(DAY_MS);
     expect((await call('POST', '/api/v1/daily-checkin/claim', players[0]!.systemToken)).statusCode).toBe(200);
     const mid = (await call('GET', '/api/v1/raffle', players[0]!.systemToken)).json();
-    expect(mid.current).toMatchObject({ raffle_id: opening.current.raffle_id, your_entries: 2, total_entries: 4, entrants: 3, seed_hash: opening.current.seed_hash });
+    expect(mid.current).toMatchObject({
+      raffle_id: opening.current.raffle_id,
+      your_entries: 2,
+      total_entries: 4,
+      entrants: 3,
+      seed_hash: opening.current.seed_hash,
+    });
     expect(mid.past_draws).toEqual([]);
     const balancesBefore = await Promise.all(players.map((player) => balance(player.customerId)));
 
     clock.set(Date.parse(opening.current.draws_at));
-    const views = await Promise.all(players.flatMap((player) => [call('GET', '/api/v1/raffle', player.systemToken), call('GET', '/api/v1/raffle', player.systemToken)]));
+    const views = await Promise.all(
+      players.flatMap((player) => [call('GET', '/api/v1/raffle', player.systemToken), call('GET', '/api/v1/raffle', player.systemToken)]),
+    );
     const draw = views[0]!.json().past_draws[0];
     expect(draw.raffle_id).toBe(opening.current.raffle_id);
     expect(createHash('sha256').update(draw.seed).digest('hex')).toBe(opening.current.seed_hash);

@@ -28,7 +28,10 @@ function afterLastOutput(tool: Reply): (request: RecordedRequest) => Reply {
   };
 }
 
-const title = SANDBOX_UNAVAILABLE === null ? 'agent sandbox (bubblewrap): escapes find nothing' : `agent sandbox escapes — skipped: bubblewrap unavailable (${SANDBOX_UNAVAILABLE})`;
+const title =
+  SANDBOX_UNAVAILABLE === null
+    ? 'agent sandbox (bubblewrap): escapes find nothing'
+    : `agent sandbox escapes — skipped: bubblewrap unavailable (${SANDBOX_UNAVAILABLE})`;
 
 describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
   let harness: AgentHarness;
@@ -42,10 +45,16 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
 
   /** Runs one shell command as a real turn of the customer's project and returns when the turn completed. */
   async function runCommand(projectId: string, headers: { authorization: string }, workspace: string, command: string): Promise<void> {
-    harness.upstream.setDefault(afterLastOutput({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: workspace }) }));
+    harness.upstream.setDefault(
+      afterLastOutput({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: workspace }) }),
+    );
     const started = await post(`/api/v1/projects/${projectId}/turns`, headers, { input: 'run it' });
     expect(started.statusCode, started.body).toBe(202);
-    const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id, 60_000);
+    const completed = await harness.waitForEvent(
+      projectId,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id,
+      60_000,
+    );
     expect(dataOf(completed).turn.status).toBe('completed');
   }
 
@@ -64,7 +73,10 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     fs.writeFileSync(tokenFile, `${STATIC_TOKEN}\n`, { mode: 0o600 });
     const upstream = await startModelUpstream();
     const context = await createTestContext({
-      config: { ...gatewayConfig(upstream.url), agent: { requestTimeoutMs: 30_000, stopGraceMs: 500, isolationUidFirst: UID_FIRST } } as never,
+      config: {
+        ...gatewayConfig(upstream.url),
+        agent: { requestTimeoutMs: 30_000, stopGraceMs: 500, isolationUidFirst: UID_FIRST },
+      } as never,
       env: { SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_STATIC_TOKEN: '', SWITCHYARD_STATIC_TOKEN_FILE: tokenFile, SWITCHYARD_SECRET: '' },
     });
     await context.listen();
@@ -76,7 +88,13 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     const customer = async (tag: string) => {
       const email = `${tag}-${Math.random().toString(36).slice(2)}@example.com`;
       const created = await context.services.customers.create({ email });
-      await context.services.billing.adjust({ customerId: created.customer.id, amountMicros: 100_000_000, reason: 'sandbox tests', wallet: 'token', idempotencyKey: `sandbox-${created.customer.id}` });
+      await context.services.billing.adjust({
+        customerId: created.customer.id,
+        amountMicros: 100_000_000,
+        reason: 'sandbox tests',
+        wallet: 'token',
+        idempotencyKey: `sandbox-${created.customer.id}`,
+      });
       return { id: created.customer.id, email, token: created.systemToken.key, headers: bearer(created.systemToken.key) };
     };
     const a = await customer('tenant-a');
@@ -96,7 +114,14 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     // A process of the service's user started with the service's secrets in its environment.
     decoy = spawn('sleep', ['600'], {
       stdio: 'ignore',
-      env: { PATH: process.env.PATH, SWITCHYARD_STATIC_TOKEN: STATIC_TOKEN, SWITCHYARD_SECRET: secret, OPENAI_API_KEY: PROVIDER_KEY, DATABASE_URL: DECOY_DATABASE_URL, REDIS_URL: DECOY_REDIS_URL },
+      env: {
+        PATH: process.env.PATH,
+        SWITCHYARD_STATIC_TOKEN: STATIC_TOKEN,
+        SWITCHYARD_SECRET: secret,
+        OPENAI_API_KEY: PROVIDER_KEY,
+        DATABASE_URL: DECOY_DATABASE_URL,
+        REDIS_URL: DECOY_REDIS_URL,
+      },
     });
     expect(environOf(decoy.pid!, 'OPENAI_API_KEY')).toBe(PROVIDER_KEY);
   }, 120_000);
@@ -135,7 +160,11 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     // The script ran to its end, inside the sandbox.
     expect(output).toContain('== done');
     if (IS_ROOT) expect(output).toContain(`== uid ${UID_FIRST + harness.customer.id} gid ${UID_FIRST + harness.customer.id}`);
-    const pids = output.match(/== pids ([\d ]*)/)![1]!.trim().split(/\s+/).map(Number);
+    const pids = output
+      .match(/== pids ([\d ]*)/)![1]!
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(pids.length).toBeLessThan(20);
     for (const pid of Object.values(targets)) expect(pids).not.toContain(pid);
 
@@ -145,7 +174,16 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     expect(output).not.toContain(b.email);
     expect(output).toContain(`${b.file}: No such file or directory`);
     // Nothing of the operator or the service.
-    for (const hidden of [STATIC_TOKEN, secret, PROVIDER_KEY, DECOY_DATABASE_URL, DECOY_REDIS_URL, 'sk-upstream', harness.customer.token, b.token]) {
+    for (const hidden of [
+      STATIC_TOKEN,
+      secret,
+      PROVIDER_KEY,
+      DECOY_DATABASE_URL,
+      DECOY_REDIS_URL,
+      'sk-upstream',
+      harness.customer.token,
+      b.token,
+    ]) {
       expect(output).not.toContain(hidden);
     }
     expect(output).toContain(`${dataDir}/secret: No such file or directory`);
@@ -171,17 +209,27 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     });
     expect(put.statusCode, put.body).toBeLessThan(300);
 
-    await runCommand(projectId, harness.customer.headers, workspace, 'echo hi > hello.txt && echo more >> docs/notes.txt && mkdir -p src && echo "$HOME" > home.txt && touch /tmp/scratch && ls /tmp > tmp.txt');
+    await runCommand(
+      projectId,
+      harness.customer.headers,
+      workspace,
+      'echo hi > hello.txt && echo more >> docs/notes.txt && mkdir -p src && echo "$HOME" > home.txt && touch /tmp/scratch && ls /tmp > tmp.txt',
+    );
     expect(fs.readFileSync(path.join(workspace, 'hello.txt'), 'utf8')).toBe('hi\n');
     expect(fs.readFileSync(path.join(workspace, 'docs/notes.txt'), 'utf8')).toBe('from the API\nmore\n');
     expect(fs.readFileSync(path.join(workspace, 'tmp.txt'), 'utf8')).toContain('scratch');
     expect(fs.statSync(path.join(workspace, 'hello.txt')).uid).toBe(expectedUid);
 
-    const patch = '*** Begin Patch\n*** Add File: src/patched.txt\n+patched by the agent\n*** Update File: hello.txt\n@@\n-hi\n+hello\n*** End Patch\n';
+    const patch =
+      '*** Begin Patch\n*** Add File: src/patched.txt\n+patched by the agent\n*** Update File: hello.txt\n@@\n-hi\n+hello\n*** End Patch\n';
     harness.upstream.setDefault(afterLastOutput({ kind: 'custom_tool_call', name: 'apply_patch', input: patch }));
     const started = await post(`/api/v1/projects/${projectId}/turns`, harness.customer.headers, { input: 'patch it' });
     expect(started.statusCode).toBe(202);
-    const completed = await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id, 60_000);
+    const completed = await harness.waitForEvent(
+      projectId,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id,
+      60_000,
+    );
     expect(dataOf(completed).turn.status).toBe('completed');
     expect(fs.readFileSync(path.join(workspace, 'src/patched.txt'), 'utf8')).toBe('patched by the agent\n');
     expect(fs.readFileSync(path.join(workspace, 'hello.txt'), 'utf8')).toBe('hello\n');
@@ -189,7 +237,10 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
     // Every model call of these turns went sandbox → this service's /v1 → the scripted upstream.
     const calls = harness.upstream.requests.filter((request) => request.path.endsWith('/responses'));
     expect(calls.length).toBeGreaterThanOrEqual(4);
-    const text = await harness.waitForEvent(projectId, (event) => event.type === 'item/completed' && dataOf(event).item.type === 'agentMessage' && dataOf(event).item.text === 'Done.');
+    const text = await harness.waitForEvent(
+      projectId,
+      (event) => event.type === 'item/completed' && dataOf(event).item.type === 'agentMessage' && dataOf(event).item.text === 'Done.',
+    );
     expect(text).toBeDefined();
     const status = await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: bearer(STATIC_TOKEN) });
     expect(status.statusCode).toBe(200);

@@ -18,7 +18,8 @@ async function withHarness(agent: Record<string, unknown>, work: (harness: Agent
   }
 }
 
-const isolationLines = (harness: AgentHarness) => harness.context.logs.filter((line) => line.includes('agent isolation:')).map((line) => JSON.parse(line));
+const isolationLines = (harness: AgentHarness) =>
+  harness.context.logs.filter((line) => line.includes('agent isolation:')).map((line) => JSON.parse(line));
 
 describe('agent.isolation', () => {
   it('required without bubblewrap: says so at start and refuses to start any app-server', async () => {
@@ -30,12 +31,20 @@ describe('agent.isolation', () => {
       expect(lines[0].reason).toContain(MISSING_BWRAP);
 
       const projectId = await harness.createProject();
-      const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
+      const opened = await harness.context.app.inject({
+        method: 'POST',
+        url: `/api/v1/projects/${projectId}/open`,
+        headers: harness.customer.headers,
+      });
       expect(opened.statusCode).toBe(503);
       expect(opened.body).toContain('agent isolation is required');
       expect(harness.context.services.agent.supervisor.peek(harness.customer.id)).toBeNull();
       // No runtime key was even issued.
-      const keys = await harness.context.storage.db.selectFrom('agent_runtime_keys').selectAll().where('customer_id', '=', harness.customer.id).execute();
+      const keys = await harness.context.storage.db
+        .selectFrom('agent_runtime_keys')
+        .selectAll()
+        .where('customer_id', '=', harness.customer.id)
+        .execute();
       expect(keys).toEqual([]);
       expect(harness.upstream.requests).toEqual([]);
     });
@@ -49,7 +58,11 @@ describe('agent.isolation', () => {
       expect(lines[0].msg).toContain('agent isolation: NONE');
       expect(lines[0].msg).toContain('single-tenant');
       const projectId = await harness.createProject();
-      const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
+      const opened = await harness.context.app.inject({
+        method: 'POST',
+        url: `/api/v1/projects/${projectId}/open`,
+        headers: harness.customer.headers,
+      });
       expect(opened.statusCode).toBe(200);
     });
   }, 60_000);
@@ -63,14 +76,18 @@ describe('agent.isolation', () => {
     });
   }, 60_000);
 
-  it.skipIf(SANDBOX_UNAVAILABLE !== null)('auto with bubblewrap (the default): says bubblewrap, and the app-server runs inside it', async () => {
-    await withHarness({}, async (harness) => {
-      const lines = isolationLines(harness);
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: 30, isolation: 'bubblewrap' });
-      const server = await harness.context.services.agent.supervisor.acquire(harness.customer.id);
-      const fs = await import('node:fs');
-      expect(fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/usr/bin/bwrap');
-    });
-  }, 60_000);
+  it.skipIf(SANDBOX_UNAVAILABLE !== null)(
+    'auto with bubblewrap (the default): says bubblewrap, and the app-server runs inside it',
+    async () => {
+      await withHarness({}, async (harness) => {
+        const lines = isolationLines(harness);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatchObject({ level: 30, isolation: 'bubblewrap' });
+        const server = await harness.context.services.agent.supervisor.acquire(harness.customer.id);
+        const fs = await import('node:fs');
+        expect(fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/usr/bin/bwrap');
+      });
+    },
+    60_000,
+  );
 });

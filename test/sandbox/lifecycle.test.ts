@@ -45,10 +45,21 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('sandboxed commands en
     const project = await harness.context.services.projects.requireOwned(operator, projectId);
     await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
     const command = 'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & echo started > started.txt';
-    harness.upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: project.workspaceDir }) }));
-    const started = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/turns`, headers: harness.customer.headers, payload: { input: 'start servers' } });
+    harness.upstream.setDefault(
+      toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: project.workspaceDir }) }),
+    );
+    const started = await harness.context.app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: harness.customer.headers,
+      payload: { input: 'start servers' },
+    });
     expect(started.statusCode).toBe(202);
-    await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id, 60_000);
+    await harness.waitForEvent(
+      projectId,
+      (event) => event.type === 'turn/completed' && dataOf(event).turn.id === started.json().turn_id,
+      60_000,
+    );
     expect(fs.readFileSync(`${project.workspaceDir}/started.txt`, 'utf8')).toBe('started\n');
     const sleepers = processesOf(uid).filter((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep'));
     // At least the new-session one outlives the command (Codex ends the command's own group itself).

@@ -29,7 +29,12 @@ const SERVICE_SECRETS = {
 
 describe('app-server environment and arguments', () => {
   it('passes an allow-list only: none of the service’s secrets reach the app-server', () => {
-    const env = appServerEnv('/data/codex-homes/7', 'syw_runtime', { ...SERVICE_SECRETS, PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8' });
+    const env = appServerEnv('/data/codex-homes/7', 'syw_runtime', {
+      ...SERVICE_SECRETS,
+      PATH: '/usr/bin',
+      HOME: '/root',
+      LANG: 'C.UTF-8',
+    });
     expect(Object.keys(env).sort()).toEqual(['CODEX_HOME', 'HOME', 'LANG', 'LOG_FORMAT', 'PATH', 'TMPDIR', TOKEN_ENV_KEY].sort());
     expect(env.TMPDIR).toBe('/data/codex-homes/7/tmp');
     const text = JSON.stringify(env);
@@ -37,7 +42,16 @@ describe('app-server environment and arguments', () => {
   });
 
   it('turns the shell snapshot off (it would replay the provider token into every command)', () => {
-    const args = appServerArgs({ serviceUrl: 'http://127.0.0.1:1', catalogFile: '/c.json', defaultModel: 'm', webSearch: 'disabled', reasoningEffort: 'low', approvalPolicy: 'never', sandbox: 'danger-full-access', providerRetries: 0 });
+    const args = appServerArgs({
+      serviceUrl: 'http://127.0.0.1:1',
+      catalogFile: '/c.json',
+      defaultModel: 'm',
+      webSearch: 'disabled',
+      reasoningEffort: 'low',
+      approvalPolicy: 'never',
+      sandbox: 'danger-full-access',
+      providerRetries: 0,
+    });
     expect(args.join(' ')).toContain('--disable shell_snapshot');
     expect(args.join(' ')).toContain(`shell_environment_policy.exclude=["${TOKEN_ENV_KEY}"]`);
   });
@@ -60,18 +74,29 @@ describe('SWITCHYARD_STATIC_TOKEN_FILE', () => {
   it('refuses both at once, an unreadable file and a short token, naming the variable', () => {
     const target = file('file-operator-token-0123456789-abc');
     expect(() => loadEnv({ SWITCHYARD_STATIC_TOKEN_FILE: target, SWITCHYARD_STATIC_TOKEN: 'x'.repeat(30) })).toThrow(ConfigError);
-    expect(() => loadEnv({ SWITCHYARD_STATIC_TOKEN_FILE: '/nonexistent/token' })).toThrow(/SWITCHYARD_STATIC_TOKEN_FILE cannot be read \(ENOENT\)/);
-    expect(() => loadEnv({ SWITCHYARD_STATIC_TOKEN_FILE: file('short\n') })).toThrow(/SWITCHYARD_STATIC_TOKEN_FILE must be at least 24 characters/);
+    expect(() => loadEnv({ SWITCHYARD_STATIC_TOKEN_FILE: '/nonexistent/token' })).toThrow(
+      /SWITCHYARD_STATIC_TOKEN_FILE cannot be read \(ENOENT\)/,
+    );
+    expect(() => loadEnv({ SWITCHYARD_STATIC_TOKEN_FILE: file('short\n') })).toThrow(
+      /SWITCHYARD_STATIC_TOKEN_FILE must be at least 24 characters/,
+    );
   });
 });
 
 describe('bubblewrap options', () => {
-  const plan = { hidden: [] as string[], readOnly: ['/opt/codex'], writable: ['/srv/data/workspaces/7', '/srv/data/codex-homes/7'], chdir: '/srv/data/codex-homes/7', uid: 3_000_007 };
+  const plan = {
+    hidden: [] as string[],
+    readOnly: ['/opt/codex'],
+    writable: ['/srv/data/workspaces/7', '/srv/data/codex-homes/7'],
+    chdir: '/srv/data/codex-homes/7',
+    uid: 3_000_007,
+  };
 
   it('new PID/IPC/UTS namespaces, read-only system folders, fresh /proc, private /tmp, only the two customer folders writable', () => {
     const args = bwrapArgs(plan);
     const text = args.join(' ');
-    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session']) expect(args).toContain(flag);
+    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session'])
+      expect(args).toContain(flag);
     expect(args).not.toContain('--unshare-net');
     expect(text).toContain('--ro-bind /usr /usr');
     expect(text).toContain('--proc /proc');
@@ -117,7 +142,14 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)('a real sandbox', () => {
   it('shows a service file kept under /etc as empty, and runs as the customer’s uid', async () => {
     const dataDir = tempDir('switchyard-parts-');
     const sandbox = await AppServerSandbox.detect(
-      { mode: 'required', bwrap: '/usr/bin/bwrap', uidFirst: UID_FIRST, uidCount: 1_000, hidden: [dataDir, '/etc/hostname'], codexDirs: [] },
+      {
+        mode: 'required',
+        bwrap: '/usr/bin/bwrap',
+        uidFirst: UID_FIRST,
+        uidCount: 1_000,
+        hidden: [dataDir, '/etc/hostname'],
+        codexDirs: [],
+      },
       pino({ level: 'silent' }),
     );
     expect(sandbox.kind).toBe('bubblewrap');

@@ -50,7 +50,9 @@ export class PrivateRedis {
   /** Starts the server again on the same port (nothing of before survives: no persistence). */
   async restart(): Promise<void> {
     if (this.child) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     this.child = child;
     const deadline = Date.now() + 10_000;
     while (!(await accepts(this.port))) {
@@ -85,7 +87,9 @@ export interface TwoNodes {
  * Starts two nodes with `scaleOut` on (lease `leaseTtlMs`) sharing a fresh database, one data dir and `redisUrl`.
  * `config` is merged over the gateway config of the scripted upstream (its `models` replace the default list).
  */
-export async function startTwoNodes(options: { redisUrl?: string; leaseTtlMs?: number; config?: Record<string, unknown> } = {}): Promise<TwoNodes> {
+export async function startTwoNodes(
+  options: { redisUrl?: string; leaseTtlMs?: number; config?: Record<string, unknown> } = {},
+): Promise<TwoNodes> {
   ensureBuilt();
   const upstream = await startModelUpstream();
   const storage = await freshDatabase('switchyard_scale');

@@ -30,11 +30,15 @@ describe('customer leases and fenced writes', () => {
 
   function node(id: string, lost: number[] = [], acquired: unknown[] = []) {
     const store = new LeaseStore(context.storage, clock);
-    const leases = new LeaseManager(store, { nodeId: id, ttlMs: TTL, clock, logger }, {
-      onAcquired: async (customerId, previous) => void acquired.push({ customerId, previous }),
-      onLost: async (customerId) => void lost.push(customerId),
-      inUse: () => true,
-    });
+    const leases = new LeaseManager(
+      store,
+      { nodeId: id, ttlMs: TTL, clock, logger },
+      {
+        onAcquired: async (customerId, previous) => void acquired.push({ customerId, previous }),
+        onLost: async (customerId) => void lost.push(customerId),
+        inUse: () => true,
+      },
+    );
     leases.setUrl(`http://${id}.internal:8080`);
     const fence = new LeaseFence(store, leases);
     const log = new SqlEventLog({ storage: context.storage, clock, logger, retention: 1_000, onCommitted: () => undefined, fence });
@@ -44,7 +48,12 @@ describe('customer leases and fenced writes', () => {
 
   async function newProject(): Promise<{ customerId: number; projectId: string }> {
     const created = await context.services.customers.create({ email: `lease-${Math.random().toString(36).slice(2)}@example.com` });
-    const response = await context.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bearer(created.systemToken.key), payload: {} });
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: bearer(created.systemToken.key),
+      payload: {},
+    });
     expect(response.statusCode).toBe(201);
     return { customerId: created.customer.id, projectId: response.json().id };
   }
@@ -81,7 +90,12 @@ describe('customer leases and fenced writes', () => {
 
     // B's writes go through, numbered on from A's.
     expect(await b.log.append(projectId, 'test/two', { n: 2 })).toBe(2);
-    const logged = await context.storage.db.selectFrom('project_events').select(['seq', 'type']).where('project_id', '=', projectId).orderBy('seq').execute();
+    const logged = await context.storage.db
+      .selectFrom('project_events')
+      .select(['seq', 'type'])
+      .where('project_id', '=', projectId)
+      .orderBy('seq')
+      .execute();
     expect(logged.map((row) => row.type)).toEqual(['test/one', 'test/two']);
 
     // A release hands the lease on at once (token 3), marked as released.

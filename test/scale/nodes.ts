@@ -10,13 +10,20 @@ import { startServiceProcess, type ServiceProcess } from '../billing/processes.j
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-
 export interface Node extends ServiceProcess {
   id: string;
 }
 
 /** One `serve` node with scale-out on: its own port and config file, the shared database, Redis and data dir. */
-export async function startNode(options: { id: string; dataDir: string; config: Record<string, unknown>; databaseUrl: string; redisUrl?: string; cli?: string; logLevel?: string }): Promise<Node> {
+export async function startNode(options: {
+  id: string;
+  dataDir: string;
+  config: Record<string, unknown>;
+  databaseUrl: string;
+  redisUrl?: string;
+  cli?: string;
+  logLevel?: string;
+}): Promise<Node> {
   const configPath = path.join(options.dataDir, `config-${options.id}.json`);
   const config = { ...options.config, scaleOut: { ...(options.config.scaleOut as object), nodeId: options.id } };
   fs.writeFileSync(configPath, JSON.stringify(config));

@@ -31,8 +31,18 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
       redisUrl: redis.url,
       config: {
         models: [
-          { id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true, images: true } },
-          { id: 'scripted-other', provider: 'scripted', upstreamModel: 'scripted-other-model', capabilities: { responsesApi: true, tools: true } },
+          {
+            id: 'scripted-coder',
+            provider: 'scripted',
+            upstreamModel: 'scripted-model',
+            capabilities: { responsesApi: true, tools: true, images: true },
+          },
+          {
+            id: 'scripted-other',
+            provider: 'scripted',
+            upstreamModel: 'scripted-other-model',
+            capabilities: { responsesApi: true, tools: true },
+          },
         ],
       },
     });
@@ -49,16 +59,28 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
     const { admin, a, b } = cluster;
     const customer = await newCustomer(admin, 100_000_000);
     const headers = bearer(customer.systemToken);
-    const post = (url: string, body: unknown = {}) => fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (url: string, body: unknown = {}) =>
+      fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const created = await post(`${a.url}/api/v1/projects`);
     expect(created.status).toBe(201);
     const projectId = ((await created.json()) as { id: string }).id;
     const opened = await post(`${a.url}/api/v1/projects/${projectId}/open`);
     expect(opened.status, await opened.clone().text()).toBe(200);
-    const lease = await admin.storage.db.selectFrom('scale_leases').selectAll().where('customer_id', '=', customer.customerId).executeTakeFirstOrThrow();
+    const lease = await admin.storage.db
+      .selectFrom('scale_leases')
+      .selectAll()
+      .where('customer_id', '=', customer.customerId)
+      .executeTakeFirstOrThrow();
     expect(lease.holder_node).toBe('node-a');
     const logged = async () =>
-      (await admin.storage.db.selectFrom('project_events').select(['seq', 'type']).where('project_id', '=', projectId).orderBy('seq').execute()).map((row) => ({ seq: Number(row.seq), type: row.type }));
+      (
+        await admin.storage.db
+          .selectFrom('project_events')
+          .select(['seq', 'type'])
+          .where('project_id', '=', projectId)
+          .orderBy('seq')
+          .execute()
+      ).map((row) => ({ seq: Number(row.seq), type: row.type }));
 
     // B's client is live and caught up with everything logged so far.
     const stream = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': '0' });
@@ -80,7 +102,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
     await redis.restart();
     // ioredis reconnects with a back-off of at most 2 s; the resubscribed node then fills the hole from the log
     // (the bound below leaves slack for a loaded machine).
-    await stream.waitFor((client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === turnId), 15_000);
+    await stream.waitFor(
+      (client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === turnId),
+      15_000,
+    );
     const caughtUpMs = Date.now() - restartedAt;
     expect(caughtUpMs).toBeLessThan(8_000);
     expect(stream.ended).toBe(false);
@@ -97,8 +122,14 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
     const next = await post(`${a.url}/api/v1/projects/${projectId}/turns`, { prompt: 'And again.' });
     expect(next.status, await next.clone().text()).toBe(202);
     const { turn_id: nextTurn } = (await next.json()) as { turn_id: string };
-    const again = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': String(ids.at(-1)) });
-    await again.waitFor((client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn), 30_000);
+    const again = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, {
+      ...headers,
+      'last-event-id': String(ids.at(-1)),
+    });
+    await again.waitFor(
+      (client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn),
+      30_000,
+    );
     again.close();
     expect(Number(again.events[0]!.id)).toBe(ids.at(-1)! + 1);
   }, 120_000);
@@ -110,7 +141,11 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes through a Redis outage and an ali
     const client = new OpenAI({ apiKey: customer.systemToken, baseURL: `${b.url}/v1`, maxRetries: 0 });
     const upstreamModelOfCall = async (): Promise<string> => {
       const seen = upstream.requests.length;
-      const completion = await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'Which model are you?' }], max_tokens: 20 });
+      const completion = await client.chat.completions.create({
+        model: 'power-ai',
+        messages: [{ role: 'user', content: 'Which model are you?' }],
+        max_tokens: 20,
+      });
       expect(completion.choices[0]?.message.content).toBe('Routed.');
       const [request] = (await upstream.waitForRequests(seen + 1)).slice(seen);
       return (request!.body as { model: string }).model;

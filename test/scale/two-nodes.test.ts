@@ -33,7 +33,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
   let b: Node;
 
   beforeAll(async () => {
-    cluster = await startTwoNodes({ leaseTtlMs: LEASE_TTL_MS, config: { rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } } } });
+    cluster = await startTwoNodes({
+      leaseTtlMs: LEASE_TTL_MS,
+      config: { rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } } },
+    });
     ({ upstream, admin, a, b } = cluster);
   }, 180_000);
 
@@ -46,7 +49,9 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     const hold = await probeHold(admin, upstream, a.url, buyer.systemToken, buyer.customerId);
     const K = 23;
     await credit(admin, buyer.customerId, K * hold - (await walletOf(admin, buyer.customerId)).balanceMicros);
-    const responses = await Promise.all(Array.from({ length: 200 }, (_, index) => chat(index % 2 === 0 ? a.url : b.url, buyer.systemToken)));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => chat(index % 2 === 0 ? a.url : b.url, buyer.systemToken)),
+    );
     await Promise.all(responses.map((response) => response.text()));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(K);
@@ -89,7 +94,13 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect((await walletOf(admin, customer.customerId)).balanceMicros).toBe(5_000_000);
 
-    const limited = await admin.services.keys.issue(admin.storage.db, { customerId: customer.customerId, kind: 'user', role: 'customer', name: 'limited', policy: { rateLimitPlan: 'scale' } });
+    const limited = await admin.services.keys.issue(admin.storage.db, {
+      customerId: customer.customerId,
+      kind: 'user',
+      role: 'customer',
+      name: 'limited',
+      policy: { rateLimitPlan: 'scale' },
+    });
     const statuses: number[] = [];
     for (let index = 0; index < RATE_PER_MINUTE * 2; index += 1) {
       const response = await chat(index % 2 === 0 ? a.url : b.url, limited.plaintext);
@@ -103,7 +114,11 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
   it('stored responses and background runs work from either node: a run on A is cancelled through B', async () => {
     const customer = await newCustomer(admin, 50_000_000);
     const call = (node: Node, path: string, body?: unknown) =>
-      fetch(`${node.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { ...bearer(customer.systemToken), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${node.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { ...bearer(customer.systemToken), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     const stored = await call(a, '/v1/responses', { model: 'power-ai', input: 'remember me' });
     expect(stored.status).toBe(200);
     const { id: storedId } = (await stored.json()) as { id: string };
@@ -123,7 +138,9 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     // Node A, which runs the call, sees the cancel written by B and aborts its upstream request.
     await expect.poll(() => upstreamRequest!.aborted, { timeout: 10_000 }).toBe(true);
     expect(((await (await call(a, `/v1/responses/${id}`)).json()) as { status: string }).status).toBe('cancelled');
-    await expect.poll(async () => (await admin.services.billing.walletSummary(customer.customerId)).holdsMicros, { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(async () => (await admin.services.billing.walletSummary(customer.customerId)).holdsMicros, { timeout: 10_000 })
+      .toBe(0);
   }, 60_000);
 
   describe('a project', () => {
@@ -132,11 +149,19 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     let projectId: string;
 
     const post = (node: Node, path: string, body: unknown = {}, extra: Record<string, string> = {}) =>
-      fetch(`${node.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...extra }, body: JSON.stringify(body) });
+      fetch(`${node.url}${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', ...extra },
+        body: JSON.stringify(body),
+      });
     const logSeqs = async () =>
-      (await admin.storage.db.selectFrom('project_events').select('seq').where('project_id', '=', projectId).orderBy('seq').execute()).map((row) => Number(row.seq));
+      (await admin.storage.db.selectFrom('project_events').select('seq').where('project_id', '=', projectId).orderBy('seq').execute()).map(
+        (row) => Number(row.seq),
+      );
     const logTypes = async () =>
-      (await admin.storage.db.selectFrom('project_events').select('type').where('project_id', '=', projectId).orderBy('seq').execute()).map((row) => row.type);
+      (await admin.storage.db.selectFrom('project_events').select('type').where('project_id', '=', projectId).orderBy('seq').execute()).map(
+        (row) => row.type,
+      );
     const contiguous = (ids: number[]) => ids.every((id, index) => id === index + 1);
 
     beforeAll(async () => {
@@ -151,7 +176,11 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       const opened = await post(a, `/api/v1/projects/${projectId}/open`);
       expect(opened.status, await opened.clone().text()).toBe(200);
       expect(opened.headers.get('x-switchyard-served-by')).toBeNull();
-      const lease = await admin.storage.db.selectFrom('scale_leases').selectAll().where('customer_id', '=', customer.customerId).executeTakeFirstOrThrow();
+      const lease = await admin.storage.db
+        .selectFrom('scale_leases')
+        .selectAll()
+        .where('customer_id', '=', customer.customerId)
+        .executeTakeFirstOrThrow();
       expect(lease.holder_node).toBe('node-a');
 
       const stream = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': '0' });
@@ -176,12 +205,24 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
     }, 90_000);
 
     it('survives a kill -9 of the holder mid-turn: B takes over within the lease expiry + 5 s, the pending approval is lost, no event is lost, the next turn works', async () => {
-      const workspace = (await admin.storage.db.selectFrom('projects').select('workspace_dir').where('id', '=', projectId).executeTakeFirstOrThrow()).workspace_dir;
-      upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo x > killed.txt', workdir: workspace }) }));
+      const workspace = (
+        await admin.storage.db.selectFrom('projects').select('workspace_dir').where('id', '=', projectId).executeTakeFirstOrThrow()
+      ).workspace_dir;
+      upstream.setDefault(
+        toolThenText({
+          kind: 'tool_call',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: 'echo x > killed.txt', workdir: workspace }),
+        }),
+      );
       const before = (await logSeqs()).at(-1)!;
       const onA = await SseClient.connect(`${a.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': String(before) });
       const onB = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': String(before) });
-      const turn = await post(b, `/api/v1/projects/${projectId}/turns`, { input: 'Write the file.', approvalPolicy: 'untrusted', permissions: ':workspace' });
+      const turn = await post(b, `/api/v1/projects/${projectId}/turns`, {
+        input: 'Write the file.',
+        approvalPolicy: 'untrusted',
+        permissions: ':workspace',
+      });
       expect(turn.status, await turn.clone().text()).toBe(202);
       const { turn_id: killedTurn } = (await turn.json()) as { turn_id: string };
       // Mid-turn: the app-server on A waits for a decision on its command.
@@ -193,7 +234,10 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       await onA.waitFor((client) => client.ended, 5_000);
       upstream.setDefault(() => ({ kind: 'text', text: 'Back on node B.' }));
       // The client of A comes back through B with its cursor.
-      const resumed = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, { ...headers, 'last-event-id': onA.lastEventId! });
+      const resumed = await SseClient.connect(`${b.url}/api/v1/projects/${projectId}/events`, {
+        ...headers,
+        'last-event-id': onA.lastEventId!,
+      });
 
       let state: Response;
       for (;;) {
@@ -205,13 +249,21 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       expect(state.status).toBe(200);
       expect(Date.now() - killedAt).toBeLessThan(LEASE_TTL_MS + 5_000);
       expect(state.headers.get('x-switchyard-served-by')).toBeNull();
-      const lease = await admin.storage.db.selectFrom('scale_leases').selectAll().where('customer_id', '=', customer.customerId).executeTakeFirstOrThrow();
+      const lease = await admin.storage.db
+        .selectFrom('scale_leases')
+        .selectAll()
+        .where('customer_id', '=', customer.customerId)
+        .executeTakeFirstOrThrow();
       expect(lease.holder_node).toBe('node-b');
       expect(Number(lease.token)).toBeGreaterThanOrEqual(2);
 
       // The interrupted turn is reported: an event on the log, its approval lost, and the resumed thread shows it interrupted.
       await resumed.waitFor((client) => client.events.some((event) => event.event === 'runtime/exited'), 10_000);
-      await resumed.waitFor((client) => client.events.some((event) => event.event === 'approval/lost' && JSON.parse(event.data).request_id === requested.request_id), 10_000);
+      await resumed.waitFor(
+        (client) =>
+          client.events.some((event) => event.event === 'approval/lost' && JSON.parse(event.data).request_id === requested.request_id),
+        10_000,
+      );
       const resolveLost = await post(b, `/api/v1/projects/${projectId}/approvals/${requested.request_id}/resolve`);
       expect(resolveLost.status).toBe(409);
       expect(fs.existsSync(`${workspace}/killed.txt`)).toBe(false);
@@ -224,8 +276,14 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       const next = await post(b, `/api/v1/projects/${projectId}/turns`, { prompt: 'Are you there?' });
       expect(next.status, await next.clone().text()).toBe(202);
       const { turn_id: nextTurn } = (await next.json()) as { turn_id: string };
-      await resumed.waitFor((client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn), 30_000);
-      await onB.waitFor((client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn), 10_000);
+      await resumed.waitFor(
+        (client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn),
+        30_000,
+      );
+      await onB.waitFor(
+        (client) => client.events.some((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn),
+        10_000,
+      );
       resumed.close();
       onB.close();
 
@@ -233,7 +291,9 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       const log = (await logSeqs()).filter((seq) => seq > before);
       const reconnected = [...onA.events, ...resumed.events].map((event) => Number(event.id));
       expect(reconnected).toEqual(log.slice(0, reconnected.length));
-      const nextCompleted = resumed.events.find((event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn)!;
+      const nextCompleted = resumed.events.find(
+        (event) => event.event === 'turn/completed' && JSON.parse(event.data).turn?.id === nextTurn,
+      )!;
       expect(reconnected).toContain(Number(nextCompleted.id));
       expect(onB.events.map((event) => Number(event.id))).toEqual(log.slice(0, onB.events.length));
       expect(await logTypes()).toContain('runtime/exited');

@@ -25,8 +25,18 @@ describe('operator console (Chromium)', () => {
       config: {
         providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream' }],
         models: [
-          { id: 'scripted-coder', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true, tools: true } },
-          { id: 'scripted-backup', provider: 'scripted', upstreamModel: 'scripted-backup-model', capabilities: { responsesApi: true, tools: true } },
+          {
+            id: 'scripted-coder',
+            provider: 'scripted',
+            upstreamModel: 'scripted-model',
+            capabilities: { responsesApi: true, tools: true },
+          },
+          {
+            id: 'scripted-backup',
+            provider: 'scripted',
+            upstreamModel: 'scripted-backup-model',
+            capabilities: { responsesApi: true, tools: true },
+          },
         ],
         aliases: { 'power-ai': 'scripted-coder' },
       } as never,
@@ -70,7 +80,11 @@ describe('operator console (Chromium)', () => {
     await page.getByLabel('Reason').fill('console credit');
     await page.getByRole('button', { name: 'Apply adjustment' }).click();
     await page.getByTestId('customer-balance').filter({ hasText: 'Token wallet $3.0000' }).waitFor();
-    const entries = await context.storage.db.selectFrom('ledger_entries').select(['transfer_id']).where('kind', '=', 'adjustment').execute();
+    const entries = await context.storage.db
+      .selectFrom('ledger_entries')
+      .select(['transfer_id'])
+      .where('kind', '=', 'adjustment')
+      .execute();
     expect(new Set(entries.map((entry) => entry.transfer_id)).size).toBe(1);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     // Phone width and dark scheme: no sideways scrolling of the page, no serious accessibility finding.
@@ -96,7 +110,11 @@ describe('operator console (Chromium)', () => {
     const answer = await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'after' }] });
     expect(answer.choices[0]!.message.content).toBeTruthy();
     expect(upstream.requests.at(-1)!.body.model).toBe('scripted-backup-model');
-    const aliases = await context.app.inject({ method: 'GET', url: '/api/admin/aliases', headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    const aliases = await context.app.inject({
+      method: 'GET',
+      url: '/api/admin/aliases',
+      headers: { authorization: `Bearer ${STATIC_TOKEN}` },
+    });
     expect(aliases.json().aliases['power-ai']).toBe('scripted-backup');
 
     // Ledger invariants hold; signing out revokes the session's key and returns to the form.
@@ -104,7 +122,11 @@ describe('operator console (Chromium)', () => {
     await page.getByTestId('ledger-result').filter({ hasText: 'All invariants hold.' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Operator token or managed operator key').waitFor();
-    const sessions = await context.storage.db.selectFrom('api_keys').select(['revoked_at']).where('name', '=', 'operator console session').execute();
+    const sessions = await context.storage.db
+      .selectFrom('api_keys')
+      .select(['revoked_at'])
+      .where('name', '=', 'operator console session')
+      .execute();
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.revoked_at).not.toBeNull();
     // The customer is unaffected by any of this.

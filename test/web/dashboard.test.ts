@@ -39,7 +39,9 @@ function solve(question: string): string {
 }
 
 function totp(offsetSeconds = 0): string {
-  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offsetSeconds * 1000 });
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
+    timestamp: Date.now() + offsetSeconds * 1000,
+  });
 }
 
 async function expectAccessible(): Promise<void> {
@@ -65,7 +67,9 @@ beforeAll(async () => {
     config: {
       ...billingConfig(upstream.url),
       accounts: { humanCheck: { requiredFor: ['register'] } },
-      payments: { card: { enabled: true, apiBaseUrl: processor.url, secretKey: processor.secretKey, webhookSecret: processor.webhookSecret } },
+      payments: {
+        card: { enabled: true, apiBaseUrl: processor.url, secretKey: processor.secretKey, webhookSecret: processor.webhookSecret },
+      },
     } as never,
     mailer: {
       async send(message) {
@@ -81,7 +85,9 @@ beforeAll(async () => {
   page.on('dialog', (dialog) => void dialog.accept());
   page.on('pageerror', (error) => pageErrors.push(error.message));
   // The hosted checkout page of the processor: the test plays the buyer's bank.
-  await browser.context.route(`${processor.url}/pay/**`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Card checkout</title><h1>Card checkout</h1>' }));
+  await browser.context.route(`${processor.url}/pay/**`, (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Card checkout</title><h1>Card checkout</h1>' }),
+  );
 });
 
 afterAll(async () => {
@@ -173,7 +179,11 @@ describe('dashboard', () => {
     expect(processor.sessions.get(sessionId)).toMatchObject({ status: 'open', amount_total: 1000 });
     // The buyer pays at the processor; it sends the signed webhook and the buyer back to the dashboard.
     const raw = JSON.stringify(processor.event('checkout.session.completed', processor.pay(sessionId)));
-    const delivered = await fetch(`${ctx.url}/api/v1/card/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': processor.signature(raw) }, body: raw });
+    const delivered = await fetch(`${ctx.url}/api/v1/card/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': processor.signature(raw) },
+      body: raw,
+    });
     expect(delivered.status, await delivered.text()).toBe(200);
     await page.goto(`/dashboard.html?checkout=${sessionId}`);
     await page.getByText('Payment received: $10.00 added to your wallet.').waitFor();
@@ -218,16 +228,26 @@ describe('dashboard', () => {
 
   it('replaces the key (the old secret stops, the new one works) and revokes the new one', async () => {
     await view('keys', 'API keys');
-    await page.locator('tr', { hasText: 'browser key' }).getByRole('button', { name: /Replace/ }).click();
+    await page
+      .locator('tr', { hasText: 'browser key' })
+      .getByRole('button', { name: /Replace/ })
+      .click();
     await page.getByText('Key “browser key” replaced; the old secret no longer works.').waitFor();
     const replacement = (await page.getByTestId('new-secret').textContent())!.trim();
     expect(replacement).toMatch(/^syu_/);
     expect(replacement).not.toBe(apiKey);
-    const ask = (key: string) => new OpenAI({ baseURL: `${ctx.url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'again' }] });
+    const ask = (key: string) =>
+      new OpenAI({ baseURL: `${ctx.url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create({
+        model: 'power-ai',
+        messages: [{ role: 'user', content: 'again' }],
+      });
     await expect(ask(apiKey)).rejects.toMatchObject({ status: 401 });
     await expect(ask(replacement)).resolves.toMatchObject({ object: 'chat.completion' });
 
-    await page.locator('tr', { hasText: 'browser key' }).getByRole('button', { name: /Revoke/ }).click();
+    await page
+      .locator('tr', { hasText: 'browser key' })
+      .getByRole('button', { name: /Revoke/ })
+      .click();
     await page.getByText('Key “browser key” revoked.').waitFor();
     await expect(ask(replacement)).rejects.toMatchObject({ status: 401 });
     expect(await page.locator('tr', { hasText: 'browser key' }).count()).toBe(0);

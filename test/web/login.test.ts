@@ -24,7 +24,11 @@ beforeAll(async () => {
       idp: { issuer: 'https://idp.example.test', clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789' },
     } as never,
   });
-  const registered = await ctx.app.inject({ method: 'POST', url: '/api/v1/customer/register', payload: { email: EMAIL, password: PASSWORD } });
+  const registered = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/customer/register',
+    payload: { email: EMAIL, password: PASSWORD },
+  });
   expect(registered.statusCode, registered.body).toBe(201);
   browser = await openBrowser({ baseURL: await ctx.listen() });
   page = browser.page;

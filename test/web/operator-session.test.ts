@@ -36,7 +36,12 @@ describe('operator console sessions', () => {
     const who = await context.app.inject({ method: 'GET', url: '/api/admin/session', headers: { cookie: session.cookie } });
     expect(who.json()).toMatchObject({ operator: true, source: 'managed', key_id: session.keyId, console_session: true });
 
-    const managed = await context.app.inject({ method: 'POST', url: '/api/admin/keys', headers: operatorHeaders, payload: { role: 'operator' } });
+    const managed = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/keys',
+      headers: operatorHeaders,
+      payload: { role: 'operator' },
+    });
     await signIn(managed.json().key);
 
     const before = (await context.storage.db.selectFrom('api_keys').select('id').execute()).length;
@@ -46,7 +51,11 @@ describe('operator console sessions', () => {
       expect(refused.headers['set-cookie']).toBeUndefined();
     }
     expect((await context.storage.db.selectFrom('api_keys').select('id').execute()).length).toBe(before);
-    const bad = await context.app.inject({ method: 'POST', url: '/api/v1/auth/operator-session', payload: { token: STATIC_TOKEN, extra: 1 } });
+    const bad = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/operator-session',
+      payload: { token: STATIC_TOKEN, extra: 1 },
+    });
     expect(bad.statusCode).toBe(422);
   });
 
@@ -58,10 +67,22 @@ describe('operator console sessions', () => {
     const payload = { email: 'made-by-console@example.test' };
     const noToken = await context.app.inject({ method: 'POST', url: '/api/admin/customers', headers: { cookie: session.cookie }, payload });
     expect(noToken.statusCode).toBe(403);
-    const wrong = await context.app.inject({ method: 'POST', url: '/api/admin/customers', headers: { cookie: session.cookie, 'x-csrf-token': 'x'.repeat(43) }, payload });
+    const wrong = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/customers',
+      headers: { cookie: session.cookie, 'x-csrf-token': 'x'.repeat(43) },
+      payload,
+    });
     expect(wrong.statusCode).toBe(403);
-    expect(await context.storage.db.selectFrom('customers').select('id').where('email', '=', payload.email).executeTakeFirst()).toBeUndefined();
-    const made = await context.app.inject({ method: 'POST', url: '/api/admin/customers', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, payload });
+    expect(
+      await context.storage.db.selectFrom('customers').select('id').where('email', '=', payload.email).executeTakeFirst(),
+    ).toBeUndefined();
+    const made = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/customers',
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+      payload,
+    });
     expect(made.statusCode, made.body).toBe(201);
 
     // Not a key anywhere else: customer, project, gateway routes answer 401 to the operator cookie.
@@ -75,7 +96,11 @@ describe('operator console sessions', () => {
       const response = await context.app.inject({ method: 'GET', url, headers: withSession(dashboard) });
       expect(response.statusCode, url).toBe(401);
     }
-    const both = await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: `${dashboard.cookie}; ${session.cookie}`, ...bearer(alice.systemToken) } });
+    const both = await context.app.inject({
+      method: 'GET',
+      url: '/api/admin/customers',
+      headers: { cookie: `${dashboard.cookie}; ${session.cookie}`, ...bearer(alice.systemToken) },
+    });
     expect(both.statusCode).toBe(404);
   });
 
@@ -88,7 +113,11 @@ describe('operator console sessions', () => {
       payload: { amount_micros: 2_500_000, reason: 'console test' },
     });
     expect(adjust.statusCode, adjust.body).toBe(200);
-    const detail = await context.app.inject({ method: 'GET', url: `/api/admin/customers/${alice.customerId}`, headers: { cookie: session.cookie } });
+    const detail = await context.app.inject({
+      method: 'GET',
+      url: `/api/admin/customers/${alice.customerId}`,
+      headers: { cookie: session.cookie },
+    });
     expect(detail.statusCode).toBe(200);
     const body = detail.json();
     expect(body.customer).toMatchObject({ id: alice.customerId, email: alice.email });
@@ -100,17 +129,31 @@ describe('operator console sessions', () => {
 
   it('ends at sign-out (its key revoked) and after eight hours', async () => {
     const session = await signIn(STATIC_TOKEN);
-    const end = await context.app.inject({ method: 'POST', url: '/api/admin/session/end', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    const end = await context.app.inject({
+      method: 'POST',
+      url: '/api/admin/session/end',
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+    });
     expect(end.json()).toEqual({ signed_out: true });
     expect(cookiesOf(end).sy_operator).toBe('');
-    const key = await context.storage.db.selectFrom('api_keys').select('revoked_at').where('id', '=', session.keyId).executeTakeFirstOrThrow();
+    const key = await context.storage.db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', session.keyId)
+      .executeTakeFirstOrThrow();
     expect(key.revoked_at).not.toBeNull();
-    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: session.cookie } })).statusCode).toBe(401);
+    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: session.cookie } })).statusCode).toBe(
+      401,
+    );
 
     const later = await signIn(STATIC_TOKEN);
     clock.advance(8 * 3_600_000 - 1000);
-    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: later.cookie } })).statusCode).toBe(200);
+    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: later.cookie } })).statusCode).toBe(
+      200,
+    );
     clock.advance(2000);
-    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: later.cookie } })).statusCode).toBe(401);
+    expect((await context.app.inject({ method: 'GET', url: '/api/admin/customers', headers: { cookie: later.cookie } })).statusCode).toBe(
+      401,
+    );
   });
 });

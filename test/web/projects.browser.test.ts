@@ -34,7 +34,13 @@ describe('dashboard projects view (Chromium)', () => {
     });
     baseURL = await context.listen();
     alice = await signUp(context, 'alice');
-    await context.services.billing.adjust({ customerId: alice.customerId, amountMicros: 50_000_000, reason: 'browser test', wallet: 'token', idempotencyKey: `web-${alice.customerId}` });
+    await context.services.billing.adjust({
+      customerId: alice.customerId,
+      amountMicros: 50_000_000,
+      reason: 'browser test',
+      wallet: 'token',
+      idempotencyKey: `web-${alice.customerId}`,
+    });
     browser = await openBrowser({ baseURL });
   }, 60_000);
   afterAll(async () => {
@@ -44,14 +50,19 @@ describe('dashboard projects view (Chromium)', () => {
   });
 
   const available = async () =>
-    (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(alice.systemToken) })).json().available.micros as number;
+    (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(alice.systemToken) })).json().available
+      .micros as number;
 
   it('runs an approved agent turn, bills it, edits a file with a conflict shown, and shows a reset', async () => {
     const { page } = browser;
     // Web login in the browser: the page's own fetch sets the session cookies.
     await page.goto('/openapi.json');
     const signedIn = await page.evaluate(async ({ email, password }) => {
-      const response = await fetch('/api/v1/auth/web-login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+      const response = await fetch('/api/v1/auth/web-login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
       return response.status;
     }, alice);
     expect(signedIn).toBe(200);
@@ -66,7 +77,13 @@ describe('dashboard projects view (Chromium)', () => {
     await page.getByTestId('stream-status').filter({ hasText: 'Live' }).waitFor({ timeout: 30_000 });
 
     const before = await available();
-    upstream.setDefault(toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: project.workspaceDir }) }));
+    upstream.setDefault(
+      toolThenText({
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: project.workspaceDir }),
+      }),
+    );
     await page.getByRole('textbox', { name: 'Prompt', exact: true }).fill('write x.txt please');
     await page.getByText('Turn settings').click();
     await page.getByLabel('Approval policy').selectOption('untrusted');
@@ -92,16 +109,28 @@ describe('dashboard projects view (Chromium)', () => {
     // The wallet went down, billed to the System Token the session stands for, on the projects surface.
     const after = await available();
     expect(after).toBeLessThan(before);
-    const calls = await context.storage.db.selectFrom('billing_calls').select(['key_id', 'surface', 'status']).where('customer_id', '=', alice.customerId).execute();
+    const calls = await context.storage.db
+      .selectFrom('billing_calls')
+      .select(['key_id', 'surface', 'status'])
+      .where('customer_id', '=', alice.customerId)
+      .execute();
     expect(calls.length).toBeGreaterThanOrEqual(2);
     for (const call of calls) expect(call).toMatchObject({ key_id: alice.systemTokenId, surface: 'projects', status: 'settled' });
-    await page.getByTestId('project-balance').filter({ hasText: (after / 1_000_000).toFixed(4) }).waitFor();
+    await page
+      .getByTestId('project-balance')
+      .filter({ hasText: (after / 1_000_000).toFixed(4) })
+      .waitFor();
 
     // Edit x.txt; another writer changes it first: the stale save is refused and shown, the file kept.
     await page.getByRole('button', { name: 'x.txt' }).click();
     const editor = page.getByLabel('Editing x.txt');
     expect(await editor.inputValue()).toBe('hi\n');
-    const other = await context.app.inject({ method: 'PUT', url: `/api/v1/projects/${projectId}/files/content`, headers: bearer(alice.systemToken), payload: { path: 'x.txt', content: 'changed elsewhere\n' } });
+    const other = await context.app.inject({
+      method: 'PUT',
+      url: `/api/v1/projects/${projectId}/files/content`,
+      headers: bearer(alice.systemToken),
+      payload: { path: 'x.txt', content: 'changed elsewhere\n' },
+    });
     expect(other.statusCode).toBe(200);
     await editor.fill('my edit\n');
     await page.getByRole('button', { name: 'Save x.txt' }).click();
@@ -109,7 +138,9 @@ describe('dashboard projects view (Chromium)', () => {
     expect(fs.readFileSync(path.join(project.workspaceDir, 'x.txt'), 'utf8')).toBe('changed elsewhere\n');
     expect(await editor.inputValue()).toBe('my edit\n');
     await page.getByRole('button', { name: 'Reload x.txt' }).click();
-    await page.waitForFunction(() => (document.querySelector('textarea.editor') as HTMLTextAreaElement | null)?.value === 'changed elsewhere\n');
+    await page.waitForFunction(
+      () => (document.querySelector('textarea.editor') as HTMLTextAreaElement | null)?.value === 'changed elsewhere\n',
+    );
     await editor.fill('final\n');
     await page.getByRole('button', { name: 'Save x.txt' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved x.txt.' }).waitFor();

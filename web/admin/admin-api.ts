@@ -11,7 +11,8 @@ function withCsrf(options: RequestOptions = {}): RequestOptions {
 
 export const admin = {
   get: <T = unknown>(path: string) => request<T>('GET', path),
-  post: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, withCsrf({ ...options, body: body ?? {} })),
+  post: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) =>
+    request<T>('POST', path, withCsrf({ ...options, body: body ?? {} })),
   put: <T = unknown>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', path, withCsrf({ ...options, body })),
   delete: <T = unknown>(path: string) => request<T>('DELETE', path, withCsrf()),
 };

@@ -69,7 +69,11 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
       return;
     }
     try {
-      const result = await admin.post<{ balance: Money }>(`/api/admin/customers/${id}/wallet/adjust`, { amount_micros: micros, reason, wallet }, { idempotencyKey: adjustKey });
+      const result = await admin.post<{ balance: Money }>(
+        `/api/admin/customers/${id}/wallet/adjust`,
+        { amount_micros: micros, reason, wallet },
+        { idempotencyKey: adjustKey },
+      );
       setStatus({ kind: 'ok', text: `Adjusted by ${usd(micros)}; ${wallet} balance now ${usd(result.balance.micros)}.` });
       setAmount('');
       setReason('');
@@ -96,7 +100,10 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
   const issueKey = async (event: Event) => {
     event.preventDefault();
     try {
-      const created = await admin.post<{ key: string }>('/api/admin/keys', keyName.trim() ? { customer_id: id, name: keyName.trim() } : { customer_id: id });
+      const created = await admin.post<{ key: string }>(
+        '/api/admin/keys',
+        keyName.trim() ? { customer_id: id, name: keyName.trim() } : { customer_id: id },
+      );
       setIssued(created.key);
       setKeyName('');
       await load();
@@ -116,7 +123,8 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
     }
   };
 
-  if (!detail) return <Card title={`Customer ${id}`}>{status ? <Notice kind="error">{status.text}</Notice> : <p aria-busy="true">Loading…</p>}</Card>;
+  if (!detail)
+    return <Card title={`Customer ${id}`}>{status ? <Notice kind="error">{status.text}</Notice> : <p aria-busy="true">Loading…</p>}</Card>;
   const w = detail.wallet;
   return (
     <section class="card" aria-labelledby="customer-title">
@@ -145,7 +153,11 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
               <Field label="Reason" value={reason} onValue={setReason} required maxLength={500} />
               <div class="field">
                 <label for="adjust-wallet">Wallet</label>
-                <select id="adjust-wallet" value={wallet} onChange={(event) => setWallet((event.currentTarget as HTMLSelectElement).value as 'token' | 'cash')}>
+                <select
+                  id="adjust-wallet"
+                  value={wallet}
+                  onChange={(event) => setWallet((event.currentTarget as HTMLSelectElement).value as 'token' | 'cash')}
+                >
                   <option value="token">Token wallet</option>
                   <option value="cash">Cash wallet</option>
                 </select>
@@ -225,7 +237,9 @@ export function CustomersSection() {
 
   const load = async (after: number | null) => {
     try {
-      const page = await admin.get<{ data: CustomerRow[]; next_after_id: number | null }>(`/api/admin/customers${query({ limit: 100, after_id: after })}`);
+      const page = await admin.get<{ data: CustomerRow[]; next_after_id: number | null }>(
+        `/api/admin/customers${query({ limit: 100, after_id: after })}`,
+      );
       setRows((current) => (after !== null && current ? [...current, ...page.data] : page.data));
       setNext(page.next_after_id);
     } catch (caught) {
@@ -295,7 +309,11 @@ export function CustomersSection() {
           <Field label="Email" type="email" value={email} onValue={setEmail} required />
           <button type="submit">Create customer</button>
         </form>
-        {created ? <Notice kind="ok">Created (the token is shown once): <span class="secret">{created}</span></Notice> : null}
+        {created ? (
+          <Notice kind="ok">
+            Created (the token is shown once): <span class="secret">{created}</span>
+          </Notice>
+        ) : null}
       </Card>
     </>
   );

@@ -51,7 +51,14 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <h1>Operator console</h1>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <form onSubmit={submit} class="card">
-        <Field label="Operator token or managed operator key" type="password" value={token} onValue={setToken} autoComplete="off" required />
+        <Field
+          label="Operator token or managed operator key"
+          type="password"
+          value={token}
+          onValue={setToken}
+          autoComplete="off"
+          required
+        />
         <button type="submit" disabled={busy}>
           Sign in
         </button>
@@ -86,8 +93,18 @@ function Console() {
     document.title = state === 'signed-in' ? `${current.title} · Operator console · Switchyard` : 'Operator console · Switchyard';
   }, [section, state]);
 
-  if (error) return <main class="center-page"><Notice kind="error">{error}</Notice></main>;
-  if (state === 'checking') return <main class="center-page" aria-busy="true"><p>Loading…</p></main>;
+  if (error)
+    return (
+      <main class="center-page">
+        <Notice kind="error">{error}</Notice>
+      </main>
+    );
+  if (state === 'checking')
+    return (
+      <main class="center-page" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
   if (state === 'signed-out') return <SignIn onSignedIn={() => void check()} />;
 
   const current = SECTIONS.find((candidate) => candidate.name === section)!;

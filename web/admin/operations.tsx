@@ -26,7 +26,10 @@ export function MessagesSection() {
     }
     try {
       if (channel === 'inbox') {
-        await admin.post('/api/admin/messages', customerId === undefined ? { all: true, title, body } : { customer_id: customerId, title, body });
+        await admin.post(
+          '/api/admin/messages',
+          customerId === undefined ? { all: true, title, body } : { customer_id: customerId, title, body },
+        );
       } else {
         await admin.post('/api/admin/push', { ...(customerId === undefined ? {} : { customer_id: customerId }), title, body, level });
       }
@@ -44,7 +47,11 @@ export function MessagesSection() {
       <form onSubmit={send}>
         <div class="field">
           <label for={channelId}>Channel</label>
-          <select id={channelId} value={channel} onChange={(event) => setChannel((event.currentTarget as HTMLSelectElement).value as 'inbox' | 'push')}>
+          <select
+            id={channelId}
+            value={channel}
+            onChange={(event) => setChannel((event.currentTarget as HTMLSelectElement).value as 'inbox' | 'push')}
+          >
             <option value="inbox">Dashboard inbox</option>
             <option value="push">Desktop push message</option>
           </select>

@@ -63,7 +63,9 @@ export function RoutingSection() {
   const switchAlias = async (event: Event) => {
     event.preventDefault();
     try {
-      const result = await admin.put<{ alias: string; model: string }>(`/api/admin/aliases/${encodeURIComponent(alias)}`, { model: destination });
+      const result = await admin.put<{ alias: string; model: string }>(`/api/admin/aliases/${encodeURIComponent(alias)}`, {
+        model: destination,
+      });
       setStatus({ kind: 'ok', text: `${result.alias} now goes to ${result.model}.` });
       await load();
     } catch (caught) {
@@ -99,7 +101,15 @@ export function RoutingSection() {
                 ))}
               </ul>
               <form onSubmit={switchAlias}>
-                <Choice label="Alias" value={alias} options={Object.keys(aliases)} onValue={(value) => { setAlias(value); setDestination(aliases[value] ?? ''); }} />
+                <Choice
+                  label="Alias"
+                  value={alias}
+                  options={Object.keys(aliases)}
+                  onValue={(value) => {
+                    setAlias(value);
+                    setDestination(aliases[value] ?? '');
+                  }}
+                />
                 <Choice label="Destination model" value={destination} options={models} onValue={setDestination} />
                 <button type="submit">Switch destination</button>
               </form>

@@ -45,8 +45,18 @@ function App() {
     document.getElementById('main')?.focus();
   }, [route.name]);
 
-  if (error) return <main class="center-page"><Notice kind="error">{error}</Notice></main>;
-  if (!me) return <main class="center-page" aria-busy="true"><p>Loading…</p></main>;
+  if (error)
+    return (
+      <main class="center-page">
+        <Notice kind="error">{error}</Notice>
+      </main>
+    );
+  if (!me)
+    return (
+      <main class="center-page" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
 
   const view = VIEWS.find((candidate) => candidate.name === route.name);
   const props: ViewProps = { me, params: route.params, reloadMe: reload };
@@ -56,7 +66,9 @@ function App() {
   };
   return (
     <div class="layout">
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <aside class="sidebar">
         <span class="brand">Switchyard</span>
         <nav aria-label="Dashboard">

@@ -41,7 +41,11 @@ const returnTo = safeReturnTo(params.get('returnTo'));
 
 function needsHumanCheck(error: unknown): boolean {
   if (!(error instanceof ApiError) || error.status !== 422 || !Array.isArray(error.detail)) return false;
-  return error.detail.some((item) => Array.isArray((item as { loc?: unknown }).loc) && (item as { loc: unknown[] }).loc.some((part) => String(part).startsWith('humanCheck')));
+  return error.detail.some(
+    (item) =>
+      Array.isArray((item as { loc?: unknown }).loc) &&
+      (item as { loc: unknown[] }).loc.some((part) => String(part).startsWith('humanCheck')),
+  );
 }
 
 function message(error: unknown): string {
@@ -51,7 +55,9 @@ function message(error: unknown): string {
 
 function HumanCheckField(props: { check: HumanCheck | null; answer: string; onAnswer: (value: string) => void }) {
   if (!props.check) return null;
-  return <Field label={`Human check: ${props.check.question}`} value={props.answer} onValue={props.onAnswer} inputMode="numeric" required />;
+  return (
+    <Field label={`Human check: ${props.check.question}`} value={props.answer} onValue={props.onAnswer} inputMode="numeric" required />
+  );
 }
 
 function useHumanCheck(always: boolean) {
@@ -109,7 +115,11 @@ function SignIn({ options }: { options: AuthOptions | null }) {
       await api.post('/api/v1/auth/web-login/2fa', { challenge, code: code.trim() });
       location.assign(returnTo);
     } catch (caught) {
-      setError(caught instanceof ApiError && caught.status === 401 && /challenge/i.test(caught.message) ? 'This sign-in expired. Enter your password again.' : message(caught));
+      setError(
+        caught instanceof ApiError && caught.status === 401 && /challenge/i.test(caught.message)
+          ? 'This sign-in expired. Enter your password again.'
+          : message(caught),
+      );
       if (caught instanceof ApiError && /challenge/i.test(caught.message)) setChallenge(null);
       setCode('');
       setBusy(false);
@@ -122,7 +132,15 @@ function SignIn({ options }: { options: AuthOptions | null }) {
         <h1 id="twofa-title">Two-factor sign-in</h1>
         <p class="muted">Enter the 6-digit code from your authenticator app.</p>
         {error ? <Notice kind="error">{error}</Notice> : null}
-        <Field label="Authenticator code" value={code} onValue={setCode} inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
+        <Field
+          label="Authenticator code"
+          value={code}
+          onValue={setCode}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          required
+        />
         <button type="submit" disabled={busy}>
           Verify
         </button>
@@ -167,7 +185,9 @@ function IdpWithCheck({ href }: { href: string }) {
   const go = (event: Event) => {
     event.preventDefault();
     if (!human.check) return;
-    location.assign(`${href}&humanCheckId=${encodeURIComponent(human.check.id)}&humanCheckAnswer=${encodeURIComponent(human.answer.trim())}`);
+    location.assign(
+      `${href}&humanCheckId=${encodeURIComponent(human.check.id)}&humanCheckAnswer=${encodeURIComponent(human.answer.trim())}`,
+    );
   };
   return (
     <form onSubmit={go} aria-label="Identity-provider sign-in">
@@ -192,12 +212,21 @@ function Register({ options }: { options: AuthOptions | null }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post('/api/v1/customer/register', { email: email.trim(), password, ...(name.trim() ? { name: name.trim() } : {}), ...human.fields() });
+      await api.post('/api/v1/customer/register', {
+        email: email.trim(),
+        password,
+        ...(name.trim() ? { name: name.trim() } : {}),
+        ...human.fields(),
+      });
       await api.post('/api/v1/auth/web-login', { email: email.trim(), password });
       location.assign(returnTo);
     } catch (caught) {
       if (needsHumanCheck(caught) || human.check) await human.fresh().catch(() => undefined);
-      setError(caught instanceof ApiError && caught.status === 409 ? 'An account with this email already exists. Sign in instead.' : message(caught));
+      setError(
+        caught instanceof ApiError && caught.status === 409
+          ? 'An account with this email already exists. Sign in instead.'
+          : message(caught),
+      );
       setBusy(false);
     }
   };
@@ -208,7 +237,15 @@ function Register({ options }: { options: AuthOptions | null }) {
       {error ? <Notice kind="error">{error}</Notice> : null}
       <Field label="Name (optional)" value={name} onValue={setName} autoComplete="name" />
       <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required />
-      <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password" hint="At least 8 characters." required />
+      <Field
+        label="Password"
+        type="password"
+        value={password}
+        onValue={setPassword}
+        autoComplete="new-password"
+        hint="At least 8 characters."
+        required
+      />
       <HumanCheckField check={human.check} answer={human.answer} onAnswer={human.setAnswer} />
       <div class="row">
         <button type="submit" disabled={busy}>
@@ -278,7 +315,15 @@ function Reset({ token }: { token: string }) {
     <form onSubmit={submit} aria-labelledby="reset-title">
       <h1 id="reset-title">Choose a new password</h1>
       {error ? <Notice kind="error">{error}</Notice> : null}
-      <Field label="New password" type="password" value={password} onValue={setPassword} autoComplete="new-password" hint="At least 8 characters." required />
+      <Field
+        label="New password"
+        type="password"
+        value={password}
+        onValue={setPassword}
+        autoComplete="new-password"
+        hint="At least 8 characters."
+        required
+      />
       <Field label="Repeat the new password" type="password" value={repeat} onValue={setRepeat} autoComplete="new-password" required />
       <button type="submit">Set password</button>
     </form>
@@ -317,9 +362,19 @@ function App() {
   return (
     <main class="center-page">
       <p class="brand">Switchyard</p>
-      {code && current.name === 'signin' ? <Notice kind="error">{ERRORS[code] ?? `Sign-in failed (${code}). Please try again.`}</Notice> : null}
+      {code && current.name === 'signin' ? (
+        <Notice kind="error">{ERRORS[code] ?? `Sign-in failed (${code}). Please try again.`}</Notice>
+      ) : null}
       <div class="card">
-        {current.name === 'register' ? <Register options={options} /> : current.name === 'forgot' ? <Forgot /> : current.name === 'reset' ? <Reset token={current.token!} /> : <SignIn options={options} />}
+        {current.name === 'register' ? (
+          <Register options={options} />
+        ) : current.name === 'forgot' ? (
+          <Forgot />
+        ) : current.name === 'reset' ? (
+          <Reset token={current.token!} />
+        ) : (
+          <SignIn options={options} />
+        )}
       </div>
     </main>
   );

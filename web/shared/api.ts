@@ -90,7 +90,8 @@ export function newIdempotencyKey(): string {
 /** Builds a query string from the defined values only. */
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }

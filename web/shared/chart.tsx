@@ -31,7 +31,10 @@ export function BarChart(props: { title: string; days: string[]; series: Series[
   const slot = plotWidth / Math.max(1, days.length);
   const barWidth = Math.max(2, slot * 0.7);
   const y = (value: number) => (max === 0 ? 0 : (value / max) * plotHeight);
-  const summary = max === 0 ? (props.empty ?? 'Nothing in this period.') : `Highest day ${format(max)}; total ${format(totals.reduce((a, b) => a + b, 0))}.`;
+  const summary =
+    max === 0
+      ? (props.empty ?? 'Nothing in this period.')
+      : `Highest day ${format(max)}; total ${format(totals.reduce((a, b) => a + b, 0))}.`;
   return (
     <figure class="chart" aria-labelledby={`${id}-caption`}>
       <figcaption id={`${id}-caption`}>
@@ -57,7 +60,14 @@ export function BarChart(props: { title: string; days: string[]; series: Series[
                 const height = y(Math.max(0, one.values[index] ?? 0));
                 base -= height;
                 return height > 0 ? (
-                  <rect key={one.name} x={PAD_LEFT + index * slot + (slot - barWidth) / 2} y={base} width={barWidth} height={height} class={`chart-series-${at % 6}`}>
+                  <rect
+                    key={one.name}
+                    x={PAD_LEFT + index * slot + (slot - barWidth) / 2}
+                    y={base}
+                    width={barWidth}
+                    height={height}
+                    class={`chart-series-${at % 6}`}
+                  >
                     <title>{`${day} · ${one.name}: ${format(one.values[index] ?? 0)}`}</title>
                   </rect>
                 ) : null;

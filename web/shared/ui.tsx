@@ -32,7 +32,13 @@ export function Field({ label, value, onValue, hint, ...rest }: InputProps) {
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} value={value} onInput={(event) => onValue((event.currentTarget as HTMLInputElement).value)} aria-describedby={hint ? `${id}-hint` : undefined} {...(rest as Record<string, unknown>)} />
+      <input
+        id={id}
+        value={value}
+        onInput={(event) => onValue((event.currentTarget as HTMLInputElement).value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...(rest as Record<string, unknown>)}
+      />
       {hint ? (
         <div id={`${id}-hint`} class="muted">
           {hint}
@@ -52,12 +58,23 @@ export function Card(props: { title?: string; children: ComponentChildren }) {
 }
 
 /** A labelled select. */
-export function SelectField(props: { label: string; value: string; onValue: (value: string) => void; options: { value: string; label: string }[]; hint?: string }) {
+export function SelectField(props: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  options: { value: string; label: string }[];
+  hint?: string;
+}) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(event) => props.onValue((event.currentTarget as HTMLSelectElement).value)} aria-describedby={props.hint ? `${id}-hint` : undefined}>
+      <select
+        id={id}
+        value={props.value}
+        onChange={(event) => props.onValue((event.currentTarget as HTMLSelectElement).value)}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+      >
         {props.options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
@@ -78,7 +95,14 @@ export function Check(props: { label: string; checked: boolean; onChecked: (chec
   const id = useId();
   return (
     <label for={id}>
-      <input id={id} type="checkbox" checked={props.checked} disabled={props.disabled} onChange={(event) => props.onChecked((event.currentTarget as HTMLInputElement).checked)} /> {props.label}
+      <input
+        id={id}
+        type="checkbox"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(event) => props.onChecked((event.currentTarget as HTMLInputElement).checked)}
+      />{' '}
+      {props.label}
     </label>
   );
 }

@@ -79,7 +79,13 @@ export class SqlEventLog {
 
   /** The project's newest logged event, read from the table (not from this node's cache). */
   async newest(projectId: string): Promise<ProjectEvent | null> {
-    const row = await this.options.storage.db.selectFrom('project_events').selectAll().where('project_id', '=', projectId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    const row = await this.options.storage.db
+      .selectFrom('project_events')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row ? { projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at } : null;
   }
 
@@ -128,7 +134,11 @@ export class SqlEventLog {
   private async commit(batch: PendingAppend[]): Promise<void> {
     const createdAt = this.options.clock.nowMs();
     const { events, next } = await this.options.storage.relaxedTransaction(async (trx) => {
-      if (this.options.fence) await this.options.fence.check(trx, batch.map((item) => item.projectId));
+      if (this.options.fence)
+        await this.options.fence.check(
+          trx,
+          batch.map((item) => item.projectId),
+        );
       const next = new Map<string, number>();
       const events: ProjectEvent[] = [];
       for (const item of batch) {
@@ -138,7 +148,15 @@ export class SqlEventLog {
       }
       await trx
         .insertInto('project_events')
-        .values(events.map((event) => ({ project_id: event.projectId, seq: event.seq, type: event.type, data: event.dataJson, created_at: createdAt })))
+        .values(
+          events.map((event) => ({
+            project_id: event.projectId,
+            seq: event.seq,
+            type: event.type,
+            data: event.dataJson,
+            created_at: createdAt,
+          })),
+        )
         .execute();
       return { events, next };
     });

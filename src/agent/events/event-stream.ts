@@ -72,7 +72,11 @@ export class EventStream {
   stop(reason?: 'draining'): void {
     this.closed = true;
     this.wakeUp();
-    this.endWithGrace(reason === undefined ? undefined : encodeSseFrame({ event: 'reconnect', retryMs: 1_000, data: { last_event_id: this.lastWrittenSeq, reason } }));
+    this.endWithGrace(
+      reason === undefined
+        ? undefined
+        : encodeSseFrame({ event: 'reconnect', retryMs: 1_000, data: { last_event_id: this.lastWrittenSeq, reason } }),
+    );
   }
 
   /** Resolves when the stream is over (client gone, overflow or stop). */
@@ -145,7 +149,9 @@ export class EventStream {
     for (;;) {
       if (!this.active) return;
       const cursor = this.lastWrittenSeq ?? 0;
-      const page = (await this.deps.log.readAfter(this.options.projectId, cursor, REPLAY_PAGE_SIZE)).filter((event) => event.seq < untilSeq);
+      const page = (await this.deps.log.readAfter(this.options.projectId, cursor, REPLAY_PAGE_SIZE)).filter(
+        (event) => event.seq < untilSeq,
+      );
       if (page.length > 0 && page[0]!.seq > cursor + 1) mustReset = true;
       if (mustReset) {
         await this.whenWritable();

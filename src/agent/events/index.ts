@@ -65,7 +65,12 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
         if (newest) deliver([newest]);
       }
     };
-    relay = new RedisRelay(config.env.redisUrl, logger, deliver, () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')));
+    relay = new RedisRelay(
+      config.env.redisUrl,
+      logger,
+      deliver,
+      () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')),
+    );
   }
   const streams = new Set<EventStream>();
   const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };

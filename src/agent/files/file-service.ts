@@ -76,7 +76,9 @@ export class FileService {
     const entries: TreeEntry[] = [];
     let truncated = false;
     const walk = async (directory: FileHandle, prefix: string, level: number): Promise<void> => {
-      const children = (await fs.readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+      const children = (await fs.readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true })).sort((a, b) =>
+        a.name < b.name ? -1 : 1,
+      );
       for (const child of children) {
         if (entries.length >= options.limit) {
           truncated = true;
@@ -89,7 +91,9 @@ export class FileService {
         entries.push(entry);
         // Symlinks are reported, never followed; .git internals are left out.
         if (type !== 'directory' || child.name === GIT_FOLDER || level >= options.depth) continue;
-        const sub = await fs.open(at(directory, child.name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
+        const sub = await fs
+          .open(at(directory, child.name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+          .catch(() => null);
         if (!sub) continue;
         try {
           await walk(await checkedInside(root, sub), childPath, level + 1);
@@ -187,7 +191,13 @@ export class FileService {
     return file.readFile();
   }
 
-  private async writeUnlocked(root: string, segments: string[], content: Buffer, request: WriteRequest, viaLink = false): Promise<WriteResult> {
+  private async writeUnlocked(
+    root: string,
+    segments: string[],
+    content: Buffer,
+    request: WriteRequest,
+    viaLink = false,
+  ): Promise<WriteResult> {
     const parent = await openDirectory(root, segments.slice(0, -1), true).catch((error: unknown) => {
       throw fileError(error);
     });
@@ -215,7 +225,13 @@ export class FileService {
   }
 
   /** A symlink inside the workspace is written through to its target; one pointing out is refused. */
-  private async writeThroughLink(root: string, parent: FileHandle, name: string, content: Buffer, request: WriteRequest): Promise<WriteResult> {
+  private async writeThroughLink(
+    root: string,
+    parent: FileHandle,
+    name: string,
+    content: Buffer,
+    request: WriteRequest,
+  ): Promise<WriteResult> {
     let target: string;
     try {
       target = await fs.realpath(at(parent, name));

@@ -77,9 +77,11 @@ export function relativeToWorkspace<T>(value: T, root: string): T {
   if (base === '' || base === '/') return value;
   const pattern = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.~-]))`, 'g');
   const rewrite = (node: unknown): unknown => {
-    if (typeof node === 'string') return node.includes(base) ? node.replace(pattern, (_match, slash: string) => (slash === '/' ? '' : '.')) : node;
+    if (typeof node === 'string')
+      return node.includes(base) ? node.replace(pattern, (_match, slash: string) => (slash === '/' ? '' : '.')) : node;
     if (Array.isArray(node)) return node.map(rewrite);
-    if (typeof node === 'object' && node !== null) return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rewrite(item)]));
+    if (typeof node === 'object' && node !== null)
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rewrite(item)]));
     return node;
   };
   return rewrite(value) as T;

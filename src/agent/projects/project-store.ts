@@ -67,12 +67,10 @@ export class SqlProjectStore implements ProjectStore {
             .where('id', '=', options.after)
             .executeTakeFirst()
         : undefined;
-      if (!cursor || (customerId !== null && cursor.customer_id !== customerId)) throw validationError([{ loc: ['query', 'cursor'], msg: 'Unknown cursor', type: 'value_error' }]);
+      if (!cursor || (customerId !== null && cursor.customer_id !== customerId))
+        throw validationError([{ loc: ['query', 'cursor'], msg: 'Unknown cursor', type: 'value_error' }]);
       query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', cursor.created_at),
-          eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
-        ]),
+        eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]),
       );
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -9,13 +9,34 @@ export type AddressFormat = 'evm' | 'bitcoin' | 'tron' | 'solana';
 
 const MASK = (1n << 64n) - 1n;
 const ROUND_CONSTANTS = [
-  0x0000000000000001n, 0x0000000000008082n, 0x800000000000808an, 0x8000000080008000n, 0x000000000000808bn, 0x0000000080000001n,
-  0x8000000080008081n, 0x8000000000008009n, 0x000000000000008an, 0x0000000000000088n, 0x0000000080008009n, 0x000000008000000an,
-  0x000000008000808bn, 0x800000000000008bn, 0x8000000000008089n, 0x8000000000008003n, 0x8000000000008002n, 0x8000000000000080n,
-  0x000000000000800an, 0x800000008000000an, 0x8000000080008081n, 0x8000000000008080n, 0x0000000080000001n, 0x8000000080008008n,
+  0x0000000000000001n,
+  0x0000000000008082n,
+  0x800000000000808an,
+  0x8000000080008000n,
+  0x000000000000808bn,
+  0x0000000080000001n,
+  0x8000000080008081n,
+  0x8000000000008009n,
+  0x000000000000008an,
+  0x0000000000000088n,
+  0x0000000080008009n,
+  0x000000008000000an,
+  0x000000008000808bn,
+  0x800000000000008bn,
+  0x8000000000008089n,
+  0x8000000000008003n,
+  0x8000000000008002n,
+  0x8000000000000080n,
+  0x000000000000800an,
+  0x800000008000000an,
+  0x8000000080008081n,
+  0x8000000000008080n,
+  0x0000000080000001n,
+  0x8000000080008008n,
 ];
 const ROTATIONS = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14];
-const rotl = (value: bigint, shift: number): bigint => (shift === 0 ? value : ((value << BigInt(shift)) | (value >> BigInt(64 - shift))) & MASK);
+const rotl = (value: bigint, shift: number): bigint =>
+  shift === 0 ? value : ((value << BigInt(shift)) | (value >> BigInt(64 - shift))) & MASK;
 
 function keccakF(state: bigint[]): void {
   for (const constant of ROUND_CONSTANTS) {
@@ -106,7 +127,11 @@ export function base58CheckDecode(text: string): Buffer | null {
   const raw = base58Decode(text);
   if (!raw || raw.length < 5) return null;
   const payload = raw.subarray(0, raw.length - 4);
-  return sha256d(payload).subarray(0, 4).equals(raw.subarray(raw.length - 4)) ? payload : null;
+  return sha256d(payload)
+    .subarray(0, 4)
+    .equals(raw.subarray(raw.length - 4))
+    ? payload
+    : null;
 }
 
 const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';

@@ -63,11 +63,19 @@ export class AutoTopup {
     deps.onPaid.push(async (trx, payment) => {
       await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
       if (payment.wallet !== 'token') return;
-      const setting = await trx.selectFrom('auto_topup_settings').select(['threshold_micros', 'armed']).where('customer_id', '=', payment.customer_id).executeTakeFirst();
+      const setting = await trx
+        .selectFrom('auto_topup_settings')
+        .select(['threshold_micros', 'armed'])
+        .where('customer_id', '=', payment.customer_id)
+        .executeTakeFirst();
       if (!setting || Number(setting.armed) === 1) return;
       const available = await this.availableIn(trx, payment.customer_id);
       if (available >= Number(setting.threshold_micros)) {
-        await trx.updateTable('auto_topup_settings').set({ armed: 1, updated_at: this.deps.clock.nowMs() }).where('customer_id', '=', payment.customer_id).execute();
+        await trx
+          .updateTable('auto_topup_settings')
+          .set({ armed: 1, updated_at: this.deps.clock.nowMs() })
+          .where('customer_id', '=', payment.customer_id)
+          .execute();
       }
     });
   }
@@ -77,13 +85,21 @@ export class AutoTopup {
   }
 
   private async availableIn(trx: Transaction<Database>, customerId: number): Promise<number> {
-    const row = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('code', '=', walletCode(customerId, 'token')).executeTakeFirst();
+    const row = await trx
+      .selectFrom('billing_accounts')
+      .select(['balance_micros', 'held_micros'])
+      .where('code', '=', walletCode(customerId, 'token'))
+      .executeTakeFirst();
     return row ? Number(row.balance_micros) - Number(row.held_micros) : 0;
   }
 
   async get(customerId: number): Promise<AutoTopupSetting> {
     const row = await this.db.selectFrom('auto_topup_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
-    const pending = await this.db.selectFrom('auto_topup_pending').select('payment_id').where('customer_id', '=', customerId).executeTakeFirst();
+    const pending = await this.db
+      .selectFrom('auto_topup_pending')
+      .select('payment_id')
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     const saved = row !== undefined || (await this.lastPaidCheckout(customerId)) !== undefined;
     return {
       enabled: Number(row?.enabled ?? 0) === 1,
@@ -188,7 +204,12 @@ export class AutoTopup {
     const threshold = Number(setting.threshold_micros);
     if (available >= threshold) {
       if (Number(setting.armed) !== 1) {
-        await this.db.updateTable('auto_topup_settings').set({ armed: 1, updated_at: this.deps.clock.nowMs() }).where('customer_id', '=', customerId).where('armed', '=', 0).execute();
+        await this.db
+          .updateTable('auto_topup_settings')
+          .set({ armed: 1, updated_at: this.deps.clock.nowMs() })
+          .where('customer_id', '=', customerId)
+          .where('armed', '=', 0)
+          .execute();
       }
       return 'above_threshold';
     }
@@ -200,45 +221,62 @@ export class AutoTopup {
     }
     const publicId = `pay_${randomBase62(20)}`;
     const nowMs = this.deps.clock.nowMs();
-    const claimed = await this.db.transaction().execute(async (trx) => {
-      const disarmed = await trx.updateTable('auto_topup_settings').set({ armed: 0, updated_at: nowMs }).where('customer_id', '=', customerId).where('armed', '=', 1).where('enabled', '=', 1).executeTakeFirst();
-      if (Number(disarmed.numUpdatedRows) !== 1) return null;
-      // The balance read above may predate a charge that another check claimed, credited and re-armed meanwhile:
-      // read it again under the claim (the settings row is locked on PostgreSQL; SQLite writes one at a time).
-      const wallet = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('code', '=', walletCode(customerId, 'token')).executeTakeFirst();
-      if (wallet && Number(wallet.balance_micros) - Number(wallet.held_micros) >= threshold) throw new ClaimNotNeeded();
-      const already = await trx.selectFrom('auto_topup_pending').select('payment_id').where('customer_id', '=', customerId).executeTakeFirst();
-      if (already) return null;
-      const payment = await trx
-        .insertInto('payments')
-        .values(
-          newPaymentRow(
-            {
-              public_id: publicId,
-              customer_id: customerId,
-              method: 'card',
-              wallet: 'token',
-              pack_id: pack.id,
-              amount_micros: pack.priceMicros,
-              credit_micros: pack.creditMicros ?? pack.priceMicros,
-              status: 'open',
-              details_json: JSON.stringify({ auto_topup: true, threshold_micros: threshold }),
-            },
-            nowMs,
-          ),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      // The primary key makes a second pending charge of the customer fail (and this transaction roll back).
-      await trx.insertInto('auto_topup_pending').values({ customer_id: customerId, payment_id: payment.id, created_at: nowMs }).execute();
-      await trx.updateTable('auto_topup_settings').set({ last_payment_id: payment.id }).where('customer_id', '=', customerId).execute();
-      return payment;
-    }).catch((error: unknown) => {
-      if (error instanceof ClaimNotNeeded) return 'above_threshold' as const;
-      // A concurrent claim on another process won the pending row: nothing to do here.
-      this.deps.logger.warn({ err: error, customerId }, 'auto top-up claim not taken (another charge is pending)');
-      return null;
-    });
+    const claimed = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        const disarmed = await trx
+          .updateTable('auto_topup_settings')
+          .set({ armed: 0, updated_at: nowMs })
+          .where('customer_id', '=', customerId)
+          .where('armed', '=', 1)
+          .where('enabled', '=', 1)
+          .executeTakeFirst();
+        if (Number(disarmed.numUpdatedRows) !== 1) return null;
+        // The balance read above may predate a charge that another check claimed, credited and re-armed meanwhile:
+        // read it again under the claim (the settings row is locked on PostgreSQL; SQLite writes one at a time).
+        const wallet = await trx
+          .selectFrom('billing_accounts')
+          .select(['balance_micros', 'held_micros'])
+          .where('code', '=', walletCode(customerId, 'token'))
+          .executeTakeFirst();
+        if (wallet && Number(wallet.balance_micros) - Number(wallet.held_micros) >= threshold) throw new ClaimNotNeeded();
+        const already = await trx
+          .selectFrom('auto_topup_pending')
+          .select('payment_id')
+          .where('customer_id', '=', customerId)
+          .executeTakeFirst();
+        if (already) return null;
+        const payment = await trx
+          .insertInto('payments')
+          .values(
+            newPaymentRow(
+              {
+                public_id: publicId,
+                customer_id: customerId,
+                method: 'card',
+                wallet: 'token',
+                pack_id: pack.id,
+                amount_micros: pack.priceMicros,
+                credit_micros: pack.creditMicros ?? pack.priceMicros,
+                status: 'open',
+                details_json: JSON.stringify({ auto_topup: true, threshold_micros: threshold }),
+              },
+              nowMs,
+            ),
+          )
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        // The primary key makes a second pending charge of the customer fail (and this transaction roll back).
+        await trx.insertInto('auto_topup_pending').values({ customer_id: customerId, payment_id: payment.id, created_at: nowMs }).execute();
+        await trx.updateTable('auto_topup_settings').set({ last_payment_id: payment.id }).where('customer_id', '=', customerId).execute();
+        return payment;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ClaimNotNeeded) return 'above_threshold' as const;
+        // A concurrent claim on another process won the pending row: nothing to do here.
+        this.deps.logger.warn({ err: error, customerId }, 'auto top-up claim not taken (another charge is pending)');
+        return null;
+      });
     if (claimed === 'above_threshold') return claimed;
     if (!claimed) return 'pending';
     return this.charge(claimed, setting.processor_customer, setting.payment_method);
@@ -255,7 +293,12 @@ export class AutoTopup {
           payment_method: paymentMethod,
           confirm: true,
           off_session: true,
-          metadata: { payment_id: payment.public_id, customer_id: String(payment.customer_id), pack_id: payment.pack_id ?? '', auto_topup: 'true' },
+          metadata: {
+            payment_id: payment.public_id,
+            customer_id: String(payment.customer_id),
+            pack_id: payment.pack_id ?? '',
+            auto_topup: 'true',
+          },
         },
         { idempotencyKey: `auto-topup-${payment.public_id}` },
       );
@@ -265,17 +308,29 @@ export class AutoTopup {
     }
     if (intent.status !== 'succeeded') {
       // Still processing: the processor's webhook (payment_intent.succeeded / payment_failed) finishes it.
-      await this.db.updateTable('payments').set({ status: 'pending', payment_intent: intent.id, updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+      await this.db
+        .updateTable('payments')
+        .set({ status: 'pending', payment_intent: intent.id, updated_at: this.deps.clock.nowMs() })
+        .where('id', '=', payment.id)
+        .where('status', '=', 'open')
+        .execute();
       return 'processing';
     }
-    const credited = await this.db.transaction().execute((trx) => this.deps.card.creditPaymentIntent(trx, payment.id, intent, 'auto_topup'));
+    const credited = await this.db
+      .transaction()
+      .execute((trx) => this.deps.card.creditPaymentIntent(trx, payment.id, intent, 'auto_topup'));
     return credited ? 'credited' : 'processing';
   }
 
   private async fail(payment: PaymentRow, error: unknown): Promise<void> {
     const reason =
       error instanceof Stripe.errors.StripeError
-        ? { type: error.type, code: error.code ?? null, decline_code: (error as Stripe.errors.StripeCardError).decline_code ?? null, message: error.message }
+        ? {
+            type: error.type,
+            code: error.code ?? null,
+            decline_code: (error as Stripe.errors.StripeCardError).decline_code ?? null,
+            message: error.message,
+          }
         : { type: 'unreachable', message: error instanceof Error ? error.message : String(error) };
     this.deps.logger.warn({ payment: payment.public_id, customerId: payment.customer_id, reason }, 'auto top-up charge failed');
     await this.db.transaction().execute(async (trx) => {
@@ -291,9 +346,17 @@ export class AutoTopup {
       .raise(payment.customer_id, {
         cause: 'auto_topup_failed',
         causeKey: payment.public_id,
-        details: { payment_id: payment.public_id, pack_id: payment.pack_id, amount_micros: Number(payment.amount_micros), reason: reason.message, code: 'code' in reason ? reason.code : null },
+        details: {
+          payment_id: payment.public_id,
+          pack_id: payment.pack_id,
+          amount_micros: Number(payment.amount_micros),
+          reason: reason.message,
+          code: 'code' in reason ? reason.code : null,
+        },
       })
-      .catch((alertError) => this.deps.logger.error({ err: alertError, payment: payment.public_id }, 'raising the auto top-up alert failed'));
+      .catch((alertError) =>
+        this.deps.logger.error({ err: alertError, payment: payment.public_id }, 'raising the auto top-up alert failed'),
+      );
   }
 }
 

@@ -52,7 +52,9 @@ export interface WebhookResult {
 export function packOf(config: AppConfig, packId: string): CreditPackConfig {
   const pack = config.payments.packs.find((candidate) => candidate.id === packId);
   if (!pack) {
-    throw new AppError('VALIDATION_FAILED', `Unknown credit pack ${packId}`, { issues: [{ loc: ['body', 'pack_id'], msg: `Unknown credit pack ${packId}`, type: 'value_error' }] });
+    throw new AppError('VALIDATION_FAILED', `Unknown credit pack ${packId}`, {
+      issues: [{ loc: ['body', 'pack_id'], msg: `Unknown credit pack ${packId}`, type: 'value_error' }],
+    });
   }
   return pack;
 }
@@ -97,7 +99,8 @@ export class CardPayments {
     const pack = packOf(this.deps.config, input.packId);
     const packCredit = pack.creditMicros ?? pack.priceMicros;
     // A bonus code is checked before the processor is asked, and used with the checkout's row.
-    const bonus = input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
+    const bonus =
+      input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
     const publicId = `pay_${randomBase62(20)}`;
     const { successUrl, cancelUrl } = this.deps.config.payments.card;
     let session: Stripe.Checkout.Session;
@@ -108,7 +111,12 @@ export class CardPayments {
           client_reference_id: publicId,
           success_url: successUrl,
           cancel_url: cancelUrl,
-          line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: pack.priceMicros / MICROS_PER_CENT, product_data: { name: pack.name } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: { currency: 'usd', unit_amount: pack.priceMicros / MICROS_PER_CENT, product_data: { name: pack.name } },
+            },
+          ],
           metadata: { payment_id: publicId, customer_id: String(input.customerId), wallet: input.wallet, pack_id: pack.id },
           // The card is saved at the processor for later off-session charges (auto top-up).
           customer_creation: 'always',
@@ -151,7 +159,13 @@ export class CardPayments {
 
   /** The caller's card payment of a session id, either wallet (404 for another customer's). */
   async findOwn(customerId: number, sessionId: string): Promise<PaymentRow> {
-    const row = await this.db.selectFrom('payments').selectAll().where('method', '=', 'card').where('processor_ref', '=', sessionId).where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('method', '=', 'card')
+      .where('processor_ref', '=', sessionId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (!row) throw notFound('Checkout session');
     return row;
   }
@@ -190,23 +204,50 @@ export class CardPayments {
    * Applies what a session says to its payment: paid → credit (amount and currency checked first); complete but
    * unpaid → pending; expired → expired. Returns whether this call credited it.
    */
-  private async applySession(trx: Transaction<Database>, paymentId: number, session: Stripe.Checkout.Session, via: string): Promise<boolean> {
+  private async applySession(
+    trx: Transaction<Database>,
+    paymentId: number,
+    session: Stripe.Checkout.Session,
+    via: string,
+  ): Promise<boolean> {
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     const nowMs = this.deps.clock.nowMs();
     const paymentIntent = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
     if (session.payment_status === 'paid' || session.payment_status === 'no_payment_required') {
       if (!this.amountMatches(payment, session)) {
-        await trx.updateTable('payments').set({ status: 'failed', updated_at: nowMs, details_json: JSON.stringify({ via, mismatch: { amount_total: session.amount_total, currency: session.currency } }) }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        await trx
+          .updateTable('payments')
+          .set({
+            status: 'failed',
+            updated_at: nowMs,
+            details_json: JSON.stringify({ via, mismatch: { amount_total: session.amount_total, currency: session.currency } }),
+          })
+          .where('id', '=', payment.id)
+          .where('status', 'in', ['open', 'pending'])
+          .execute();
         return false;
       }
-      const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'expired'], { kind: 'card_payment', paymentIntent });
+      const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'expired'], {
+        kind: 'card_payment',
+        paymentIntent,
+      });
       if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
       return credited !== null;
     }
     if (session.status === 'complete') {
-      await trx.updateTable('payments').set({ status: 'pending', updated_at: nowMs, ...(paymentIntent ? { payment_intent: paymentIntent } : {}) }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+      await trx
+        .updateTable('payments')
+        .set({ status: 'pending', updated_at: nowMs, ...(paymentIntent ? { payment_intent: paymentIntent } : {}) })
+        .where('id', '=', payment.id)
+        .where('status', '=', 'open')
+        .execute();
     } else if (session.status === 'expired') {
-      await trx.updateTable('payments').set({ status: 'expired', updated_at: nowMs }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+      await trx
+        .updateTable('payments')
+        .set({ status: 'expired', updated_at: nowMs })
+        .where('id', '=', payment.id)
+        .where('status', '=', 'open')
+        .execute();
     }
     return false;
   }
@@ -216,33 +257,58 @@ export class CardPayments {
    * for exactly its price in USD: the same guarded `markPaid` and paid hooks as a checkout, so the intent's
    * webhook and the charging process credit it once between them. Returns whether this call credited it.
    */
-  async creditPaymentIntent(trx: Transaction<Database>, paymentId: number, intent: { id: string; status: string; amount: number; currency: string }, via: string): Promise<boolean> {
+  async creditPaymentIntent(
+    trx: Transaction<Database>,
+    paymentId: number,
+    intent: { id: string; status: string; amount: number; currency: string },
+    via: string,
+  ): Promise<boolean> {
     if (intent.status !== 'succeeded') return false;
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     if (intent.amount !== Number(payment.amount_micros) / MICROS_PER_CENT || intent.currency.toLowerCase() !== 'usd') {
-      this.deps.logger.error({ payment: payment.public_id, amount: intent.amount, currency: intent.currency, via }, 'payment intent amount does not match its payment; not credited');
+      this.deps.logger.error(
+        { payment: payment.public_id, amount: intent.amount, currency: intent.currency, via },
+        'payment intent amount does not match its payment; not credited',
+      );
       return false;
     }
-    const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'failed'], { kind: 'card_payment', paymentIntent: intent.id });
+    const credited = await this.deps.ledger.markPaid(trx, payment.id, ['open', 'pending', 'failed'], {
+      kind: 'card_payment',
+      paymentIntent: intent.id,
+    });
     if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
     return credited !== null;
   }
 
   private async paymentByIntent(trx: Transaction<Database>, intent: Record<string, unknown>): Promise<PaymentRow | undefined> {
     if (typeof intent.id !== 'string') return undefined;
-    const byIntent = await trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('payment_intent', '=', intent.id).executeTakeFirst();
+    const byIntent = await trx
+      .selectFrom('payments')
+      .selectAll()
+      .where('method', '=', 'card')
+      .where('payment_intent', '=', intent.id)
+      .executeTakeFirst();
     if (byIntent) return byIntent;
     // An off-session charge whose create answer was lost still names its payment in the metadata.
     const metadata = intent.metadata as Record<string, unknown> | undefined;
     if (typeof metadata?.payment_id !== 'string') return undefined;
-    return trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('public_id', '=', metadata.payment_id).where('processor_ref', 'is', null).executeTakeFirst();
+    return trx
+      .selectFrom('payments')
+      .selectAll()
+      .where('method', '=', 'card')
+      .where('public_id', '=', metadata.payment_id)
+      .where('processor_ref', 'is', null)
+      .executeTakeFirst();
   }
 
   /** A paid session credits only when it charged exactly the payment's price in USD. */
   private amountMatches(payment: PaymentRow, session: Stripe.Checkout.Session): boolean {
     const expectedCents = Number(payment.amount_micros) / MICROS_PER_CENT;
     if (session.amount_total === expectedCents && (session.currency ?? '').toLowerCase() === 'usd') return true;
-    this.deps.logger.error({ payment: payment.public_id, amountTotal: session.amount_total, currency: session.currency }, 'card session amount does not match its payment; not credited');
+    this.deps.logger.error(
+      { payment: payment.public_id, amountTotal: session.amount_total, currency: session.currency },
+      'card session amount does not match its payment; not credited',
+    );
     return false;
   }
 
@@ -256,7 +322,8 @@ export class CardPayments {
     try {
       verifySignature(signature, rawBody, card.webhookSecret, card.webhookToleranceSeconds, this.deps.clock.nowMs());
     } catch (error) {
-      if (error instanceof WebhookSignatureError) throw new AppError('BAD_REQUEST', 'Webhook signature verification failed', { details: { reason: error.reason } });
+      if (error instanceof WebhookSignatureError)
+        throw new AppError('BAD_REQUEST', 'Webhook signature verification failed', { details: { reason: error.reason } });
       throw error;
     }
     let event: { id?: unknown; type?: unknown; data?: { object?: unknown } };
@@ -265,7 +332,12 @@ export class CardPayments {
     } catch {
       throw new AppError('BAD_REQUEST', 'Webhook body is not JSON');
     }
-    if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.data?.object !== 'object' || event.data.object === null) {
+    if (
+      typeof event?.id !== 'string' ||
+      typeof event.type !== 'string' ||
+      typeof event.data?.object !== 'object' ||
+      event.data.object === null
+    ) {
       throw new AppError('BAD_REQUEST', 'Webhook body is not an event');
     }
     const eventId = event.id;
@@ -290,7 +362,12 @@ export class CardPayments {
     return trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('processor_ref', '=', sessionId).executeTakeFirst();
   }
 
-  private async applyEvent(trx: Transaction<Database>, type: string, object: Record<string, unknown>, sessionForCharge: string | null | undefined): Promise<boolean> {
+  private async applyEvent(
+    trx: Transaction<Database>,
+    type: string,
+    object: Record<string, unknown>,
+    sessionForCharge: string | null | undefined,
+  ): Promise<boolean> {
     switch (type) {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded': {
@@ -302,13 +379,23 @@ export class CardPayments {
       case 'checkout.session.async_payment_failed': {
         const payment = await this.paymentBySession(trx, object.id);
         if (!payment) return false;
-        await trx.updateTable('payments').set({ status: 'failed', updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        await trx
+          .updateTable('payments')
+          .set({ status: 'failed', updated_at: this.deps.clock.nowMs() })
+          .where('id', '=', payment.id)
+          .where('status', 'in', ['open', 'pending'])
+          .execute();
         return true;
       }
       case 'checkout.session.expired': {
         const payment = await this.paymentBySession(trx, object.id);
         if (!payment) return false;
-        await trx.updateTable('payments').set({ status: 'expired', updated_at: this.deps.clock.nowMs() }).where('id', '=', payment.id).where('status', '=', 'open').execute();
+        await trx
+          .updateTable('payments')
+          .set({ status: 'expired', updated_at: this.deps.clock.nowMs() })
+          .where('id', '=', payment.id)
+          .where('status', '=', 'open')
+          .execute();
         return true;
       }
       case 'payment_intent.succeeded': {
@@ -323,7 +410,12 @@ export class CardPayments {
         const payment = await this.paymentByIntent(trx, object);
         if (!payment) return false;
         const nowMs = this.deps.clock.nowMs();
-        await trx.updateTable('payments').set({ status: 'failed', updated_at: nowMs }).where('id', '=', payment.id).where('status', 'in', ['open', 'pending']).execute();
+        await trx
+          .updateTable('payments')
+          .set({ status: 'failed', updated_at: nowMs })
+          .where('id', '=', payment.id)
+          .where('status', 'in', ['open', 'pending'])
+          .execute();
         // An auto top-up that failed is no longer pending.
         await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
         return true;
@@ -331,17 +423,27 @@ export class CardPayments {
       case 'charge.refunded': {
         const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
         let payment = paymentIntent
-          ? await trx.selectFrom('payments').selectAll().where('method', '=', 'card').where('payment_intent', '=', paymentIntent).executeTakeFirst()
+          ? await trx
+              .selectFrom('payments')
+              .selectAll()
+              .where('method', '=', 'card')
+              .where('payment_intent', '=', paymentIntent)
+              .executeTakeFirst()
           : undefined;
         payment ??= await this.paymentBySession(trx, sessionForCharge);
         if (!payment) return false;
-        const refundedCents = typeof object.amount_refunded === 'number' && Number.isSafeInteger(object.amount_refunded) ? object.amount_refunded : 0;
+        const refundedCents =
+          typeof object.amount_refunded === 'number' && Number.isSafeInteger(object.amount_refunded) ? object.amount_refunded : 0;
         const refundedMicros = Math.min(refundedCents * MICROS_PER_CENT, Number(payment.amount_micros));
         // Refund amounts are cumulative: keep the largest seen, so out-of-order deliveries end the same.
         if (refundedMicros > Number(payment.refunded_micros)) {
           await trx
             .updateTable('payments')
-            .set({ refunded_micros: refundedMicros, updated_at: this.deps.clock.nowMs(), ...(paymentIntent && !payment.payment_intent ? { payment_intent: paymentIntent } : {}) })
+            .set({
+              refunded_micros: refundedMicros,
+              updated_at: this.deps.clock.nowMs(),
+              ...(paymentIntent && !payment.payment_intent ? { payment_intent: paymentIntent } : {}),
+            })
             .where('id', '=', payment.id)
             .execute();
         }
@@ -361,7 +463,12 @@ export class CardPayments {
   private async sessionIdForCharge(charge: Record<string, unknown>): Promise<string | null> {
     const paymentIntent = typeof charge.payment_intent === 'string' ? charge.payment_intent : null;
     if (!paymentIntent) return null;
-    const known = await this.db.selectFrom('payments').select('id').where('method', '=', 'card').where('payment_intent', '=', paymentIntent).executeTakeFirst();
+    const known = await this.db
+      .selectFrom('payments')
+      .select('id')
+      .where('method', '=', 'card')
+      .where('payment_intent', '=', paymentIntent)
+      .executeTakeFirst();
     if (known) return null;
     try {
       const sessions = await this.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });

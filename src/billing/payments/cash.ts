@@ -33,7 +33,17 @@ export class CashPurchases {
     this.idempotency = new IdempotencyStore(storage, clock, config.billing.idempotencyRetentionMs);
   }
 
-  private async record(trx: Transaction<Database>, input: { customerId: number; packId: string; amountMicros: number; creditMicros: number; wallet: 'token' | 'cash'; details: Record<string, unknown> }) {
+  private async record(
+    trx: Transaction<Database>,
+    input: {
+      customerId: number;
+      packId: string;
+      amountMicros: number;
+      creditMicros: number;
+      wallet: 'token' | 'cash';
+      details: Record<string, unknown>;
+    },
+  ) {
     const nowMs = this.clock.nowMs();
     return trx
       .insertInto('payments')
@@ -61,39 +71,96 @@ export class CashPurchases {
   async tokenPurchase(customerId: number, packId: string, idempotencyKey: string) {
     const pack = packOf(this.config, packId);
     const credit = pack.creditMicros ?? pack.priceMicros;
-    return this.idempotency.run(`cash-purchase:${customerId}`, idempotencyKey, requestHash('cash.token-purchase', { pack_id: packId }), async (trx) => {
-      const reference = `idempotency:${idempotencyKey}`;
-      await this.wallet.creditIn(trx, { customerId, wallet: 'cash', amountMicros: -pack.priceMicros, system: 'revenue', kind: 'cash_purchase', memo: pack.id, reference });
-      await this.wallet.creditIn(trx, { customerId, wallet: 'token', amountMicros: credit, system: 'top_ups', kind: 'cash_purchase', memo: pack.id, reference });
-      const row = await this.record(trx, { customerId, packId: pack.id, amountMicros: pack.priceMicros, creditMicros: credit, wallet: 'token', details: { paid_from: 'cash' } });
-      return { status: 200, body: { purchase: paymentJsonOf(row), paid: moneyJson(pack.priceMicros), credited: moneyJson(credit) } };
-    });
+    return this.idempotency.run(
+      `cash-purchase:${customerId}`,
+      idempotencyKey,
+      requestHash('cash.token-purchase', { pack_id: packId }),
+      async (trx) => {
+        const reference = `idempotency:${idempotencyKey}`;
+        await this.wallet.creditIn(trx, {
+          customerId,
+          wallet: 'cash',
+          amountMicros: -pack.priceMicros,
+          system: 'revenue',
+          kind: 'cash_purchase',
+          memo: pack.id,
+          reference,
+        });
+        await this.wallet.creditIn(trx, {
+          customerId,
+          wallet: 'token',
+          amountMicros: credit,
+          system: 'top_ups',
+          kind: 'cash_purchase',
+          memo: pack.id,
+          reference,
+        });
+        const row = await this.record(trx, {
+          customerId,
+          packId: pack.id,
+          amountMicros: pack.priceMicros,
+          creditMicros: credit,
+          wallet: 'token',
+          details: { paid_from: 'cash' },
+        });
+        return { status: 200, body: { purchase: paymentJsonOf(row), paid: moneyJson(pack.priceMicros), credited: moneyJson(credit) } };
+      },
+    );
   }
 
   async unlimitedPurchase(customerId: number, planId: string, idempotencyKey: string) {
     const plan = this.unlimited.plan(planId);
-    const result = await this.idempotency.run(`cash-purchase:${customerId}`, idempotencyKey, requestHash('cash.unlimited-purchase', { plan_id: planId }), async (trx) => {
-      const nowMs = this.clock.nowMs();
-      await this.wallet.creditIn(trx, { customerId, wallet: 'cash', amountMicros: -plan.priceMicros, system: 'revenue', kind: 'unlimited_purchase', memo: plan.id, reference: `idempotency:${idempotencyKey}` });
-      // Read in this transaction: the plan service's reader uses another connection.
-      const current = await trx
-        .selectFrom('unlimited_subscriptions')
-        .select(['ends_at'])
-        .where('customer_id', '=', customerId)
-        .where('plan_id', '=', plan.id)
-        .where('starts_at', '<=', nowMs)
-        .where('ends_at', '>', nowMs)
-        .orderBy('ends_at', 'desc')
-        .executeTakeFirst();
-      const startsAt = current ? Number(current.ends_at) : nowMs;
-      const endsAt = startsAt + plan.durationDays * DAY_MS;
-      await trx.insertInto('unlimited_subscriptions').values({ customer_id: customerId, plan_id: plan.id, starts_at: startsAt, ends_at: endsAt, created_at: nowMs }).execute();
-      const row = await this.record(trx, { customerId, packId: `unlimited:${plan.id}`, amountMicros: plan.priceMicros, creditMicros: 0, wallet: 'cash', details: { plan: plan.id, starts_at: startsAt, ends_at: endsAt } });
-      return {
-        status: 200,
-        body: { purchase: paymentJsonOf(row), plan: plan.id, paid: moneyJson(plan.priceMicros), starts_at: new Date(startsAt).toISOString(), ends_at: new Date(endsAt).toISOString() },
-      };
-    });
+    const result = await this.idempotency.run(
+      `cash-purchase:${customerId}`,
+      idempotencyKey,
+      requestHash('cash.unlimited-purchase', { plan_id: planId }),
+      async (trx) => {
+        const nowMs = this.clock.nowMs();
+        await this.wallet.creditIn(trx, {
+          customerId,
+          wallet: 'cash',
+          amountMicros: -plan.priceMicros,
+          system: 'revenue',
+          kind: 'unlimited_purchase',
+          memo: plan.id,
+          reference: `idempotency:${idempotencyKey}`,
+        });
+        // Read in this transaction: the plan service's reader uses another connection.
+        const current = await trx
+          .selectFrom('unlimited_subscriptions')
+          .select(['ends_at'])
+          .where('customer_id', '=', customerId)
+          .where('plan_id', '=', plan.id)
+          .where('starts_at', '<=', nowMs)
+          .where('ends_at', '>', nowMs)
+          .orderBy('ends_at', 'desc')
+          .executeTakeFirst();
+        const startsAt = current ? Number(current.ends_at) : nowMs;
+        const endsAt = startsAt + plan.durationDays * DAY_MS;
+        await trx
+          .insertInto('unlimited_subscriptions')
+          .values({ customer_id: customerId, plan_id: plan.id, starts_at: startsAt, ends_at: endsAt, created_at: nowMs })
+          .execute();
+        const row = await this.record(trx, {
+          customerId,
+          packId: `unlimited:${plan.id}`,
+          amountMicros: plan.priceMicros,
+          creditMicros: 0,
+          wallet: 'cash',
+          details: { plan: plan.id, starts_at: startsAt, ends_at: endsAt },
+        });
+        return {
+          status: 200,
+          body: {
+            purchase: paymentJsonOf(row),
+            plan: plan.id,
+            paid: moneyJson(plan.priceMicros),
+            starts_at: new Date(startsAt).toISOString(),
+            ends_at: new Date(endsAt).toISOString(),
+          },
+        };
+      },
+    );
     this.unlimited.forget(customerId);
     return result;
   }

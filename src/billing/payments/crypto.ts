@@ -96,14 +96,20 @@ export class CryptoPayments {
       enabled: this.settings.enabled,
       price_currency: 'USD',
       coins: this.settings.coins.map((coin) => ({ currency: coin.currency, name: coin.name, network: coin.network })),
-      packs: this.deps.config.payments.packs.map((pack) => ({ id: pack.id, name: pack.name, price_micros: pack.priceMicros, credit_micros: pack.creditMicros ?? pack.priceMicros })),
+      packs: this.deps.config.payments.packs.map((pack) => ({
+        id: pack.id,
+        name: pack.name,
+        price_micros: pack.priceMicros,
+        credit_micros: pack.creditMicros ?? pack.priceMicros,
+      })),
       max_refund_addresses: this.settings.maxRefundAddresses,
     };
   }
 
   private coin(payCurrency: string) {
     const coin = this.settings.coins.find((candidate) => candidate.currency.toLowerCase() === payCurrency.toLowerCase());
-    if (!coin) throw validationError([{ loc: ['body', 'pay_currency'], msg: `Unsupported pay currency ${payCurrency}`, type: 'value_error' }]);
+    if (!coin)
+      throw validationError([{ loc: ['body', 'pay_currency'], msg: `Unsupported pay currency ${payCurrency}`, type: 'value_error' }]);
     return coin;
   }
 
@@ -120,7 +126,10 @@ export class CryptoPayments {
       throw new AppError('UPSTREAM_FAILED', 'The crypto processor could not be reached', { cause: error });
     }
     const text = await response.text();
-    if (!response.ok) throw new AppError('UPSTREAM_FAILED', 'The crypto processor refused the request', { cause: new Error(`${response.status} ${text.slice(0, 200)}`) });
+    if (!response.ok)
+      throw new AppError('UPSTREAM_FAILED', 'The crypto processor refused the request', {
+        cause: new Error(`${response.status} ${text.slice(0, 200)}`),
+      });
     try {
       return JSON.parse(text) as T;
     } catch (error) {
@@ -145,9 +154,18 @@ export class CryptoPayments {
       success_url: this.settings.successUrl,
       cancel_url: this.settings.cancelUrl,
     });
-    if (invoice.id === undefined || typeof invoice.invoice_url !== 'string') throw new AppError('UPSTREAM_FAILED', 'The crypto processor answered no invoice');
+    if (invoice.id === undefined || typeof invoice.invoice_url !== 'string')
+      throw new AppError('UPSTREAM_FAILED', 'The crypto processor answered no invoice');
     const nowMs = this.deps.clock.nowMs();
-    const details: CryptoDetails = { pay_currency: coin.currency, network: coin.network, invoice_url: invoice.invoice_url, processor_status: 'waiting', processor_payment_id: null, pay_amount: null, actually_paid: null };
+    const details: CryptoDetails = {
+      pay_currency: coin.currency,
+      network: coin.network,
+      invoice_url: invoice.invoice_url,
+      processor_status: 'waiting',
+      processor_payment_id: null,
+      pay_amount: null,
+      actually_paid: null,
+    };
     return this.db
       .insertInto('payments')
       .values(
@@ -173,7 +191,13 @@ export class CryptoPayments {
 
   /** The caller's crypto order (404 for another customer's or an unknown id). */
   async ownOrder(customerId: number, orderId: string): Promise<PaymentRow> {
-    const row = await this.db.selectFrom('payments').selectAll().where('public_id', '=', orderId).where('method', '=', 'crypto').where('customer_id', '=', customerId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('public_id', '=', orderId)
+      .where('method', '=', 'crypto')
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (!row) throw notFound('Order');
     return row;
   }
@@ -182,10 +206,16 @@ export class CryptoPayments {
   async refresh(customerId: number, orderId: string): Promise<PaymentRow> {
     const order = await this.ownOrder(customerId, orderId);
     if (order.status === 'paid' || !this.settings.enabled) return order;
-    const list = await this.request<{ data?: ProcessorPayment[] }>('GET', `/v1/payment/?invoiceId=${encodeURIComponent(order.processor_ref ?? '')}`);
+    const list = await this.request<{ data?: ProcessorPayment[] }>(
+      'GET',
+      `/v1/payment/?invoiceId=${encodeURIComponent(order.processor_ref ?? '')}`,
+    );
     const payments = Array.isArray(list.data) ? list.data : [];
     // The most advanced payment of the invoice decides (a finished one over a partial one).
-    const rank = (payment: ProcessorPayment) => ['finished', 'partially_paid', 'confirmed', 'sending', 'confirming', 'waiting', 'failed', 'expired'].indexOf(payment.payment_status ?? '');
+    const rank = (payment: ProcessorPayment) =>
+      ['finished', 'partially_paid', 'confirmed', 'sending', 'confirming', 'waiting', 'failed', 'expired'].indexOf(
+        payment.payment_status ?? '',
+      );
     const best = payments.filter((payment) => rank(payment) >= 0).sort((a, b) => rank(a) - rank(b))[0];
     if (best) await this.db.transaction().execute((trx) => this.apply(trx, order.id, best, 'refresh'));
     return this.db.selectFrom('payments').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
@@ -196,7 +226,8 @@ export class CryptoPayments {
     const secret = this.settings.ipnSecret;
     const expected = secret === '' ? null : Buffer.from(ipnSignature(secret, body), 'hex');
     const given = typeof signature === 'string' && /^[0-9a-f]{128}$/i.test(signature) ? Buffer.from(signature, 'hex') : null;
-    if (expected === null || given === null || !timingSafeEqual(expected, given)) throw new AppError('BAD_REQUEST', 'IPN signature verification failed');
+    if (expected === null || given === null || !timingSafeEqual(expected, given))
+      throw new AppError('BAD_REQUEST', 'IPN signature verification failed');
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError('BAD_REQUEST', 'IPN body is not a payment');
     const payment = body as ProcessorPayment;
     // The same callback delivered again has the same body; any difference (another status, amount) is a new event.
@@ -208,9 +239,15 @@ export class CryptoPayments {
         .onConflict((conflict) => conflict.columns(['source', 'event_id']).doNothing())
         .executeTakeFirst();
       if (Number(recorded.numInsertedOrUpdatedRows ?? 0) !== 1) return { duplicate: true, handled: false };
-      const order = typeof payment.order_id === 'string'
-        ? await trx.selectFrom('payments').select('id').where('public_id', '=', payment.order_id).where('method', '=', 'crypto').executeTakeFirst()
-        : undefined;
+      const order =
+        typeof payment.order_id === 'string'
+          ? await trx
+              .selectFrom('payments')
+              .select('id')
+              .where('public_id', '=', payment.order_id)
+              .where('method', '=', 'crypto')
+              .executeTakeFirst()
+          : undefined;
       if (!order) return { duplicate: false, handled: false };
       await this.apply(trx, order.id, payment, 'ipn');
       return { duplicate: false, handled: true };
@@ -243,12 +280,22 @@ export class CryptoPayments {
     };
     if (mismatch) {
       this.deps.logger.error({ order: order.public_id, mismatch, via }, 'crypto payment does not match its order; not credited');
-      await trx.updateTable('payments').set({ details_json: JSON.stringify({ ...details, mismatch }), updated_at: nowMs }).where('id', '=', order.id).execute();
+      await trx
+        .updateTable('payments')
+        .set({ details_json: JSON.stringify({ ...details, mismatch }), updated_at: nowMs })
+        .where('id', '=', order.id)
+        .execute();
       return;
     }
-    const paidInFull = payment.payment_status === 'finished' && Number(payment.actually_paid) >= Number(payment.pay_amount) && Number(payment.pay_amount) > 0;
+    const paidInFull =
+      payment.payment_status === 'finished' &&
+      Number(payment.actually_paid) >= Number(payment.pay_amount) &&
+      Number(payment.pay_amount) > 0;
     if (paidInFull) {
-      const credited = await this.deps.ledger.markPaid(trx, order.id, ['open', 'pending', 'partially_paid', 'expired', 'failed'], { kind: 'crypto_payment', details: next as unknown as Record<string, unknown> });
+      const credited = await this.deps.ledger.markPaid(trx, order.id, ['open', 'pending', 'partially_paid', 'expired', 'failed'], {
+        kind: 'crypto_payment',
+        details: next as unknown as Record<string, unknown>,
+      });
       if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
       return;
     }
@@ -262,8 +309,20 @@ export class CryptoPayments {
   }
 
   async refundAddresses(customerId: number) {
-    const rows = await this.db.selectFrom('crypto_refund_addresses').selectAll().where('customer_id', '=', customerId).orderBy('created_at').orderBy('address_id').execute();
-    return rows.map((row) => ({ address_id: row.address_id, network: row.network, address: row.address, label: row.label, created_at: new Date(Number(row.created_at)).toISOString() }));
+    const rows = await this.db
+      .selectFrom('crypto_refund_addresses')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .orderBy('created_at')
+      .orderBy('address_id')
+      .execute();
+    return rows.map((row) => ({
+      address_id: row.address_id,
+      network: row.network,
+      address: row.address,
+      label: row.label,
+      created_at: new Date(Number(row.created_at)).toISOString(),
+    }));
   }
 
   async saveRefundAddress(customerId: number, input: { network: string; address: string; label?: string }) {
@@ -277,18 +336,37 @@ export class CryptoPayments {
     await this.db.transaction().execute(async (trx) => {
       // Serializes this customer's saves (PostgreSQL row lock on the customer) so the cap holds under concurrency.
       await trx.updateTable('customers').set({ id: customerId }).where('id', '=', customerId).execute();
-      const existing = await trx.selectFrom('crypto_refund_addresses').select(['address_id', 'network', 'address']).where('customer_id', '=', customerId).execute();
-      if (existing.some((row) => row.network === input.network && row.address === address)) throw new AppError('CONFLICT', 'This refund address is already saved');
+      const existing = await trx
+        .selectFrom('crypto_refund_addresses')
+        .select(['address_id', 'network', 'address'])
+        .where('customer_id', '=', customerId)
+        .execute();
+      if (existing.some((row) => row.network === input.network && row.address === address))
+        throw new AppError('CONFLICT', 'This refund address is already saved');
       if (existing.length >= this.settings.maxRefundAddresses) {
         throw new AppError('CONFLICT', `At most ${this.settings.maxRefundAddresses} refund addresses can be saved; delete one first`);
       }
-      await trx.insertInto('crypto_refund_addresses').values({ address_id: addressId, customer_id: customerId, network: input.network, address, label: input.label ?? null, created_at: this.deps.clock.nowMs() }).execute();
+      await trx
+        .insertInto('crypto_refund_addresses')
+        .values({
+          address_id: addressId,
+          customer_id: customerId,
+          network: input.network,
+          address,
+          label: input.label ?? null,
+          created_at: this.deps.clock.nowMs(),
+        })
+        .execute();
     });
     return (await this.refundAddresses(customerId)).find((row) => row.address_id === addressId)!;
   }
 
   async deleteRefundAddress(customerId: number, addressId: string): Promise<void> {
-    const deleted = await this.db.deleteFrom('crypto_refund_addresses').where('address_id', '=', addressId).where('customer_id', '=', customerId).executeTakeFirst();
+    const deleted = await this.db
+      .deleteFrom('crypto_refund_addresses')
+      .where('address_id', '=', addressId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (Number(deleted.numDeletedRows) !== 1) throw notFound('Refund address');
   }
 }

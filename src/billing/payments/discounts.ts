@@ -25,7 +25,8 @@ export interface ResolvedDiscount {
   expiresAt: number | null;
 }
 
-export type DiscountCheck = { valid: true; discount: ResolvedDiscount } | { valid: false; reason: 'unknown' | 'expired' | 'used_up' | 'already_used' };
+export type DiscountCheck =
+  { valid: true; discount: ResolvedDiscount } | { valid: false; reason: 'unknown' | 'expired' | 'used_up' | 'already_used' };
 
 export class Discounts {
   constructor(
@@ -49,12 +50,25 @@ export class Discounts {
       if (configured.maxUses !== undefined && used.length >= configured.maxUses) return { valid: false, reason: 'used_up' };
       return { valid: true, discount: { code: configured.code, bonusPercent: configured.bonusPercent, kind: 'code', expiresAt } };
     }
-    const personal = await db.selectFrom('session_discounts').selectAll().where('code', '=', code).where('customer_id', '=', customerId).executeTakeFirst();
+    const personal = await db
+      .selectFrom('session_discounts')
+      .selectAll()
+      .where('code', '=', code)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
     if (!personal) return { valid: false, reason: 'unknown' };
     if (nowMs >= Number(personal.expires_at)) return { valid: false, reason: 'expired' };
     const redeemed = await db.selectFrom('discount_redemptions').select('code').where('code', '=', personal.code).executeTakeFirst();
     if (redeemed) return { valid: false, reason: 'already_used' };
-    return { valid: true, discount: { code: personal.code, bonusPercent: Number(personal.bonus_percent), kind: 'session', expiresAt: Number(personal.expires_at) } };
+    return {
+      valid: true,
+      discount: {
+        code: personal.code,
+        bonusPercent: Number(personal.bonus_percent),
+        kind: 'session',
+        expiresAt: Number(personal.expires_at),
+      },
+    };
   }
 
   /** The code's bonus for a credit, or a 422 saying why the code is refused. */
@@ -69,11 +83,17 @@ export class Discounts {
     await this.storage.lockInTransaction(trx, CODE_LOCK_SCOPE, lockKey(code.toLowerCase()));
     const checked = await this.check(customerId, code, trx);
     if (!checked.valid) throw refused(checked.reason);
-    await trx.insertInto('discount_redemptions').values({ code: checked.discount.code, customer_id: customerId, payment_public_id: paymentPublicId, created_at: this.clock.nowMs() }).execute();
+    await trx
+      .insertInto('discount_redemptions')
+      .values({ code: checked.discount.code, customer_id: customerId, payment_public_id: paymentPublicId, created_at: this.clock.nowMs() })
+      .execute();
   }
 
   /** Issues a personal discount and mails it; one active (unexpired, unused) at a time. */
-  async issueSessionDiscount(customer: { id: number; email: string }): Promise<{ bonusPercent: number; expiresAt: number; mailedTo: string }> {
+  async issueSessionDiscount(customer: {
+    id: number;
+    email: string;
+  }): Promise<{ bonusPercent: number; expiresAt: number; mailedTo: string }> {
     const settings = this.config.payments.sessionDiscount;
     if (!settings.enabled) throw new AppError('NOT_FOUND', 'Session discounts are not offered');
     const nowMs = this.clock.nowMs();
@@ -89,9 +109,14 @@ export class Discounts {
         .where('s.code', 'not in', (eb) => eb.selectFrom('discount_redemptions').select('code'))
         .executeTakeFirst();
       if (active) {
-        throw new AppError('CONFLICT', 'A personal discount is already active', { details: { expires_at: new Date(Number(active.expires_at)).toISOString() } });
+        throw new AppError('CONFLICT', 'A personal discount is already active', {
+          details: { expires_at: new Date(Number(active.expires_at)).toISOString() },
+        });
       }
-      await trx.insertInto('session_discounts').values({ code, customer_id: customer.id, bonus_percent: settings.bonusPercent, expires_at: expiresAt, created_at: nowMs }).execute();
+      await trx
+        .insertInto('session_discounts')
+        .values({ code, customer_id: customer.id, bonus_percent: settings.bonusPercent, expires_at: expiresAt, created_at: nowMs })
+        .execute();
     });
     try {
       await this.mailer.send({

@@ -24,7 +24,12 @@ export interface PurchasePreferences {
   display_currency: string;
 }
 
-const DEFAULT_PREFERENCES: PurchasePreferences = { default_pack_id: null, payment_method: null, pay_currency: null, display_currency: 'USD' };
+const DEFAULT_PREFERENCES: PurchasePreferences = {
+  default_pack_id: null,
+  payment_method: null,
+  pay_currency: null,
+  display_currency: 'USD',
+};
 
 export interface PaymentDeps {
   billing: BillingServices;
@@ -53,16 +58,34 @@ export interface PaymentServices {
   };
 }
 
-
 export function createPaymentServices(deps: PaymentsBaseDeps, payment: PaymentDeps): PaymentServices {
   const ledger = new PaymentLedger(payment.billing.wallet, () => deps.clock.nowMs());
   const onPaid: PaidHook[] = [];
   const onRefund: RefundHook[] = [];
   const discounts = new Discounts(deps.config, deps.storage, deps.clock, payment.mailer);
-  const card = new CardPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid, onRefund, discounts });
+  const card = new CardPayments({
+    config: deps.config,
+    storage: deps.storage,
+    clock: deps.clock,
+    logger: deps.logger,
+    ledger,
+    onPaid,
+    onRefund,
+    discounts,
+  });
   const crypto = new CryptoPayments({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, ledger, onPaid });
   const cash = new CashPurchases(deps.config, deps.storage, deps.clock, payment.billing.wallet, payment.billing.unlimited);
-  const autoTopup = new AutoTopup({ config: deps.config, storage: deps.storage, clock: deps.clock, logger: deps.logger, wallet: payment.billing.wallet, ledger, card, alerts: payment.alerts, onPaid });
+  const autoTopup = new AutoTopup({
+    config: deps.config,
+    storage: deps.storage,
+    clock: deps.clock,
+    logger: deps.logger,
+    wallet: payment.billing.wallet,
+    ledger,
+    card,
+    alerts: payment.alerts,
+    onPaid,
+  });
   payment.billing.settlementListeners.push(autoTopup.listener);
   return {
     autoTopup,
@@ -72,7 +95,11 @@ export function createPaymentServices(deps: PaymentsBaseDeps, payment: PaymentDe
     discounts,
     preferences: {
       async get(customerId) {
-        const row = await deps.storage.db.selectFrom('purchase_preferences').select('preferences_json').where('customer_id', '=', customerId).executeTakeFirst();
+        const row = await deps.storage.db
+          .selectFrom('purchase_preferences')
+          .select('preferences_json')
+          .where('customer_id', '=', customerId)
+          .executeTakeFirst();
         return { ...DEFAULT_PREFERENCES, ...(row ? (JSON.parse(row.preferences_json) as Partial<PurchasePreferences>) : {}) };
       },
       async put(customerId, preferences) {
@@ -92,7 +119,13 @@ export function createPaymentServices(deps: PaymentsBaseDeps, payment: PaymentDe
     onPaid,
     onRefund,
     async list(customerId, limit) {
-      const rows = await deps.storage.db.selectFrom('payments').selectAll().where('customer_id', '=', customerId).orderBy('id', 'desc').limit(limit).execute();
+      const rows = await deps.storage.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('customer_id', '=', customerId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
       return rows.map(paymentJsonOf);
     },
   };

@@ -14,7 +14,18 @@ import type { Insertable, Selectable } from 'kysely';
 export type PaymentRow = Selectable<PaymentsTable>;
 
 /** The columns a new payment names; nothing refunded, clawed back or owed yet. */
-export type NewPayment = Omit<Insertable<PaymentsTable>, 'refunded_micros' | 'clawed_micros' | 'debt_micros' | 'created_at' | 'updated_at' | 'processor_ref' | 'payment_intent' | 'details_json' | 'credited_at'> &
+export type NewPayment = Omit<
+  Insertable<PaymentsTable>,
+  | 'refunded_micros'
+  | 'clawed_micros'
+  | 'debt_micros'
+  | 'created_at'
+  | 'updated_at'
+  | 'processor_ref'
+  | 'payment_intent'
+  | 'details_json'
+  | 'credited_at'
+> &
   Partial<Pick<Insertable<PaymentsTable>, 'processor_ref' | 'payment_intent' | 'details_json' | 'credited_at'>>;
 
 /** A payment row to insert, at `nowMs`, with the bookkeeping columns every new payment starts with. */
@@ -37,8 +48,16 @@ export function newPaymentRow(payment: NewPayment, nowMs: number): Insertable<Pa
 async function lockedAvailable(trx: Transaction<Database>, customerId: number, wallet: 'token' | 'cash'): Promise<number> {
   const id = await accountId(trx, walletCode(customerId, wallet));
   // A no-op update takes the row lock on PostgreSQL (SQLite already holds the write lock).
-  await trx.updateTable('billing_accounts').set({ balance_micros: sql`balance_micros` }).where('id', '=', id).execute();
-  const row = await trx.selectFrom('billing_accounts').select(['balance_micros', 'held_micros']).where('id', '=', id).executeTakeFirstOrThrow();
+  await trx
+    .updateTable('billing_accounts')
+    .set({ balance_micros: sql`balance_micros` })
+    .where('id', '=', id)
+    .execute();
+  const row = await trx
+    .selectFrom('billing_accounts')
+    .select(['balance_micros', 'held_micros'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return Math.max(0, Number(row.balance_micros) - Number(row.held_micros));
 }
 
@@ -96,7 +115,11 @@ export class PaymentLedger {
    */
   async applyRefunds(trx: Transaction<Database>, paymentId: number): Promise<{ clawedMicros: number; debtMicros: number }> {
     // Row lock on the payment first (PostgreSQL), so two refund deliveries do not both claw the same amount.
-    await trx.updateTable('payments').set({ updated_at: sql`updated_at` }).where('id', '=', paymentId).execute();
+    await trx
+      .updateTable('payments')
+      .set({ updated_at: sql`updated_at` })
+      .where('id', '=', paymentId)
+      .execute();
     const payment = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
     if (payment.status !== 'paid') return { clawedMicros: 0, debtMicros: 0 };
     const credit = Number(payment.credit_micros);
@@ -124,7 +147,14 @@ export class PaymentLedger {
     if (debt > 0) {
       await trx
         .insertInto('payment_debts')
-        .values({ customer_id: payment.customer_id, wallet: payment.wallet, payment_id: payment.id, amount_micros: debt, repaid_micros: 0, created_at: nowMs })
+        .values({
+          customer_id: payment.customer_id,
+          wallet: payment.wallet,
+          payment_id: payment.id,
+          amount_micros: debt,
+          repaid_micros: 0,
+          created_at: nowMs,
+        })
         .execute();
     }
     await trx
@@ -160,7 +190,11 @@ export class PaymentLedger {
         memo: null,
         reference: `debt:${debt.id}`,
       });
-      await trx.updateTable('payment_debts').set({ repaid_micros: sql`repaid_micros + ${amount}` }).where('id', '=', debt.id).execute();
+      await trx
+        .updateTable('payment_debts')
+        .set({ repaid_micros: sql`repaid_micros + ${amount}` })
+        .where('id', '=', debt.id)
+        .execute();
       available -= amount;
       repaid += amount;
     }
@@ -168,8 +202,15 @@ export class PaymentLedger {
   }
 
   /** Outstanding debt of a customer (both wallets). */
-  async outstandingDebt(trx: Transaction<Database> | { selectFrom: Transaction<Database>['selectFrom'] }, customerId: number): Promise<number> {
-    const rows = await trx.selectFrom('payment_debts').select(['amount_micros', 'repaid_micros']).where('customer_id', '=', customerId).execute();
+  async outstandingDebt(
+    trx: Transaction<Database> | { selectFrom: Transaction<Database>['selectFrom'] },
+    customerId: number,
+  ): Promise<number> {
+    const rows = await trx
+      .selectFrom('payment_debts')
+      .select(['amount_micros', 'repaid_micros'])
+      .where('customer_id', '=', customerId)
+      .execute();
     return rows.reduce((sum, row) => sum + Number(row.amount_micros) - Number(row.repaid_micros), 0);
   }
 }

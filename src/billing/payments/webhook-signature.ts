@@ -6,7 +6,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type SignatureFailure = 'missing_header' | 'malformed_header' | 'no_v1_signature' | 'timestamp_outside_tolerance' | 'signature_mismatch' | 'no_secret';
+export type SignatureFailure =
+  'missing_header' | 'malformed_header' | 'no_v1_signature' | 'timestamp_outside_tolerance' | 'signature_mismatch' | 'no_secret';
 
 export class WebhookSignatureError extends Error {
   constructor(readonly reason: SignatureFailure) {
@@ -25,7 +26,13 @@ export function signatureHeader(secret: string, timestampSeconds: number, rawBod
 }
 
 /** Throws `WebhookSignatureError` unless the header carries a valid, fresh `v1` signature of `rawBody`. */
-export function verifySignature(header: string | string[] | undefined, rawBody: string, secret: string, toleranceSeconds: number, nowMs: number): void {
+export function verifySignature(
+  header: string | string[] | undefined,
+  rawBody: string,
+  secret: string,
+  toleranceSeconds: number,
+  nowMs: number,
+): void {
   if (secret === '') throw new WebhookSignatureError('no_secret');
   if (header === undefined || header === '') throw new WebhookSignatureError('missing_header');
   if (Array.isArray(header)) throw new WebhookSignatureError('malformed_header');

@@ -3,11 +3,26 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const AccountsSection = Type.Object(
   {
-    sessionIdleMinutes: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 12 * 60, description: 'A dashboard session ends after this long without a request.' }),
-    sessionAbsoluteHours: Type.Integer({ minimum: 1, maximum: 90 * 24, default: 7 * 24, description: 'A dashboard session ends this long after sign-in, used or not.' }),
+    sessionIdleMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 7 * 24 * 60,
+      default: 12 * 60,
+      description: 'A dashboard session ends after this long without a request.',
+    }),
+    sessionAbsoluteHours: Type.Integer({
+      minimum: 1,
+      maximum: 90 * 24,
+      default: 7 * 24,
+      description: 'A dashboard session ends this long after sign-in, used or not.',
+    }),
     lockout: Type.Object(
       {
-        maxFailures: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'Failures per account (or per IP, times perIpFactor) before 429.' }),
+        maxFailures: Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          default: 10,
+          description: 'Failures per account (or per IP, times perIpFactor) before 429.',
+        }),
         perIpFactor: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
         windowMinutes: Type.Integer({ minimum: 1, maximum: 24 * 60, default: 15 }),
       },

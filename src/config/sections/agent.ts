@@ -12,14 +12,10 @@ export const AgentSection = Type.Object(
     providerRetries: Type.Integer({ minimum: 0, maximum: 5, default: 0 }),
     webSearch: Type.Union([Type.Literal('live'), Type.Literal('cached'), Type.Literal('disabled')], { default: 'live' }),
     reasoningEffort: Type.String({ minLength: 1, default: 'xhigh' }),
-    approvalPolicy: Type.Union(
-      [Type.Literal('never'), Type.Literal('on-request'), Type.Literal('untrusted')],
-      { default: 'never' },
-    ),
-    sandbox: Type.Union(
-      [Type.Literal('danger-full-access'), Type.Literal('workspace-write'), Type.Literal('read-only')],
-      { default: 'danger-full-access' },
-    ),
+    approvalPolicy: Type.Union([Type.Literal('never'), Type.Literal('on-request'), Type.Literal('untrusted')], { default: 'never' }),
+    sandbox: Type.Union([Type.Literal('danger-full-access'), Type.Literal('workspace-write'), Type.Literal('read-only')], {
+      default: 'danger-full-access',
+    }),
     /**
      * How each customer's app-server is isolated: `auto` uses bubblewrap when a test sandbox starts (checked
      * once at start) and otherwise runs without isolation, with a warning; `required` refuses to start an

@@ -54,8 +54,5 @@ export const GatewaySection = {
   providers: Type.Array(ProviderEntry, { default: [] }),
   models: Type.Array(ModelEntry, { default: [] }),
   aliases: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), { default: {} }),
-  storedObjects: Type.Object(
-    { retentionMs: Type.Integer({ minimum: 60_000, default: 30 * 24 * 3600 * 1000 }) },
-    { default: {} },
-  ),
+  storedObjects: Type.Object({ retentionMs: Type.Integer({ minimum: 60_000, default: 30 * 24 * 3600 * 1000 }) }, { default: {} }),
 };

@@ -57,7 +57,13 @@ export interface SlotSummary {
 
 function checkName(raw: string): string {
   if (!CODER_NAME_PATTERN.test(raw)) {
-    throw validationError([{ loc: ['body', 'name'], msg: 'name must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit', type: 'value_error.str.regex' }]);
+    throw validationError([
+      {
+        loc: ['body', 'name'],
+        msg: 'name must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit',
+        type: 'value_error.str.regex',
+      },
+    ]);
   }
   return raw;
 }
@@ -65,7 +71,10 @@ function checkName(raw: string): string {
 /** The database server failing is the client's 503 (retry later), its details only in the log. */
 function databaseUnavailable(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  return new AppError('UPSTREAM_UNAVAILABLE', 'The managed database server is unavailable; try again later', { retryAfterSeconds: 5, cause: error });
+  return new AppError('UPSTREAM_UNAVAILABLE', 'The managed database server is unavailable; try again later', {
+    retryAfterSeconds: 5,
+    cause: error,
+  });
 }
 
 export class CoderProjects {
@@ -80,13 +89,29 @@ export class CoderProjects {
   private async slotsIn(executor: Executor, customerId: number): Promise<SlotSummary> {
     const { limits } = this.deps;
     const [used, purchased] = await Promise.all([
-      executor.selectFrom('desktop_coder_projects').select((eb) => eb.fn.countAll().as('n')).where('customer_id', '=', customerId).executeTakeFirst(),
-      executor.selectFrom('desktop_coder_slot_purchases').select((eb) => eb.fn.countAll().as('n')).where('customer_id', '=', customerId).executeTakeFirst(),
+      executor
+        .selectFrom('desktop_coder_projects')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('customer_id', '=', customerId)
+        .executeTakeFirst(),
+      executor
+        .selectFrom('desktop_coder_slot_purchases')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('customer_id', '=', customerId)
+        .executeTakeFirst(),
     ]);
     const usedCount = Number(used?.n ?? 0);
     const purchasedCount = Number(purchased?.n ?? 0);
     const total = Math.min(limits.freeSlots + purchasedCount, limits.maxSlots);
-    return { used: usedCount, free: limits.freeSlots, purchased: purchasedCount, total, available: Math.max(0, total - usedCount), max: limits.maxSlots, price: moneyJson(limits.slotPriceMicros) };
+    return {
+      used: usedCount,
+      free: limits.freeSlots,
+      purchased: purchasedCount,
+      total,
+      available: Math.max(0, total - usedCount),
+      max: limits.maxSlots,
+      price: moneyJson(limits.slotPriceMicros),
+    };
   }
 
   private databaseView(row: Row) {
@@ -128,7 +153,13 @@ export class CoderProjects {
 
   async list(customerId: number) {
     const { db } = this.deps.storage;
-    const rows = await db.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).orderBy('created_at').orderBy('id').execute();
+    const rows = await db
+      .selectFrom('desktop_coder_projects')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return { data: rows.map((row) => this.view(row)), slots: await this.slotsIn(db, customerId) };
   }
 
@@ -140,19 +171,48 @@ export class CoderProjects {
     const claim = await storage.db.transaction().execute(async (trx): Promise<{ resumed: Row } | { claimedId: number }> => {
       await storage.lockInTransaction(trx, LOCK_SCOPE, customerId);
       const now = clock.nowMs();
-      const existing = await trx.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).where('name_key', '=', nameKey).executeTakeFirst();
+      const existing = await trx
+        .selectFrom('desktop_coder_projects')
+        .selectAll()
+        .where('customer_id', '=', customerId)
+        .where('name_key', '=', nameKey)
+        .executeTakeFirst();
       if (existing) {
-        if (existing.status !== 'active') throw new AppError('CONFLICT', `This project is being ${existing.status === 'creating' ? 'created' : 'deleted'}`, { details: { status: existing.status }, retryAfterSeconds: 1 });
+        if (existing.status !== 'active')
+          throw new AppError('CONFLICT', `This project is being ${existing.status === 'creating' ? 'created' : 'deleted'}`, {
+            details: { status: existing.status },
+            retryAfterSeconds: 1,
+          });
         await trx.updateTable('desktop_coder_projects').set({ last_opened_at: now }).where('id', '=', existing.id).execute();
         return { resumed: { ...existing, last_opened_at: now } };
       }
       const slots = await this.slotsIn(trx, customerId);
       if (slots.available <= 0) {
-        throw new AppError('CONFLICT', 'Every coder project slot is in use: delete a project or buy a slot (POST /api/v1/desktop/coder/projects/purchase-slot)', { details: { slots } });
+        throw new AppError(
+          'CONFLICT',
+          'Every coder project slot is in use: delete a project or buy a slot (POST /api/v1/desktop/coder/projects/purchase-slot)',
+          { details: { slots } },
+        );
       }
       const inserted = await trx
         .insertInto('desktop_coder_projects')
-        .values({ customer_id: customerId, name, name_key: nameKey, status: 'creating', project_id: null, db_engine: null, db_name: null, db_user: null, db_password_sealed: null, db_host: null, db_port: null, db_path: null, created_at: now, updated_at: now, last_opened_at: now })
+        .values({
+          customer_id: customerId,
+          name,
+          name_key: nameKey,
+          status: 'creating',
+          project_id: null,
+          db_engine: null,
+          db_name: null,
+          db_user: null,
+          db_password_sealed: null,
+          db_host: null,
+          db_port: null,
+          db_path: null,
+          created_at: now,
+          updated_at: now,
+          last_opened_at: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return { claimedId: Number(inserted.id) };
@@ -164,7 +224,12 @@ export class CoderProjects {
 
   private async provision(customerId: number, name: string, id: number): Promise<Row> {
     const { storage, clock, projects, engines, secrets } = this.deps;
-    const update = (values: Partial<Omit<Row, 'id'>>) => storage.db.updateTable('desktop_coder_projects').set({ ...values, updated_at: clock.nowMs() }).where('id', '=', id).execute();
+    const update = (values: Partial<Omit<Row, 'id'>>) =>
+      storage.db
+        .updateTable('desktop_coder_projects')
+        .set({ ...values, updated_at: clock.nowMs() })
+        .where('id', '=', id)
+        .execute();
     let project: Project | undefined;
     let database: ProvisionedDatabase | undefined;
     try {
@@ -185,8 +250,14 @@ export class CoderProjects {
       });
     } catch (error) {
       // Nothing of a failed create may linger: its database, its workspace and the slot it claimed.
-      if (database) await engines.forNew.drop(database).catch((cause) => this.deps.logger.error({ err: cause }, 'dropping the database of a failed coder project failed'));
-      if (project) await projects.remove(project).catch((cause) => this.deps.logger.error({ err: cause }, 'removing the workspace of a failed coder project failed'));
+      if (database)
+        await engines.forNew
+          .drop(database)
+          .catch((cause) => this.deps.logger.error({ err: cause }, 'dropping the database of a failed coder project failed'));
+      if (project)
+        await projects
+          .remove(project)
+          .catch((cause) => this.deps.logger.error({ err: cause }, 'removing the workspace of a failed coder project failed'));
       await storage.db.deleteFrom('desktop_coder_projects').where('id', '=', id).execute();
       throw error;
     }
@@ -199,14 +270,24 @@ export class CoderProjects {
     const { storage, clock } = this.deps;
     const row = await storage.db.transaction().execute(async (trx) => {
       await storage.lockInTransaction(trx, LOCK_SCOPE, customerId);
-      const found = await trx.selectFrom('desktop_coder_projects').selectAll().where('customer_id', '=', customerId).where('name_key', '=', rawName.toLowerCase()).executeTakeFirst();
+      const found = await trx
+        .selectFrom('desktop_coder_projects')
+        .selectAll()
+        .where('customer_id', '=', customerId)
+        .where('name_key', '=', rawName.toLowerCase())
+        .executeTakeFirst();
       if (!found) throw notFound('Coder project');
       const now = clock.nowMs();
       if (found.status !== 'active' && Number(found.updated_at) > now - STALE_MS) {
-        throw new AppError('CONFLICT', `This project is being ${found.status === 'creating' ? 'created' : 'deleted'}`, { details: { status: found.status }, retryAfterSeconds: 1 });
+        throw new AppError('CONFLICT', `This project is being ${found.status === 'creating' ? 'created' : 'deleted'}`, {
+          details: { status: found.status },
+          retryAfterSeconds: 1,
+        });
       }
       if (found.project_id !== null && this.deps.projectBusy(customerId, found.project_id)) {
-        throw new AppError('CONFLICT', 'A turn is running in this project; interrupt it first', { details: { project_id: found.project_id } });
+        throw new AppError('CONFLICT', 'A turn is running in this project; interrupt it first', {
+          details: { project_id: found.project_id },
+        });
       }
       await trx.updateTable('desktop_coder_projects').set({ status: 'deleting', updated_at: now }).where('id', '=', found.id).execute();
       return found;
@@ -234,30 +315,58 @@ export class CoderProjects {
   private async removeProject(projectId: string): Promise<void> {
     const project = await this.deps.storage.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
     if (!project) return;
-    await this.deps.projects.remove({ id: project.id, customerId: Number(project.customer_id), name: project.name, workspaceDir: project.workspace_dir, createdAt: Number(project.created_at) });
+    await this.deps.projects.remove({
+      id: project.id,
+      customerId: Number(project.customer_id),
+      name: project.name,
+      workspaceDir: project.workspace_dir,
+      createdAt: Number(project.created_at),
+    });
   }
 
   /** One extra slot paid from the token wallet, once per Idempotency-Key; short credit → 402, nothing changed. */
   async purchaseSlot(customerId: number, idempotencyKey: string) {
     const { storage, clock, limits, wallet } = this.deps;
-    return this.idempotency.run(`desktop-coder-slot:${customerId}`, idempotencyKey, requestHash('desktop.coder.purchase-slot', {}), async (trx) => {
-      await storage.lockInTransaction(trx, LOCK_SCOPE, customerId);
-      const before = await this.slotsIn(trx, customerId);
-      if (limits.freeSlots + before.purchased >= limits.maxSlots) {
-        throw new AppError('CONFLICT', `At most ${limits.maxSlots} coder project slots per customer`, { details: { slots: before } });
-      }
-      const transferId =
-        limits.slotPriceMicros > 0
-          ? await wallet.creditIn(trx, { customerId, wallet: 'token', amountMicros: -limits.slotPriceMicros, system: 'revenue', kind: 'coder_slot_purchase', memo: 'desktop coder project slot', reference: `idempotency:${idempotencyKey}` })
-          : 'free';
-      const now = clock.nowMs();
-      const purchase = await trx
-        .insertInto('desktop_coder_slot_purchases')
-        .values({ customer_id: customerId, price_micros: limits.slotPriceMicros, transfer_id: transferId, idempotency_key: idempotencyKey, created_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const slots = await this.slotsIn(trx, customerId);
-      return { status: 200, body: { purchase: { id: Number(purchase.id), paid: moneyJson(limits.slotPriceMicros), created_at: this.iso(now) }, slots } };
-    });
+    return this.idempotency.run(
+      `desktop-coder-slot:${customerId}`,
+      idempotencyKey,
+      requestHash('desktop.coder.purchase-slot', {}),
+      async (trx) => {
+        await storage.lockInTransaction(trx, LOCK_SCOPE, customerId);
+        const before = await this.slotsIn(trx, customerId);
+        if (limits.freeSlots + before.purchased >= limits.maxSlots) {
+          throw new AppError('CONFLICT', `At most ${limits.maxSlots} coder project slots per customer`, { details: { slots: before } });
+        }
+        const transferId =
+          limits.slotPriceMicros > 0
+            ? await wallet.creditIn(trx, {
+                customerId,
+                wallet: 'token',
+                amountMicros: -limits.slotPriceMicros,
+                system: 'revenue',
+                kind: 'coder_slot_purchase',
+                memo: 'desktop coder project slot',
+                reference: `idempotency:${idempotencyKey}`,
+              })
+            : 'free';
+        const now = clock.nowMs();
+        const purchase = await trx
+          .insertInto('desktop_coder_slot_purchases')
+          .values({
+            customer_id: customerId,
+            price_micros: limits.slotPriceMicros,
+            transfer_id: transferId,
+            idempotency_key: idempotencyKey,
+            created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const slots = await this.slotsIn(trx, customerId);
+        return {
+          status: 200,
+          body: { purchase: { id: Number(purchase.id), paid: moneyJson(limits.slotPriceMicros), created_at: this.iso(now) }, slots },
+        };
+      },
+    );
   }
 }

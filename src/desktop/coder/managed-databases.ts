@@ -102,7 +102,9 @@ export class PostgresDatabases implements ManagedDatabaseEngine {
     await this.withAdmin(async (client) => {
       try {
         // INHERIT: the owner writes to the new database's `public` schema through its implicit pg_database_owner role.
-        await client.query(`create role ${id} login nosuperuser nocreatedb nocreaterole inherit noreplication connection limit 32 password ${literal(scramVerifier(password))}`);
+        await client.query(
+          `create role ${id} login nosuperuser nocreatedb nocreaterole inherit noreplication connection limit 32 password ${literal(scramVerifier(password))}`,
+        );
         // CREATE DATABASE cannot run in a transaction block: each statement stands alone, undone below on failure.
         await createDatabase(client, `create database ${id} owner ${id}`);
         await client.query(`revoke all on database ${id} from public`);

@@ -61,7 +61,8 @@ export function safeEntryPath(name: string): string {
 function checkTotals(count: number, bytes: number, archiveBytes: number, limits: ArchiveLimits): void {
   if (count > limits.maxEntries) throw tooLarge(`the archive has more than ${limits.maxEntries} entries`);
   if (bytes > limits.maxUnpackedBytes) throw tooLarge(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`);
-  if (bytes > 1024 * 1024 && bytes / Math.max(1, archiveBytes) > limits.maxRatio) throw tooLarge(`the archive's compression ratio exceeds ${limits.maxRatio}`);
+  if (bytes > 1024 * 1024 && bytes / Math.max(1, archiveBytes) > limits.maxRatio)
+    throw tooLarge(`the archive's compression ratio exceeds ${limits.maxRatio}`);
 }
 
 // ---- zip ----
@@ -126,11 +127,13 @@ function readZip(data: Buffer, limits: ArchiveLimits): ArchiveEntry[] {
     const type = mode & 0o170000;
     if (type === 0o120000) throw invalid(`entry "${name.slice(0, 200)}" is a symbolic link`);
     const directory = name.endsWith('/') || type === 0o040000 || (madeBy === 0 && (external & 0x10) !== 0);
-    if (type !== 0 && type !== 0o100000 && type !== 0o040000) throw invalid(`entry "${name.slice(0, 200)}" is not a regular file or folder`);
+    if (type !== 0 && type !== 0o100000 && type !== 0o040000)
+      throw invalid(`entry "${name.slice(0, 200)}" is not a regular file or folder`);
     const path = safeEntryPath(name);
     total += size;
     checkTotals(index + 1, total, data.length, limits);
-    if (size > 1024 * 1024 && size / Math.max(1, compressedSize) > limits.maxRatio) throw tooLarge(`entry "${name.slice(0, 200)}" exceeds the compression-ratio cap of ${limits.maxRatio}`);
+    if (size > 1024 * 1024 && size / Math.max(1, compressedSize) > limits.maxRatio)
+      throw tooLarge(`entry "${name.slice(0, 200)}" exceeds the compression-ratio cap of ${limits.maxRatio}`);
     if (directory) {
       entries.push({ path, directory: true, data: new Uint8Array(0) });
       continue;
@@ -229,7 +232,8 @@ function readTar(tar: Buffer, compressedBytes: number, limits: ArchiveLimits): {
     if (paxSize !== undefined && Number(paxSize) !== size) throw invalid('pax sizes larger than the header field are not accepted');
     if (type === '1') throw invalid(`entry "${name.slice(0, 200)}" is a hard link`);
     if (type === '2') throw invalid(`entry "${name.slice(0, 200)}" is a symbolic link`);
-    if (type !== '0' && type !== '\0' && type !== '7' && type !== '5') throw invalid(`entry "${name.slice(0, 200)}" is not a regular file or folder`);
+    if (type !== '0' && type !== '\0' && type !== '7' && type !== '5')
+      throw invalid(`entry "${name.slice(0, 200)}" is not a regular file or folder`);
     const path = safeEntryPath(name);
     const directory = type === '5';
     total += directory ? 0 : size;
@@ -262,10 +266,12 @@ export function readArchive(data: Buffer, limits: ArchiveLimits): ParsedArchive 
       // Headers add at most one block per entry plus padding: the cap leaves room for those.
       tar = zlib.gunzipSync(data, { maxOutputLength: limits.maxUnpackedBytes + (limits.maxEntries + 2) * 1024 });
     } catch (error) {
-      if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`);
+      if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        throw tooLarge(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`);
       throw invalid('the gzip stream is corrupt');
     }
-    if (tar.length > 1024 * 1024 && tar.length / data.length > limits.maxRatio) throw tooLarge(`the archive's compression ratio exceeds ${limits.maxRatio}`);
+    if (tar.length > 1024 * 1024 && tar.length / data.length > limits.maxRatio)
+      throw tooLarge(`the archive's compression ratio exceeds ${limits.maxRatio}`);
     const read = readTar(tar, data.length, limits);
     entries = read.entries;
     embeddedCommit = read.commit;

@@ -82,14 +82,24 @@ export class ObjectWorkspaces {
     const root = this.root(customerId);
     await fs.promises.mkdir(path.join(root, 'projects'), { recursive: true, mode: 0o700 });
     await fs.promises.mkdir(path.join(root, 'repositories'), { recursive: true, mode: 0o700 });
-    const row = await this.deps.storage.db.selectFrom('object_workspaces').select('created_at').where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+    const row = await this.deps.storage.db
+      .selectFrom('object_workspaces')
+      .select('created_at')
+      .where('customer_id', '=', customerId)
+      .executeTakeFirstOrThrow();
     return { created: inserted !== undefined, created_at: iso(Number(row.created_at)), ...(await this.describe(customerId)) };
   }
 
   private async describe(customerId: number) {
     const db = this.deps.storage.db;
     const [projects, repositories] = await Promise.all([
-      db.selectFrom('object_workspace_projects').select(['project_id', 'name', 'created_at']).where('customer_id', '=', customerId).orderBy('created_at').orderBy('project_id').execute(),
+      db
+        .selectFrom('object_workspace_projects')
+        .select(['project_id', 'name', 'created_at'])
+        .where('customer_id', '=', customerId)
+        .orderBy('created_at')
+        .orderBy('project_id')
+        .execute(),
       db.selectFrom('object_workspace_repositories').selectAll().where('customer_id', '=', customerId).orderBy('name').execute(),
     ]);
     return {
@@ -98,18 +108,39 @@ export class ObjectWorkspaces {
     };
   }
 
-  private repositoryJson(row: { name: string; source_url: string; commit_ref: string; format: string; files: number; bytes: number; stored_at: number }) {
-    return { repository_name: row.name, source_url: row.source_url, commit: row.commit_ref, format: row.format, files: Number(row.files), bytes: Number(row.bytes), stored_at: iso(Number(row.stored_at)) };
+  private repositoryJson(row: {
+    name: string;
+    source_url: string;
+    commit_ref: string;
+    format: string;
+    files: number;
+    bytes: number;
+    stored_at: number;
+  }) {
+    return {
+      repository_name: row.name,
+      source_url: row.source_url,
+      commit: row.commit_ref,
+      format: row.format,
+      files: Number(row.files),
+      bytes: Number(row.bytes),
+      stored_at: iso(Number(row.stored_at)),
+    };
   }
 
   /** Creates a private project folder; the body is free-form, its `name` is validated. */
   async createProject(customerId: number, body: Record<string, unknown>) {
     const name = checkProjectName(body.name);
     const json = JSON.stringify(body);
-    if (Buffer.byteLength(json) > PROJECT_BODY_MAX_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the project body exceeds ${PROJECT_BODY_MAX_BYTES} bytes`);
+    if (Buffer.byteLength(json) > PROJECT_BODY_MAX_BYTES)
+      throw new AppError('PAYLOAD_TOO_LARGE', `the project body exceeds ${PROJECT_BODY_MAX_BYTES} bytes`);
     await this.ensure(customerId);
     const db = this.deps.storage.db;
-    const count = await db.selectFrom('object_workspace_projects').select((eb) => eb.fn.countAll().as('n')).where('customer_id', '=', customerId).executeTakeFirstOrThrow();
+    const count = await db
+      .selectFrom('object_workspace_projects')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('customer_id', '=', customerId)
+      .executeTakeFirstOrThrow();
     if (Number(count.n) >= this.deps.config.maxProjects) throw new AppError('CONFLICT', `at most ${this.deps.config.maxProjects} projects`);
     const projectId = `owp_${randomBase62(20)}`;
     const now = this.deps.clock.nowMs();
@@ -123,7 +154,10 @@ export class ObjectWorkspaces {
     const folder = path.join(this.root(customerId), 'projects', projectId);
     try {
       await fs.promises.mkdir(folder, { mode: 0o700 });
-      await fs.promises.writeFile(path.join(folder, MARKER), JSON.stringify({ project_id: projectId, name, created_at: iso(now), body }), { flag: 'wx', mode: 0o600 });
+      await fs.promises.writeFile(path.join(folder, MARKER), JSON.stringify({ project_id: projectId, name, created_at: iso(now), body }), {
+        flag: 'wx',
+        mode: 0o600,
+      });
     } catch (error) {
       await fs.promises.rm(folder, { recursive: true, force: true });
       await db.deleteFrom('object_workspace_projects').where('project_id', '=', projectId).execute();
@@ -177,12 +211,23 @@ export class ObjectWorkspaces {
     }
     let archive: ParsedArchive;
     try {
-      archive = readArchive(downloaded.body, { maxEntries: config.maxEntries, maxUnpackedBytes: config.maxUnpackedBytes, maxRatio: config.maxCompressionRatio });
+      archive = readArchive(downloaded.body, {
+        maxEntries: config.maxEntries,
+        maxUnpackedBytes: config.maxUnpackedBytes,
+        maxRatio: config.maxCompressionRatio,
+      });
     } catch (error) {
       if (!(error instanceof ArchiveError)) throw error;
-      throw error.kind === 'too_large' ? new AppError('PAYLOAD_TOO_LARGE', error.message) : unprocessable(`archive refused: ${error.message}`);
+      throw error.kind === 'too_large'
+        ? new AppError('PAYLOAD_TOO_LARGE', error.message)
+        : unprocessable(`archive refused: ${error.message}`);
     }
-    if (commit && archive.embeddedCommit && /^[0-9a-f]{7,64}$/i.test(commit) && !archive.embeddedCommit.toLowerCase().startsWith(commit.toLowerCase())) {
+    if (
+      commit &&
+      archive.embeddedCommit &&
+      /^[0-9a-f]{7,64}$/i.test(commit) &&
+      !archive.embeddedCommit.toLowerCase().startsWith(commit.toLowerCase())
+    ) {
       throw unprocessable(`the archive is of commit ${archive.embeddedCommit}, not ${commit}`);
     }
 
@@ -210,11 +255,29 @@ export class ObjectWorkspaces {
     await fs.promises.rm(retired, { recursive: true, force: true });
 
     const now = this.deps.clock.nowMs();
-    const row = { customer_id: customerId, name, source_url: sourceUrl, commit_ref: commit || archive.embeddedCommit || '', format: archive.format, files: archive.files, bytes: archive.bytes, stored_at: now };
+    const row = {
+      customer_id: customerId,
+      name,
+      source_url: sourceUrl,
+      commit_ref: commit || archive.embeddedCommit || '',
+      format: archive.format,
+      files: archive.files,
+      bytes: archive.bytes,
+      stored_at: now,
+    };
     await this.deps.storage.db
       .insertInto('object_workspace_repositories')
       .values(row)
-      .onConflict((conflict) => conflict.columns(['customer_id', 'name']).doUpdateSet({ source_url: row.source_url, commit_ref: row.commit_ref, format: row.format, files: row.files, bytes: row.bytes, stored_at: row.stored_at }))
+      .onConflict((conflict) =>
+        conflict.columns(['customer_id', 'name']).doUpdateSet({
+          source_url: row.source_url,
+          commit_ref: row.commit_ref,
+          format: row.format,
+          files: row.files,
+          bytes: row.bytes,
+          stored_at: row.stored_at,
+        }),
+      )
       .execute();
     return { ...this.repositoryJson(row), final_url: downloaded.finalUrl, embedded_commit: archive.embeddedCommit, replaced };
   }
@@ -236,7 +299,8 @@ async function unpack(folder: string, archive: ParsedArchive): Promise<void> {
       await fs.promises.writeFile(destination, entry.data, { flag: 'wx', mode: 0o644 });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') throw unprocessable(`archive refused: entry "${entry.path}" collides with another entry`);
+      if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+        throw unprocessable(`archive refused: entry "${entry.path}" collides with another entry`);
       throw error;
     }
   }

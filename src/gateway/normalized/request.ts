@@ -56,8 +56,7 @@ export type NativeBody = NativeResponsesBody | NativeMessagesBody;
 
 /** Structured output the caller asked for (chat `response_format`, Responses `text.format`). */
 export type ResponseFormat =
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+  { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
 
 export interface NormalizedRequest {
   /** The model id or alias the caller asked for (`power-ai`); resolved by routing when the upstream call is made. */

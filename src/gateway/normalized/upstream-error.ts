@@ -7,7 +7,14 @@ import { AppError, type ErrorCode } from '../../kernel/errors.js';
 export type UpstreamFailure =
   /** The upstream answered with an HTTP error status. */
   /** `nowMs` (the service clock) reads a Retry-After given as an HTTP date; without it only delta-seconds are read. */
-  | { kind: 'status'; upstreamStatus: number; retryAfterHeader?: string | null; nowMs?: number; message?: string; rateLimitHeaders?: Record<string, string> }
+  | {
+      kind: 'status';
+      upstreamStatus: number;
+      retryAfterHeader?: string | null;
+      nowMs?: number;
+      message?: string;
+      rateLimitHeaders?: Record<string, string>;
+    }
   /** The connection could not be opened (refused, DNS, connect timeout): the request was provably not sent. */
   | { kind: 'connect' }
   /** No answer, or silence between chunks, for longer than the configured timeout. */
@@ -45,7 +52,13 @@ export class UpstreamError extends Error {
   /** The same failure as the service's one error model (rendered by app.ts in the caller's protocol). */
   toAppError(): AppError {
     const code: ErrorCode =
-      this.status === 429 ? 'RATE_LIMITED' : this.status === 503 ? 'UPSTREAM_UNAVAILABLE' : this.status >= 500 ? 'UPSTREAM_FAILED' : 'BAD_REQUEST';
+      this.status === 429
+        ? 'RATE_LIMITED'
+        : this.status === 503
+          ? 'UPSTREAM_UNAVAILABLE'
+          : this.status >= 500
+            ? 'UPSTREAM_FAILED'
+            : 'BAD_REQUEST';
     return new AppError(code, this.message, { retryAfterSeconds: this.retryAfterSeconds, headers: this.headers, cause: this });
   }
 }
@@ -58,7 +71,9 @@ const RATE_LIMIT_HEADER = /^(anthropic-ratelimit-|x-ratelimit-)/;
 /** The upstream's rate-limit headers (`anthropic-ratelimit-*`, `x-ratelimit-*`), to pass on with a 429. */
 export function rateLimitHeadersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> | undefined {
   const found = Object.entries(headers).filter(([name, value]) => RATE_LIMIT_HEADER.test(name) && value !== undefined);
-  return found.length === 0 ? undefined : Object.fromEntries(found.map(([name, value]) => [name, Array.isArray(value) ? value[0]! : value!]));
+  return found.length === 0
+    ? undefined
+    : Object.fromEntries(found.map(([name, value]) => [name, Array.isArray(value) ? value[0]! : value!]));
 }
 
 /**

@@ -36,10 +36,22 @@ export interface StreamSink {
 }
 
 /** The JSON answer of a non-streaming call; undefined when the answer was streamed into the sink. */
-export async function drive<D extends Decoded>(deps: DriverDeps, protocol: InboundProtocol<D>, input: DriveInput, openStream: () => StreamSink): Promise<Json | undefined> {
+export async function drive<D extends Decoded>(
+  deps: DriverDeps,
+  protocol: InboundProtocol<D>,
+  input: DriveInput,
+  openStream: () => StreamSink,
+): Promise<Json | undefined> {
   const decoded = protocol.decode(input.body, input.headers);
   const start = (request: NormalizedRequest): Promise<GatewayCall> =>
-    deps.execute({ principal: input.principal, request, operation: protocol.operation, requestId: input.requestId, signal: input.signal, host: input.host });
+    deps.execute({
+      principal: input.principal,
+      request,
+      operation: protocol.operation,
+      requestId: input.requestId,
+      signal: input.signal,
+      host: input.host,
+    });
   const context: CallContext = { principal: input.principal, requestId: input.requestId, nowMs: deps.clock.nowMs(), start };
   let call: GatewayCall | undefined = await start(decoded.request);
   try {
@@ -73,7 +85,13 @@ export async function drive<D extends Decoded>(deps: DriverDeps, protocol: Inbou
   }
 }
 
-async function store<D extends Decoded>(deps: DriverDeps, protocol: InboundProtocol<D>, decoded: D, result: Json, context: CallContext): Promise<void> {
+async function store<D extends Decoded>(
+  deps: DriverDeps,
+  protocol: InboundProtocol<D>,
+  decoded: D,
+  result: Json,
+  context: CallContext,
+): Promise<void> {
   if (!protocol.store) return;
   try {
     await protocol.store(decoded, result, context);

@@ -50,7 +50,13 @@ export class BackgroundResponses {
   constructor(private readonly options: BackgroundResponsesOptions) {}
 
   /** Stores the queued response and starts it; returns the queued response for the create reply. */
-  async start(options: { principal: Principal; body: JsonObject; requestId: string; queued: JsonObject; inputItems: unknown }): Promise<JsonObject> {
+  async start(options: {
+    principal: Principal;
+    body: JsonObject;
+    requestId: string;
+    queued: JsonObject;
+    inputItems: unknown;
+  }): Promise<JsonObject> {
     const queued: JsonObject = { ...options.queued, status: 'queued', background: true };
     await this.options.stored.insertResponse({
       principal: options.principal,
@@ -118,8 +124,18 @@ export class BackgroundResponses {
     const found = await this.options.stored.findResponse(principal, responseId);
     const nowMs = this.options.clock.nowMs();
     if (!found.background || !PENDING_STATUSES.includes(found.status) || nowMs - found.updatedAtMs < ABANDONED_AFTER_MS) return found;
-    const failed = { ...found.response, status: 'failed', error: { code: 'server_error', message: 'The response was interrupted: the service stopped while it ran' } };
-    const moved = await this.options.stored.responseRows.transitionResponse({ responseId, fromStatuses: PENDING_STATUSES, status: 'failed', response: failed, nowMs });
+    const failed = {
+      ...found.response,
+      status: 'failed',
+      error: { code: 'server_error', message: 'The response was interrupted: the service stopped while it ran' },
+    };
+    const moved = await this.options.stored.responseRows.transitionResponse({
+      responseId,
+      fromStatuses: PENDING_STATUSES,
+      status: 'failed',
+      response: failed,
+      nowMs,
+    });
     return moved ? { ...found, status: 'failed', response: failed } : this.options.stored.findResponse(principal, responseId);
   }
 

@@ -34,7 +34,9 @@ function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
     .filter(isObject)
-    .map((part) => (typeof part.text === 'string' ? part.text : part.type === 'input_image' ? '[image]' : part.type === 'input_file' ? '[file]' : ''))
+    .map((part) =>
+      typeof part.text === 'string' ? part.text : part.type === 'input_image' ? '[image]' : part.type === 'input_file' ? '[file]' : '',
+    )
     .join('');
 }
 
@@ -107,6 +109,10 @@ export function expandCompactionItems(input: unknown, seal: CompactionSeal): unk
     if (!isObject(item) || item.type !== 'compaction' || typeof item.encrypted_content !== 'string') return item;
     const summary = seal.open(item.encrypted_content);
     if (summary === undefined) return item;
-    return { type: 'message', role: 'developer', content: [{ type: 'input_text', text: `Summary of the earlier conversation (compacted):\n${summary}` }] };
+    return {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: `Summary of the earlier conversation (compacted):\n${summary}` }],
+    };
   });
 }

@@ -109,7 +109,9 @@ export class ResponsesLifecycle {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
     }
     if (body.conversation !== undefined && body.previous_response_id !== undefined) {
-      throw new AppError('BAD_REQUEST', 'previous_response_id cannot be used together with conversation', { details: { param: 'previous_response_id' } });
+      throw new AppError('BAD_REQUEST', 'previous_response_id cannot be used together with conversation', {
+        details: { param: 'previous_response_id' },
+      });
     }
     const earlier = typeof body.previous_response_id === 'string' ? await this.conversationOf(principal, body.previous_response_id) : [];
     const items = [...earlier, ...inputAsItems(body.input)];
@@ -126,7 +128,13 @@ export class ResponsesLifecycle {
   }
 
   /** The spec's form: compact one stored response (its input and output); `model` defaults to the response's. */
-  async compactStored(options: { principal: Principal; responseId: string; body: JsonObject; requestId: string; signal: CallSignal }): Promise<JsonObject> {
+  async compactStored(options: {
+    principal: Principal;
+    responseId: string;
+    body: JsonObject;
+    requestId: string;
+    signal: CallSignal;
+  }): Promise<JsonObject> {
     const found = await this.options.stored.findResponse(options.principal, options.responseId);
     const model = typeof options.body.model === 'string' && options.body.model !== '' ? options.body.model : found.model;
     return compactConversation(this.options.executeDeps, this.seal, {

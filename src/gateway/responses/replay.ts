@@ -20,7 +20,9 @@ export function openingEvents(response: JsonObject): JsonObject[] {
 function messageEvents(item: JsonObject, outputIndex: number): JsonObject[] {
   const itemId = item.id;
   const content = Array.isArray(item.content) ? item.content.filter(isObject) : [];
-  const events: JsonObject[] = [{ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } }];
+  const events: JsonObject[] = [
+    { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } },
+  ];
   content.forEach((part, contentIndex) => {
     const located = { item_id: itemId, output_index: outputIndex, content_index: contentIndex };
     if (part.type === 'output_text') {

@@ -65,7 +65,9 @@ function describe(router: ModelRouter, id: string, model: ModelConfig, type: 'mo
 
 export function listModels(router: ModelRouter, priceOf: PriceOf): ModelDescriptor[] {
   const aliases = router.aliasEntries().map(([alias]) => describe(router, alias, router.modelFor(alias)!, 'alias', priceOf));
-  const models = [...router.catalog.models.values()].filter((model) => !model.hidden).map((model) => describe(router, model.id, model, 'model', priceOf));
+  const models = [...router.catalog.models.values()]
+    .filter((model) => !model.hidden)
+    .map((model) => describe(router, model.id, model, 'model', priceOf));
   return [...aliases, ...models];
 }
 

@@ -23,7 +23,8 @@ export class ModelCatalog {
     }
     for (const model of config.models) {
       if (this.models.has(model.id)) throw new Error(`gateway config: model ${model.id} is defined twice`);
-      if (!this.providers.has(model.provider)) throw new Error(`gateway config: model ${model.id} names unknown provider ${model.provider}`);
+      if (!this.providers.has(model.provider))
+        throw new Error(`gateway config: model ${model.id} names unknown provider ${model.provider}`);
       this.models.set(model.id, model);
     }
     for (const [alias, modelId] of Object.entries(config.aliases)) {

@@ -21,12 +21,20 @@ export function parseMetadata(value: unknown, location: (string | number)[] = ['
   }
   for (const [key, pairValue] of entries) {
     if (key.length === 0 || key.length > METADATA_KEY_LENGTH_MAX) {
-      issues.push({ loc: [...location, key], msg: `metadata keys must be 1 to ${METADATA_KEY_LENGTH_MAX} characters`, type: 'string_too_long' });
+      issues.push({
+        loc: [...location, key],
+        msg: `metadata keys must be 1 to ${METADATA_KEY_LENGTH_MAX} characters`,
+        type: 'string_too_long',
+      });
     }
     if (typeof pairValue !== 'string') {
       issues.push({ loc: [...location, key], msg: 'metadata values must be strings', type: 'string_type' });
     } else if (pairValue.length > METADATA_VALUE_LENGTH_MAX) {
-      issues.push({ loc: [...location, key], msg: `metadata values must be at most ${METADATA_VALUE_LENGTH_MAX} characters`, type: 'string_too_long' });
+      issues.push({
+        loc: [...location, key],
+        msg: `metadata values must be at most ${METADATA_VALUE_LENGTH_MAX} characters`,
+        type: 'string_too_long',
+      });
     }
   }
   if (issues.length > 0) throw validationError(issues);

@@ -82,7 +82,11 @@ export class ResponseRepository {
       .where('response_id', '=', responseId)
       .where('status', 'in', ['queued', 'in_progress'])
       .execute();
-    const row = await this.db.selectFrom('gateway_stored_responses').select('status').where('response_id', '=', responseId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('gateway_stored_responses')
+      .select('status')
+      .where('response_id', '=', responseId)
+      .executeTakeFirst();
     return row?.status;
   }
 

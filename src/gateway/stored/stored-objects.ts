@@ -98,7 +98,14 @@ export class StoredObjectsService implements StoredObjects {
   /** Keeps every response unless the request said `store: false` (background ones are kept by the lifecycle). */
   async saveResponse(record: ResponseRecord): Promise<void> {
     if (!record.store) return;
-    await this.insertResponse({ principal: record.principal, response: record.response, request: {}, inputItems: record.inputItems, background: false, stored: true });
+    await this.insertResponse({
+      principal: record.principal,
+      response: record.response,
+      request: {},
+      inputItems: record.inputItems,
+      background: false,
+      stored: true,
+    });
   }
 
   async insertResponse(options: {
@@ -224,7 +231,9 @@ export class StoredObjectsService implements StoredObjects {
       return await read();
     } catch (error) {
       if (error instanceof UnknownCursorError) {
-        throw new AppError('BAD_REQUEST', `The cursor 'after=${error.cursor}' names no object in this list`, { details: { param: 'after' } });
+        throw new AppError('BAD_REQUEST', `The cursor 'after=${error.cursor}' names no object in this list`, {
+          details: { param: 'after' },
+        });
       }
       throw error;
     }

@@ -11,7 +11,6 @@ export type { StoredItem } from './stored-rows.js';
 
 export type SortOrder = 'asc' | 'desc';
 
-
 export interface PageRequest {
   limit: number;
   /** Id of the last object (or item) the client has seen. */
@@ -91,7 +90,13 @@ export class StoredObjectRepository {
   async listCompletions(owner: string, filter: CompletionFilter, nowMs: number): Promise<Page<StoredCompletion>> {
     let query = this.db
       .selectFrom('gateway_stored_completions as completion')
-      .select(['completion.completion_id', 'completion.model', 'completion.completion_json', 'completion.metadata_json', 'completion.created_at'])
+      .select([
+        'completion.completion_id',
+        'completion.model',
+        'completion.completion_json',
+        'completion.metadata_json',
+        'completion.created_at',
+      ])
       .where('completion.owner', '=', owner)
       .where('completion.expires_at', '>', nowMs);
     if (filter.model !== undefined) query = query.where('completion.model', '=', filter.model);
@@ -116,7 +121,10 @@ export class StoredObjectRepository {
       if (!cursor) throw new UnknownCursorError(filter.after);
       query = query.where('completion.id', filter.order === 'asc' ? '>' : '<', cursor.id);
     }
-    const rows = await query.orderBy('completion.id', filter.order).limit(filter.limit + 1).execute();
+    const rows = await query
+      .orderBy('completion.id', filter.order)
+      .limit(filter.limit + 1)
+      .execute();
     return { data: rows.slice(0, filter.limit).map(toCompletion), hasMore: rows.length > filter.limit };
   }
 
@@ -158,10 +166,7 @@ export class StoredObjectRepository {
 
   /** Items of an object the caller already proved to own. */
   async listItems(objectId: string, page: PageRequest): Promise<Page<StoredItem>> {
-    let query = this.db
-      .selectFrom('gateway_stored_items')
-      .select(['item_id', 'item_json'])
-      .where('object_id', '=', objectId);
+    let query = this.db.selectFrom('gateway_stored_items').select(['item_id', 'item_json']).where('object_id', '=', objectId);
     if (page.after !== undefined) {
       const cursor = await this.db
         .selectFrom('gateway_stored_items')
@@ -172,7 +177,10 @@ export class StoredObjectRepository {
       if (!cursor) throw new UnknownCursorError(page.after);
       query = query.where('position', page.order === 'asc' ? '>' : '<', cursor.position);
     }
-    const rows = await query.orderBy('position', page.order).limit(page.limit + 1).execute();
+    const rows = await query
+      .orderBy('position', page.order)
+      .limit(page.limit + 1)
+      .execute();
     return {
       data: rows.slice(0, page.limit).map((row) => ({ itemId: row.item_id, item: parseObject(row.item_json) })),
       hasMore: rows.length > page.limit,
@@ -182,7 +190,12 @@ export class StoredObjectRepository {
   /** Deletes up to `batchSize` expired objects of each kind with their items; returns how many objects went. */
   async purgeExpired(nowMs: number, batchSize = 500): Promise<number> {
     const completionIds = (
-      await this.db.selectFrom('gateway_stored_completions').select('completion_id').where('expires_at', '<=', nowMs).limit(batchSize).execute()
+      await this.db
+        .selectFrom('gateway_stored_completions')
+        .select('completion_id')
+        .where('expires_at', '<=', nowMs)
+        .limit(batchSize)
+        .execute()
     ).map((row) => row.completion_id);
     const responseIds = (
       await this.db.selectFrom('gateway_stored_responses').select('response_id').where('expires_at', '<=', nowMs).limit(batchSize).execute()
@@ -202,7 +215,13 @@ export class StoredObjectRepository {
   }
 }
 
-function toCompletion(row: { completion_id: string; model: string; completion_json: string; metadata_json: string; created_at: number }): StoredCompletion {
+function toCompletion(row: {
+  completion_id: string;
+  model: string;
+  completion_json: string;
+  metadata_json: string;
+  created_at: number;
+}): StoredCompletion {
   return {
     completionId: row.completion_id,
     model: row.model,

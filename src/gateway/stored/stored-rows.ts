@@ -15,7 +15,9 @@ export async function insertItems(trx: Executor, objectId: string, items: Stored
   if (items.length === 0) return;
   await trx
     .insertInto('gateway_stored_items')
-    .values(items.map((entry, position) => ({ object_id: objectId, position, item_id: entry.itemId, item_json: JSON.stringify(entry.item) })))
+    .values(
+      items.map((entry, position) => ({ object_id: objectId, position, item_id: entry.itemId, item_json: JSON.stringify(entry.item) })),
+    )
     .execute();
 }
 

@@ -20,7 +20,9 @@ export interface HealthRouteDeps {
 export async function healthRoutes(app: App, deps: HealthRouteDeps): Promise<void> {
   const notDraining = () => {
     if (app.drain.draining) {
-      throw new AppError('NOT_READY', 'This node is draining for a restart; use another node', { retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS });
+      throw new AppError('NOT_READY', 'This node is draining for a restart; use another node', {
+        retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS,
+      });
     }
   };
   const databaseAnswers = async () => {
@@ -32,7 +34,11 @@ export async function healthRoutes(app: App, deps: HealthRouteDeps): Promise<voi
   };
   const live = {
     config: { auth: 'public' as const },
-    schema: { tags: ['health'], summary: 'Liveness: the process serves HTTP', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    schema: {
+      tags: ['health'],
+      summary: 'Liveness: the process serves HTTP',
+      response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+    },
   };
   app.get('/healthz', live, async () => ({ status: 'ok' as const }));
   app.get('/health/live', live, async () => ({ status: 'ok' as const }));

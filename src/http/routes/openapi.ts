@@ -37,15 +37,17 @@ async function isOperator(identity: Pick<Identity, 'resolve'>, request: FastifyR
 
 export function filterDocument(document: OpenApiDocument, includeAdmin: boolean): OpenApiDocument {
   const paths = Object.fromEntries(
-    Object.entries(document.paths ?? {}).filter(
-      ([path]) => !HIDDEN.has(path) && (includeAdmin || !path.startsWith('/api/admin')),
-    ),
+    Object.entries(document.paths ?? {}).filter(([path]) => !HIDDEN.has(path) && (includeAdmin || !path.startsWith('/api/admin'))),
   );
   return { ...document, paths };
 }
 
 /** JSON safe inside a `<script>` element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (value: unknown): string =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 /** The Swagger UI page with the (already filtered) document inlined: what the caller may see, nothing more. */
 export function renderDocsPage(document: OpenApiDocument): string {
@@ -86,6 +88,13 @@ export async function openApiRoutes(app: App, deps: OpenApiRouteDeps): Promise<v
       route.config = { ...(route.config as object), auth: 'public' } as typeof route.config;
       route.schema = { ...route.schema, hide: true };
     });
-    await scope.register(fastifyStatic, { root: SWAGGER_UI_ASSETS, prefix: ASSETS_PREFIX, decorateReply: false, maxAge: 86_400_000, index: false, allowedPath: (file) => !file.endsWith('.html') });
+    await scope.register(fastifyStatic, {
+      root: SWAGGER_UI_ASSETS,
+      prefix: ASSETS_PREFIX,
+      decorateReply: false,
+      maxAge: 86_400_000,
+      index: false,
+      allowedPath: (file) => !file.endsWith('.html'),
+    });
   });
 }

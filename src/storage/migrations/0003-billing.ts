@@ -100,7 +100,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ends_at', 'bigint', notNull)
     .addColumn('created_at', 'bigint', notNull)
     .execute();
-  await db.schema.createIndex('unlimited_subscriptions_customer').on('unlimited_subscriptions').columns(['customer_id', 'ends_at']).execute();
+  await db.schema
+    .createIndex('unlimited_subscriptions_customer')
+    .on('unlimited_subscriptions')
+    .columns(['customer_id', 'ends_at'])
+    .execute();
 
   await db.schema
     .createTable('marketplace_licences')

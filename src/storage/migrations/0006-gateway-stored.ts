@@ -36,14 +36,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('item_id', 'text', notNull)
     .addColumn('item_json', 'text', notNull)
     .execute();
-  await db.schema.createIndex('gateway_stored_items_object').on('gateway_stored_items').columns(['object_id', 'position']).unique().execute();
+  await db.schema
+    .createIndex('gateway_stored_items_object')
+    .on('gateway_stored_items')
+    .columns(['object_id', 'position'])
+    .unique()
+    .execute();
 
   await withId(db, db.schema.createTable('gateway_stored_metadata'))
     .addColumn('object_id', 'text', notNull)
     .addColumn('key', 'text', notNull)
     .addColumn('value', 'text', notNull)
     .execute();
-  await db.schema.createIndex('gateway_stored_metadata_object').on('gateway_stored_metadata').columns(['object_id', 'key']).unique().execute();
+  await db.schema
+    .createIndex('gateway_stored_metadata_object')
+    .on('gateway_stored_metadata')
+    .columns(['object_id', 'key'])
+    .unique()
+    .execute();
   await db.schema.createIndex('gateway_stored_metadata_pair').on('gateway_stored_metadata').columns(['key', 'value']).execute();
 }
 

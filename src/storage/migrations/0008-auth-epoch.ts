@@ -19,8 +19,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (isPostgres(db)) {
     await sql`create function bump_auth_epoch() returns trigger language plpgsql as $$
       begin update auth_epoch set epoch = epoch + 1 where id = 1; return null; end $$`.execute(db);
-    await sql.raw(`create trigger api_keys_auth_epoch after update of ${KEY_COLUMNS} or delete on api_keys for each statement execute function bump_auth_epoch()`).execute(db);
-    await sql.raw(`create trigger customers_auth_epoch after update of ${CUSTOMER_COLUMNS} or delete on customers for each statement execute function bump_auth_epoch()`).execute(db);
+    await sql
+      .raw(
+        `create trigger api_keys_auth_epoch after update of ${KEY_COLUMNS} or delete on api_keys for each statement execute function bump_auth_epoch()`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger customers_auth_epoch after update of ${CUSTOMER_COLUMNS} or delete on customers for each statement execute function bump_auth_epoch()`,
+      )
+      .execute(db);
     return;
   }
   const bump = 'begin update auth_epoch set epoch = epoch + 1 where id = 1; end';
@@ -36,7 +44,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`drop trigger customers_auth_epoch on customers`.execute(db);
     await sql`drop function bump_auth_epoch()`.execute(db);
   } else {
-    for (const name of ['api_keys_auth_epoch_update', 'api_keys_auth_epoch_delete', 'customers_auth_epoch_update', 'customers_auth_epoch_delete']) {
+    for (const name of [
+      'api_keys_auth_epoch_update',
+      'api_keys_auth_epoch_delete',
+      'customers_auth_epoch_update',
+      'customers_auth_epoch_delete',
+    ]) {
       await sql.raw(`drop trigger ${name}`).execute(db);
     }
   }

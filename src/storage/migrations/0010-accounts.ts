@@ -96,7 +96,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('acknowledged_at', 'bigint')
     .execute();
-  await db.schema.createIndex('account_alerts_cause_unique').on('account_alerts').columns(['customer_id', 'cause', 'cause_key']).unique().execute();
+  await db.schema
+    .createIndex('account_alerts_cause_unique')
+    .on('account_alerts')
+    .columns(['customer_id', 'cause', 'cause_key'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('key_networks')

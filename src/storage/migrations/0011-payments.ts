@@ -86,11 +86,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
 
-  await db.schema.createIndex('crypto_refund_addresses_customer').on('crypto_refund_addresses').columns(['customer_id', 'network', 'address']).unique().execute();
+  await db.schema
+    .createIndex('crypto_refund_addresses_customer')
+    .on('crypto_refund_addresses')
+    .columns(['customer_id', 'network', 'address'])
+    .unique()
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['purchase_preferences', 'session_discounts', 'discount_redemptions', 'crypto_refund_addresses', 'payment_debts', 'payment_events', 'payments']) {
+  for (const table of [
+    'purchase_preferences',
+    'session_discounts',
+    'discount_redemptions',
+    'crypto_refund_addresses',
+    'payment_debts',
+    'payment_events',
+    'payments',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

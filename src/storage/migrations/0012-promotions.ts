@@ -96,7 +96,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['ad_conversions', 'raffle_entries', 'raffles', 'customer_addresses', 'share_visits', 'referral_earnings', 'referrals', 'referral_codes', 'promotion_grants']) {
+  for (const table of [
+    'ad_conversions',
+    'raffle_entries',
+    'raffles',
+    'customer_addresses',
+    'share_visits',
+    'referral_earnings',
+    'referrals',
+    'referral_codes',
+    'promotion_grants',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -6,13 +6,23 @@ import type { Kysely } from 'kysely';
  * before this migration have none (they were billed at the input rate).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['cache_write_micros_per_million', 'cache_write_1h_micros_per_million', 'cache_write_tokens', 'cache_write_1h_tokens']) {
+  for (const column of [
+    'cache_write_micros_per_million',
+    'cache_write_1h_micros_per_million',
+    'cache_write_tokens',
+    'cache_write_1h_tokens',
+  ]) {
     await db.schema.alterTable('billing_calls').addColumn(column, 'bigint').execute();
   }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['cache_write_micros_per_million', 'cache_write_1h_micros_per_million', 'cache_write_tokens', 'cache_write_1h_tokens']) {
+  for (const column of [
+    'cache_write_micros_per_million',
+    'cache_write_1h_micros_per_million',
+    'cache_write_tokens',
+    'cache_write_1h_tokens',
+  ]) {
     await db.schema.alterTable('billing_calls').dropColumn(column).execute();
   }
 }

@@ -81,7 +81,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
-  await db.schema.createIndex('desktop_chat_conversations_customer').on('desktop_chat_conversations').columns(['customer_id', 'id']).execute();
+  await db.schema
+    .createIndex('desktop_chat_conversations_customer')
+    .on('desktop_chat_conversations')
+    .columns(['customer_id', 'id'])
+    .execute();
 
   await withId(db, db.schema.createTable('desktop_chat_messages'))
     .addColumn('conversation_id', 'bigint', (column) => column.notNull().references('desktop_chat_conversations.id'))
@@ -94,11 +98,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('output_tokens', 'bigint')
     .addColumn('created_at', 'bigint', notNull)
     .execute();
-  await db.schema.createIndex('desktop_chat_messages_conversation').on('desktop_chat_messages').columns(['conversation_id', 'id']).execute();
+  await db.schema
+    .createIndex('desktop_chat_messages_conversation')
+    .on('desktop_chat_messages')
+    .columns(['conversation_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['desktop_chat_messages', 'desktop_chat_conversations', 'shoutbox_messages', 'shoutbox_profiles', 'desktop_push_dismissals', 'desktop_push_messages', 'desktop_presence', 'desktop_bug_reports', 'desktop_documents']) {
+  for (const table of [
+    'desktop_chat_messages',
+    'desktop_chat_conversations',
+    'shoutbox_messages',
+    'shoutbox_profiles',
+    'desktop_push_dismissals',
+    'desktop_push_messages',
+    'desktop_presence',
+    'desktop_bug_reports',
+    'desktop_documents',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

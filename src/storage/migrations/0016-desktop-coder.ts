@@ -23,7 +23,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', notNull)
     .addColumn('last_opened_at', 'bigint', notNull)
     .execute();
-  await db.schema.createIndex('desktop_coder_projects_name_unique').on('desktop_coder_projects').columns(['customer_id', 'name_key']).unique().execute();
+  await db.schema
+    .createIndex('desktop_coder_projects_name_unique')
+    .on('desktop_coder_projects')
+    .columns(['customer_id', 'name_key'])
+    .unique()
+    .execute();
   await db.schema.createIndex('desktop_coder_projects_db_name_unique').on('desktop_coder_projects').column('db_name').unique().execute();
 
   await withId(db, db.schema.createTable('desktop_coder_slot_purchases'))

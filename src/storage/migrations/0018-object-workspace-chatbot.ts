@@ -22,7 +22,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('body_json', 'text', notNull)
     .addColumn('created_at', 'bigint', notNull)
     .execute();
-  await db.schema.createIndex('object_workspace_projects_name_unique').on('object_workspace_projects').columns(['customer_id', 'name_key']).unique().execute();
+  await db.schema
+    .createIndex('object_workspace_projects_name_unique')
+    .on('object_workspace_projects')
+    .columns(['customer_id', 'name_key'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('object_workspace_repositories')
@@ -64,7 +69,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['chatbot_updates', 'chatbot_link_states', 'chatbot_links', 'object_workspace_repositories', 'object_workspace_projects', 'object_workspaces']) {
+  for (const table of [
+    'chatbot_updates',
+    'chatbot_link_states',
+    'chatbot_links',
+    'object_workspace_repositories',
+    'object_workspace_projects',
+    'object_workspaces',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -32,11 +32,16 @@ async function refuseViolations(db: Kysely<any>): Promise<void> {
   const problems: string[] = [];
   for (const [table, checks] of Object.entries(CHECKS)) {
     for (const [name, condition] of checks) {
-      const { rows } = await sql<{ id: number | string }>`select id from ${sql.table(table)} where not (${sql.raw(condition)}) order by id limit 20`.execute(db);
+      const { rows } = await sql<{
+        id: number | string;
+      }>`select id from ${sql.table(table)} where not (${sql.raw(condition)}) order by id limit 20`.execute(db);
       if (rows.length > 0) problems.push(`${table} ids ${rows.map((row) => String(row.id)).join(', ')} break ${name} (${condition})`);
     }
   }
-  if (problems.length > 0) throw new Error(`existing rows break the money checks; correct them (with new ledger transfers) and migrate again: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(
+      `existing rows break the money checks; correct them (with new ledger transfers) and migrate again: ${problems.join('; ')}`,
+    );
 }
 
 async function rebuildSqliteTable(db: Kysely<any>, table: string, checks: [string, string][]): Promise<void> {
@@ -45,7 +50,9 @@ async function rebuildSqliteTable(db: Kysely<any>, table: string, checks: [strin
   if (!create) throw new Error(`table ${table} not found`);
   // Already rebuilt (another process sharing the file migrated first): nothing to do.
   if (checks.every(([name]) => create.includes(`constraint ${name} `))) return;
-  const { rows: dependents } = await sql<{ sql: string }>`select sql from sqlite_schema where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null`.execute(db);
+  const { rows: dependents } = await sql<{
+    sql: string;
+  }>`select sql from sqlite_schema where tbl_name = ${table} and type in ('index', 'trigger') and sql is not null`.execute(db);
   const { rows: sequence } = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
   const rebuilt = `${table}_rebuilt`;
   const constraints = checks.map(([name, condition]) => `constraint ${name} check (${condition})`).join(', ');

@@ -11,13 +11,44 @@ describe('decodeChatRequest', () => {
     ['a user string', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { ...base, messages: [user('hi')] }],
     [
       'system and developer messages joined into the system prompt',
-      { model: 'm', messages: [{ role: 'system', content: 'a' }, { role: 'developer', content: [{ type: 'text', text: 'b' }] }, { role: 'user', content: 'hi' }] },
+      {
+        model: 'm',
+        messages: [
+          { role: 'system', content: 'a' },
+          { role: 'developer', content: [{ type: 'text', text: 'b' }] },
+          { role: 'user', content: 'hi' },
+        ],
+      },
       { ...base, system: 'a\n\nb', messages: [user('hi')] },
     ],
     [
       'image_url parts, as a string or an object with detail',
-      { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'https://x/a.png', detail: 'low' } }, { type: 'image_url', image_url: 'data:image/png;base64,AA' }] }] },
-      { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image', url: 'https://x/a.png', detail: 'low' }, { type: 'image', url: 'data:image/png;base64,AA' }] }] },
+      {
+        model: 'm',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image_url', image_url: { url: 'https://x/a.png', detail: 'low' } },
+              { type: 'image_url', image_url: 'data:image/png;base64,AA' },
+            ],
+          },
+        ],
+      },
+      {
+        ...base,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'see' },
+              { type: 'image', url: 'https://x/a.png', detail: 'low' },
+              { type: 'image', url: 'data:image/png;base64,AA' },
+            ],
+          },
+        ],
+      },
     ],
     [
       'assistant tool calls (function and custom) and their tool results',
@@ -25,7 +56,14 @@ describe('decodeChatRequest', () => {
         model: 'm',
         messages: [
           { role: 'user', content: 'go' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }, { id: 'c2', type: 'custom', custom: { name: 'patch', input: 'raw' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+              { id: 'c2', type: 'custom', custom: { name: 'patch', input: 'raw' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'one' },
           { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'two' }] },
         ],
@@ -34,7 +72,14 @@ describe('decodeChatRequest', () => {
         ...base,
         messages: [
           user('go'),
-          { role: 'assistant', content: [], toolCalls: [{ id: 'c1', kind: 'function', name: 'f', arguments: '{"a":1}' }, { id: 'c2', kind: 'custom', name: 'patch', arguments: 'raw' }] },
+          {
+            role: 'assistant',
+            content: [],
+            toolCalls: [
+              { id: 'c1', kind: 'function', name: 'f', arguments: '{"a":1}' },
+              { id: 'c2', kind: 'custom', name: 'patch', arguments: 'raw' },
+            ],
+          },
           { role: 'tool', toolCallId: 'c1', content: [{ type: 'text', text: 'one' }] },
           { role: 'tool', toolCallId: 'c2', content: [{ type: 'text', text: 'two' }] },
         ],
@@ -45,7 +90,10 @@ describe('decodeChatRequest', () => {
       {
         model: 'm',
         messages: [{ role: 'user', content: 'hi' }],
-        tools: [{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' }, strict: true } }, { type: 'custom', custom: { name: 'g' } }],
+        tools: [
+          { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' }, strict: true } },
+          { type: 'custom', custom: { name: 'g' } },
+        ],
         tool_choice: { type: 'function', function: { name: 'f' } },
         parallel_tool_calls: false,
         max_completion_tokens: 7,
@@ -58,7 +106,10 @@ describe('decodeChatRequest', () => {
       {
         model: 'm',
         messages: [user('hi')],
-        tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true }, { type: 'custom', name: 'g', description: undefined, format: undefined }],
+        tools: [
+          { type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true },
+          { type: 'custom', name: 'g', description: undefined, format: undefined },
+        ],
         toolChoice: { name: 'f' },
         parallelToolCalls: false,
         maxOutputTokens: 7,
@@ -71,8 +122,20 @@ describe('decodeChatRequest', () => {
     ],
     [
       'max_tokens when max_completion_tokens is absent; json_schema response_format; metadata',
-      { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' }, strict: true } }, metadata: { k: 'v' } },
-      { ...base, messages: [user('hi')], maxOutputTokens: 3, responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' }, strict: true }, metadata: { k: 'v' } },
+      {
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 3,
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' }, strict: true } },
+        metadata: { k: 'v' },
+      },
+      {
+        ...base,
+        messages: [user('hi')],
+        maxOutputTokens: 3,
+        responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' }, strict: true },
+        metadata: { k: 'v' },
+      },
     ],
   ];
 
@@ -82,7 +145,11 @@ describe('decodeChatRequest', () => {
 
   it('keeps the stream options, the store flag and the messages as sent', () => {
     const messages = [{ role: 'user', content: 'hi' }];
-    expect(decodeChatRequest({ model: 'm', messages, stream: true, stream_options: { include_usage: true }, store: true })).toMatchObject({ includeUsage: true, store: true, messages });
+    expect(decodeChatRequest({ model: 'm', messages, stream: true, stream_options: { include_usage: true }, store: true })).toMatchObject({
+      includeUsage: true,
+      store: true,
+      messages,
+    });
     expect(decodeChatRequest({ model: 'm', messages })).toMatchObject({ includeUsage: false, store: false });
   });
 
@@ -93,7 +160,12 @@ describe('decodeChatRequest', () => {
     ['n other than 1', { model: 'm', n: 2, messages: [{ role: 'user', content: 'x' }] }, 400, /n=1/],
     ['an unsupported content part', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] }, 400, /input_audio/],
     ['a tool message without tool_call_id', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 422, /tool_call_id/],
-    ['a bad reasoning effort', { model: 'm', reasoning_effort: 'huge', messages: [{ role: 'user', content: 'x' }] }, 422, /reasoning_effort/],
+    [
+      'a bad reasoning effort',
+      { model: 'm', reasoning_effort: 'huge', messages: [{ role: 'user', content: 'x' }] },
+      422,
+      /reasoning_effort/,
+    ],
   ];
 
   it.each(refused)('refuses %s', (_name, body, status, pattern) => {

@@ -13,7 +13,16 @@ describe('decodeCompletionsRequest', () => {
         prompts: ['Once'],
         echo: false,
         includeUsage: true,
-        request: { model: 'm', tools: [], stream: false, maxOutputTokens: 4, temperature: 0, topP: 1, stop: ['END'], messages: prompt('Once') },
+        request: {
+          model: 'm',
+          tools: [],
+          stream: false,
+          maxOutputTokens: 4,
+          temperature: 0,
+          topP: 1,
+          stop: ['END'],
+          messages: prompt('Once'),
+        },
       },
     ],
     [
@@ -31,7 +40,10 @@ describe('decodeCompletionsRequest', () => {
   it.each(rows)('%s', (_name, body, expected) => {
     const decoded = decodeCompletionsRequest(body);
     expect(JSON.parse(JSON.stringify(decoded))).toMatchObject(expected);
-    expect(JSON.parse(JSON.stringify(requestForPrompt(decoded, 'later')))).toMatchObject({ ...(expected.request as object), messages: prompt('later') });
+    expect(JSON.parse(JSON.stringify(requestForPrompt(decoded, 'later')))).toMatchObject({
+      ...(expected.request as object),
+      messages: prompt('later'),
+    });
   });
 
   const refused: [string, unknown, RegExp][] = [

@@ -23,19 +23,58 @@ describe('decodeMessagesRequest', () => {
       {
         model: 'm',
         max_tokens: 5,
-        system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }],
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }, { type: 'image', source: { type: 'url', url: 'https://x/a.png' } }] }],
+        system: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } },
+              { type: 'image', source: { type: 'url', url: 'https://x/a.png' } },
+            ],
+          },
+        ],
       },
-      { model: 'm', system: 'a\nb', messages: [{ role: 'user', content: [{ type: 'image', url: 'data:image/png;base64,AA' }, { type: 'image', url: 'https://x/a.png' }] }], tools: [], maxOutputTokens: 5, stream: false },
+      {
+        model: 'm',
+        system: 'a\nb',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', url: 'data:image/png;base64,AA' },
+              { type: 'image', url: 'https://x/a.png' },
+            ],
+          },
+        ],
+        tools: [],
+        maxOutputTokens: 5,
+        stream: false,
+      },
     ],
     [
-      'tool_use in the assistant turn; tool_result blocks become tool messages before the user\'s text; thinking is dropped',
+      "tool_use in the assistant turn; tool_result blocks become tool messages before the user's text; thinking is dropped",
       {
         model: 'm',
         max_tokens: 5,
         messages: [
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'calling' }, { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done', is_error: true }, { type: 'text', text: 'next' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: 'hm' },
+              { type: 'text', text: 'calling' },
+              { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't1', content: 'done', is_error: true },
+              { type: 'text', text: 'next' },
+            ],
+          },
         ],
       },
       {
@@ -52,10 +91,26 @@ describe('decodeMessagesRequest', () => {
     ],
     [
       'a mid-conversation system message stays in place; a document block is native-only',
-      { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: [{ type: 'document', source: {} }, { type: 'text', text: 'x' }] }, { role: 'system', content: 'now' }] },
       {
         model: 'm',
-        messages: [{ role: 'user', content: [text('x')] }, { role: 'system', content: [text('now')] }],
+        max_tokens: 5,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'document', source: {} },
+              { type: 'text', text: 'x' },
+            ],
+          },
+          { role: 'system', content: 'now' },
+        ],
+      },
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: [text('x')] },
+          { role: 'system', content: [text('now')] },
+        ],
         tools: [],
         maxOutputTokens: 5,
         stream: false,
@@ -68,7 +123,10 @@ describe('decodeMessagesRequest', () => {
         model: 'm',
         max_tokens: 5,
         messages: [{ role: 'user', content: 'hi' }],
-        tools: [{ name: 'f', description: 'd', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }],
+        tools: [
+          { name: 'f', description: 'd', input_schema: { type: 'object' } },
+          { type: 'web_search_20250305', name: 'web_search' },
+        ],
         tool_choice: { type: 'any', disable_parallel_tool_use: true },
         stop_sequences: ['X'],
         temperature: 0.2,
@@ -79,7 +137,10 @@ describe('decodeMessagesRequest', () => {
       {
         model: 'm',
         messages: [{ role: 'user', content: [text('hi')] }],
-        tools: [{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' } }, { type: 'builtin', name: 'web_search', config: { type: 'web_search_20250305', name: 'web_search' } }],
+        tools: [
+          { type: 'function', name: 'f', description: 'd', parameters: { type: 'object' } },
+          { type: 'builtin', name: 'web_search', config: { type: 'web_search_20250305', name: 'web_search' } },
+        ],
         toolChoice: 'required',
         parallelToolCalls: false,
         maxOutputTokens: 5,
@@ -92,8 +153,22 @@ describe('decodeMessagesRequest', () => {
     ],
     [
       'thinking budget and output_config: effort and json_schema output',
-      { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], thinking: { type: 'enabled', budget_tokens: 20_000 }, output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } },
-      { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], tools: [], maxOutputTokens: 5, reasoningEffort: 'high', responseFormat: { type: 'json_schema', name: 'output', schema: { type: 'object' } }, stream: false },
+      {
+        model: 'm',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'hi' }],
+        thinking: { type: 'enabled', budget_tokens: 20_000 },
+        output_config: { format: { type: 'json_schema', schema: { type: 'object' } } },
+      },
+      {
+        model: 'm',
+        messages: [{ role: 'user', content: [text('hi')] }],
+        tools: [],
+        maxOutputTokens: 5,
+        reasoningEffort: 'high',
+        responseFormat: { type: 'json_schema', name: 'output', schema: { type: 'object' } },
+        stream: false,
+      },
     ],
   ];
 
@@ -102,7 +177,10 @@ describe('decodeMessagesRequest', () => {
   });
 
   it('carries the anthropic-beta list to a native destination', () => {
-    const request = decodeMessagesRequest({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }, { requireMaxTokens: true, headers: { 'anthropic-beta': ['a', 'b'] } });
+    const request = decodeMessagesRequest(
+      { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] },
+      { requireMaxTokens: true, headers: { 'anthropic-beta': ['a', 'b'] } },
+    );
     expect(request.native).toMatchObject({ headers: { 'anthropic-beta': 'a,b' } });
   });
 
@@ -119,7 +197,9 @@ describe('decodeMessagesRequest', () => {
       expect(() => checkMessagesVersion(headers)).not.toThrow();
       expect(() => decodeMessagesRequest(body, { requireMaxTokens: true, headers })).not.toThrow();
     } else {
-      expect(() => decodeMessagesRequest(body, { requireMaxTokens: true, headers })).toThrow(expect.objectContaining({ status: 400, message: expect.stringMatching(/Unsupported messages API version latest/) }));
+      expect(() => decodeMessagesRequest(body, { requireMaxTokens: true, headers })).toThrow(
+        expect.objectContaining({ status: 400, message: expect.stringMatching(/Unsupported messages API version latest/) }),
+      );
     }
   });
 
@@ -127,8 +207,16 @@ describe('decodeMessagesRequest', () => {
     ['no max_tokens', { model: 'm', messages: [{ role: 'user', content: 'x' }] }, /max_tokens/],
     ['no messages', { model: 'm', max_tokens: 1, messages: [] }, /messages/],
     ['an unknown role', { model: 'm', max_tokens: 1, messages: [{ role: 'robot', content: 'x' }] }, /role/],
-    ['a tool_use without id', { model: 'm', max_tokens: 1, messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 'f' }] }] }, /tool_use/],
-    ['an unknown tool_choice', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'maybe' } }, /tool_choice/],
+    [
+      'a tool_use without id',
+      { model: 'm', max_tokens: 1, messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 'f' }] }] },
+      /tool_use/,
+    ],
+    [
+      'an unknown tool_choice',
+      { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'maybe' } },
+      /tool_choice/,
+    ],
   ];
 
   it.each(refused)('refuses %s with a 422 naming the field', (_name, body, pattern) => {
@@ -141,6 +229,8 @@ describe('decodeMessagesRequest', () => {
   });
 
   it('count_tokens needs no max_tokens', () => {
-    expect(decodeMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { requireMaxTokens: false }).maxOutputTokens).toBeUndefined();
+    expect(
+      decodeMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { requireMaxTokens: false }).maxOutputTokens,
+    ).toBeUndefined();
   });
 });

@@ -14,10 +14,21 @@ function decoded(body: Record<string, unknown>): Partial<NormalizedRequest> {
 
 describe('decodeResponsesRequest', () => {
   const rows: [string, Record<string, unknown>, Partial<NormalizedRequest>][] = [
-    ['a string input', { model: 'm', input: 'hi' }, { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], tools: [], stream: false }],
+    [
+      'a string input',
+      { model: 'm', input: 'hi' },
+      { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], tools: [], stream: false },
+    ],
     [
       'instructions and system/developer items joined into the system prompt',
-      { model: 'm', instructions: 'a', input: [{ role: 'developer', content: 'b' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] },
+      {
+        model: 'm',
+        instructions: 'a',
+        input: [
+          { role: 'developer', content: 'b' },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        ],
+      },
       { model: 'm', system: 'a\n\nb', messages: [{ role: 'user', content: [text('hi')] }], tools: [], stream: false },
     ],
     [
@@ -35,7 +46,14 @@ describe('decodeResponsesRequest', () => {
       {
         model: 'm',
         messages: [
-          { role: 'assistant', content: [text('calling')], toolCalls: [{ id: 'c1', kind: 'function', name: 'f', arguments: '{}' }, { id: 'c2', kind: 'custom', name: 'patch', arguments: 'raw' }] },
+          {
+            role: 'assistant',
+            content: [text('calling')],
+            toolCalls: [
+              { id: 'c1', kind: 'function', name: 'f', arguments: '{}' },
+              { id: 'c2', kind: 'custom', name: 'patch', arguments: 'raw' },
+            ],
+          },
           { role: 'tool', toolCallId: 'c1', content: [text('done')] },
           { role: 'tool', toolCallId: 'c2', content: [text('ok')] },
         ],
@@ -44,14 +62,46 @@ describe('decodeResponsesRequest', () => {
       },
     ],
     [
-      'reasoning and item references are the upstream\'s own state and are skipped',
-      { model: 'm', input: [{ type: 'reasoning', id: 'rs_1', summary: [] }, { type: 'item_reference', id: 'x' }, { role: 'user', content: 'hi' }] },
+      "reasoning and item references are the upstream's own state and are skipped",
+      {
+        model: 'm',
+        input: [
+          { type: 'reasoning', id: 'rs_1', summary: [] },
+          { type: 'item_reference', id: 'x' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
       { model: 'm', messages: [{ role: 'user', content: [text('hi')] }], tools: [], stream: false },
     ],
     [
       'an image by URL; one by file id is native-only',
-      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://x/a.png', detail: 'high' }, { type: 'input_image', file_id: 'file_1' }] }] },
-      { model: 'm', messages: [{ role: 'user', content: [{ type: 'image', url: 'https://x/a.png', detail: 'high' }, { type: 'image', url: '' }] }], tools: [], stream: false, nativeOnly: ['an input_image by file_id at input.0.content'] },
+      {
+        model: 'm',
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_image', image_url: 'https://x/a.png', detail: 'high' },
+              { type: 'input_image', file_id: 'file_1' },
+            ],
+          },
+        ],
+      },
+      {
+        model: 'm',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', url: 'https://x/a.png', detail: 'high' },
+              { type: 'image', url: '' },
+            ],
+          },
+        ],
+        tools: [],
+        stream: false,
+        nativeOnly: ['an input_image by file_id at input.0.content'],
+      },
     ],
     [
       'function, custom, namespaced, web search and other built-in tools',
@@ -85,7 +135,18 @@ describe('decodeResponsesRequest', () => {
     ],
     [
       'options: max_output_tokens, sampling, reasoning effort, text.format, metadata, stream',
-      { model: 'm', input: 'hi', max_output_tokens: 9, temperature: 1, top_p: 0.5, reasoning: { effort: 'high' }, text: { format: { type: 'json_object' } }, metadata: { a: 'b' }, stream: true, parallel_tool_calls: true },
+      {
+        model: 'm',
+        input: 'hi',
+        max_output_tokens: 9,
+        temperature: 1,
+        top_p: 0.5,
+        reasoning: { effort: 'high' },
+        text: { format: { type: 'json_object' } },
+        metadata: { a: 'b' },
+        stream: true,
+        parallel_tool_calls: true,
+      },
       {
         model: 'm',
         messages: [{ role: 'user', content: [text('hi')] }],

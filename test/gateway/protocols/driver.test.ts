@@ -7,7 +7,12 @@ import type { Decoded, InboundProtocol, StreamEncoder } from '../../../src/gatew
 import { drive, type StreamSink } from '../../../src/gateway/protocols/driver.js';
 import { FakeClock } from '../../../src/kernel/clock.js';
 
-const PARTS: StreamPart[] = [{ type: 'start' }, { type: 'text-delta', delta: 'a' }, { type: 'text-delta', delta: 'b' }, { type: 'finish', reason: 'stop' }];
+const PARTS: StreamPart[] = [
+  { type: 'start' },
+  { type: 'text-delta', delta: 'a' },
+  { type: 'text-delta', delta: 'b' },
+  { type: 'finish', reason: 'stop' },
+];
 
 /** A call whose parts record whether they were closed (read to their end, or `return()` called, as execute's calls settle). */
 function scriptedCall(parts: StreamPart[] = PARTS): GatewayCall & { closed: () => boolean } {
@@ -21,7 +26,13 @@ function scriptedCall(parts: StreamPart[] = PARTS): GatewayCall & { closed: () =
     closed = true;
     return inner(value);
   };
-  return { destination: {} as GatewayCall['destination'], inputSize: { chars: 1, images: 0, messages: 1 }, native: false, parts: generator, closed: () => closed };
+  return {
+    destination: {} as GatewayCall['destination'],
+    inputSize: { chars: 1, images: 0, messages: 1 },
+    native: false,
+    parts: generator,
+    closed: () => closed,
+  };
 }
 
 function sink(): StreamSink & { text: string; ended: boolean } {
@@ -48,7 +59,9 @@ function encoder(overrides: Partial<StreamEncoder> = {}): StreamEncoder {
   };
 }
 
-function protocol(options: { stream?: boolean; encoder?: () => StreamEncoder; collect?: InboundProtocol['collect']; store?: InboundProtocol['store'] } = {}): InboundProtocol<Decoded> {
+function protocol(
+  options: { stream?: boolean; encoder?: () => StreamEncoder; collect?: InboundProtocol['collect']; store?: InboundProtocol['store'] } = {},
+): InboundProtocol<Decoded> {
   return {
     operation: 'chat',
     decode: (body) => ({ request: { model: String(body.model), messages: [], tools: [], stream: options.stream === true } }),
@@ -66,15 +79,26 @@ function protocol(options: { stream?: boolean; encoder?: () => StreamEncoder; co
 
 const errors: unknown[] = [];
 const logger = { error: (fields: unknown) => void errors.push(fields) } as unknown as Logger;
-const input = { principal: { kind: 'operator' } as never, body: { model: 'm' }, headers: {}, requestId: 'req_1', signal: { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} } };
+const input = {
+  principal: { kind: 'operator' } as never,
+  body: { model: 'm' },
+  headers: {},
+  requestId: 'req_1',
+  signal: { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} },
+};
 
 describe('drive', () => {
   it('collects a call that is not streamed, stores the answer and returns it', async () => {
     const call = scriptedCall();
     const stored: unknown[] = [];
-    const answer = await drive({ execute: async () => call, clock: new FakeClock(), logger }, protocol({ store: async (_d, result) => void stored.push(result) }), input, () => {
-      throw new Error('no stream for a collected call');
-    });
+    const answer = await drive(
+      { execute: async () => call, clock: new FakeClock(), logger },
+      protocol({ store: async (_d, result) => void stored.push(result) }),
+      input,
+      () => {
+        throw new Error('no stream for a collected call');
+      },
+    );
     expect(answer).toEqual({ text: 'ab' });
     expect(stored).toEqual([{ text: 'ab' }]);
     expect(call.closed()).toBe(true);
@@ -84,7 +108,12 @@ describe('drive', () => {
     const call = scriptedCall();
     const out = sink();
     const stored: unknown[] = [];
-    const answer = await drive({ execute: async () => call, clock: new FakeClock(), logger }, protocol({ stream: true, store: async (_d, result) => void stored.push(result) }), input, () => out);
+    const answer = await drive(
+      { execute: async () => call, clock: new FakeClock(), logger },
+      protocol({ stream: true, store: async (_d, result) => void stored.push(result) }),
+      input,
+      () => out,
+    );
     expect(answer).toBeUndefined();
     expect(out).toMatchObject({ text: '<ab>', ended: true });
     expect(stored).toEqual([{ streamed: true }]);
@@ -98,7 +127,10 @@ describe('drive', () => {
     const out = sink();
     await drive(
       { execute: async () => first, clock: new FakeClock(), logger },
-      protocol({ stream: true, encoder: () => encoder({ advance: async () => (advanced++ === 0 ? { text: '|', next: second } : { text: '' }) }) }),
+      protocol({
+        stream: true,
+        encoder: () => encoder({ advance: async () => (advanced++ === 0 ? { text: '|', next: second } : { text: '' }) }),
+      }),
       input,
       () => out,
     );
@@ -116,7 +148,9 @@ describe('drive', () => {
           return '';
         },
       });
-    await expect(drive({ execute: async () => call, clock: new FakeClock(), logger }, protocol({ stream: true, encoder: failing }), input, () => out)).rejects.toThrow('encoder broke');
+    await expect(
+      drive({ execute: async () => call, clock: new FakeClock(), logger }, protocol({ stream: true, encoder: failing }), input, () => out),
+    ).rejects.toThrow('encoder broke');
     expect(call.closed()).toBe(true);
     expect(out.ended).toBe(true);
   });
@@ -124,12 +158,16 @@ describe('drive', () => {
   it('closes the call when collecting fails, and logs a failed store without failing the answer', async () => {
     const call = scriptedCall();
     const collectFails = protocol({ collect: async () => Promise.reject(new Error('upstream failed')) });
-    await expect(drive({ execute: async () => call, clock: new FakeClock(), logger }, collectFails, input, () => sink())).rejects.toThrow('upstream failed');
+    await expect(drive({ execute: async () => call, clock: new FakeClock(), logger }, collectFails, input, () => sink())).rejects.toThrow(
+      'upstream failed',
+    );
     expect(call.closed()).toBe(true);
 
     errors.length = 0;
     const storeFails = protocol({ store: async () => Promise.reject(new Error('disk full')) });
-    await expect(drive({ execute: async () => scriptedCall(), clock: new FakeClock(), logger }, storeFails, input, () => sink())).resolves.toEqual({ text: 'ab' });
+    await expect(
+      drive({ execute: async () => scriptedCall(), clock: new FakeClock(), logger }, storeFails, input, () => sink()),
+    ).resolves.toEqual({ text: 'ab' });
     expect(errors).toHaveLength(1);
   });
 });

@@ -5,26 +5,73 @@ import { toAnthropicRequest } from '../../../src/gateway/providers/anthropic/con
 import { STRUCTURED_OUTPUT_TOOL } from '../../../src/gateway/providers/shared/structured-tool.js';
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
-const request = (fields: Partial<NormalizedRequest>): NormalizedRequest => ({ model: 'alias', messages: [{ role: 'user', content: [text('hi')] }], tools: [], stream: false, ...fields });
+const request = (fields: Partial<NormalizedRequest>): NormalizedRequest => ({
+  model: 'alias',
+  messages: [{ role: 'user', content: [text('hi')] }],
+  tools: [],
+  stream: false,
+  ...fields,
+});
 const options = { upstreamModel: 'up', defaultMaxTokens: 4_096 };
 
 describe('toAnthropicRequest', () => {
-  const rows: [string, NormalizedRequest, Partial<typeof options & { adaptiveThinking: boolean; nativeStructuredOutput: boolean }>, Record<string, unknown>][] = [
-    ['a user text with the default max_tokens', request({}), {}, { model: 'up', max_tokens: 4_096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false }],
+  const rows: [
+    string,
+    NormalizedRequest,
+    Partial<typeof options & { adaptiveThinking: boolean; nativeStructuredOutput: boolean }>,
+    Record<string, unknown>,
+  ][] = [
+    [
+      'a user text with the default max_tokens',
+      request({}),
+      {},
+      { model: 'up', max_tokens: 4_096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false },
+    ],
     [
       'the system prompt and mid-conversation instructions joined',
-      request({ system: 's', maxOutputTokens: 10, messages: [{ role: 'user', content: [text('hi')] }, { role: 'system', content: [text('now')] }] }),
+      request({
+        system: 's',
+        maxOutputTokens: 10,
+        messages: [
+          { role: 'user', content: [text('hi')] },
+          { role: 'system', content: [text('now')] },
+        ],
+      }),
       {},
-      { model: 'up', max_tokens: 10, system: 's\n\nnow', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false },
+      {
+        model: 'up',
+        max_tokens: 10,
+        system: 's\n\nnow',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        stream: false,
+      },
     ],
     [
       'data-URL and remote images',
-      request({ messages: [{ role: 'user', content: [{ type: 'image', url: 'data:image/png;base64,AA' }, { type: 'image', url: 'https://x/a.png' }] }] }),
+      request({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', url: 'data:image/png;base64,AA' },
+              { type: 'image', url: 'https://x/a.png' },
+            ],
+          },
+        ],
+      }),
       {},
       {
         model: 'up',
         max_tokens: 4_096,
-        messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }, { type: 'image', source: { type: 'url', url: 'https://x/a.png' } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } },
+              { type: 'image', source: { type: 'url', url: 'https://x/a.png' } },
+            ],
+          },
+        ],
         stream: false,
       },
     ],
@@ -32,7 +79,14 @@ describe('toAnthropicRequest', () => {
       'tool_use blocks; tool results share one user turn with the text after them',
       request({
         messages: [
-          { role: 'assistant', content: [text('calling')], toolCalls: [{ id: 't1', kind: 'function', name: 'f', arguments: '{"a":1}' }, { id: 't2', kind: 'custom', name: 'patch', arguments: 'raw' }] },
+          {
+            role: 'assistant',
+            content: [text('calling')],
+            toolCalls: [
+              { id: 't1', kind: 'function', name: 'f', arguments: '{"a":1}' },
+              { id: 't2', kind: 'custom', name: 'patch', arguments: 'raw' },
+            ],
+          },
           { role: 'tool', toolCallId: 't1', content: [text('one')], isError: true },
           { role: 'tool', toolCallId: 't2', content: [text('two')] },
           { role: 'user', content: [text('next')] },
@@ -43,10 +97,21 @@ describe('toAnthropicRequest', () => {
         model: 'up',
         max_tokens: 4_096,
         messages: [
-          { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } }, { type: 'tool_use', id: 't2', name: 'patch', input: { input: 'raw' } }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'calling' },
+              { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
+              { type: 'tool_use', id: 't2', name: 'patch', input: { input: 'raw' } },
+            ],
+          },
           {
             role: 'user',
-            content: [{ type: 'tool_result', tool_use_id: 't1', content: 'one', is_error: true }, { type: 'tool_result', tool_use_id: 't2', content: 'two' }, { type: 'text', text: 'next' }],
+            content: [
+              { type: 'tool_result', tool_use_id: 't1', content: 'one', is_error: true },
+              { type: 'tool_result', tool_use_id: 't2', content: 'two' },
+              { type: 'text', text: 'next' },
+            ],
           },
         ],
         stream: false,
@@ -55,7 +120,10 @@ describe('toAnthropicRequest', () => {
     [
       'tools, a required choice without parallel calls, web search, stop sequences and sampling',
       request({
-        tools: [{ type: 'function', name: 'f', description: 'd' }, { type: 'builtin', name: 'web_search', config: { max_uses: 2 } }],
+        tools: [
+          { type: 'function', name: 'f', description: 'd' },
+          { type: 'builtin', name: 'web_search', config: { max_uses: 2 } },
+        ],
         toolChoice: 'required',
         parallelToolCalls: false,
         stop: ['X'],
@@ -68,7 +136,10 @@ describe('toAnthropicRequest', () => {
         max_tokens: 4_096,
         messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
         stream: false,
-        tools: [{ name: 'f', description: 'd', input_schema: { type: 'object', properties: {} } }, { type: 'web_search_20250305', name: 'web_search', max_uses: 2 }],
+        tools: [
+          { name: 'f', description: 'd', input_schema: { type: 'object', properties: {} } },
+          { type: 'web_search_20250305', name: 'web_search', max_uses: 2 },
+        ],
         tool_choice: { type: 'any', disable_parallel_tool_use: true },
         stop_sequences: ['X'],
         temperature: 0.5,
@@ -79,19 +150,38 @@ describe('toAnthropicRequest', () => {
       'a reasoning effort as a thinking budget below max_tokens (sampling dropped)',
       request({ reasoningEffort: 'medium', maxOutputTokens: 20_000, temperature: 0.5 }),
       {},
-      { model: 'up', max_tokens: 20_000, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, thinking: { type: 'enabled', budget_tokens: 8_192 } },
+      {
+        model: 'up',
+        max_tokens: 20_000,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        stream: false,
+        thinking: { type: 'enabled', budget_tokens: 8_192 },
+      },
     ],
     [
       'a reasoning effort as adaptive thinking with an effort',
       request({ reasoningEffort: 'xhigh' }),
       { adaptiveThinking: true },
-      { model: 'up', max_tokens: 4_096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, thinking: { type: 'adaptive' }, output_config: { effort: 'max' } },
+      {
+        model: 'up',
+        max_tokens: 4_096,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        stream: false,
+        thinking: { type: 'adaptive' },
+        output_config: { effort: 'max' },
+      },
     ],
     [
       'native structured output in output_config',
       request({ responseFormat: { type: 'json_schema', name: 'x', schema: { type: 'object' } } }),
       { nativeStructuredOutput: true },
-      { model: 'up', max_tokens: 4_096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } },
+      {
+        model: 'up',
+        max_tokens: 4_096,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        stream: false,
+        output_config: { format: { type: 'json_schema', schema: { type: 'object' } } },
+      },
     ],
   ];
 
@@ -100,14 +190,21 @@ describe('toAnthropicRequest', () => {
   });
 
   it('emulated structured output forces one tool and skips thinking', () => {
-    const body = toAnthropicRequest(request({ responseFormat: { type: 'json_object' }, reasoningEffort: 'high', maxOutputTokens: 20_000 }), options);
+    const body = toAnthropicRequest(
+      request({ responseFormat: { type: 'json_object' }, reasoningEffort: 'high', maxOutputTokens: 20_000 }),
+      options,
+    );
     expect(body.tool_choice).toEqual({ type: 'tool', name: STRUCTURED_OUTPUT_TOOL });
     expect(body.thinking).toBeUndefined();
   });
 
   it('refuses history tool arguments that are not JSON, and a built-in tool Anthropic does not run', () => {
-    const bad = request({ messages: [{ role: 'assistant', content: [], toolCalls: [{ id: 't', kind: 'function', name: 'f', arguments: '{oops' }] }] });
+    const bad = request({
+      messages: [{ role: 'assistant', content: [], toolCalls: [{ id: 't', kind: 'function', name: 'f', arguments: '{oops' }] }],
+    });
     expect(() => toAnthropicRequest(bad, options)).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => toAnthropicRequest(request({ tools: [{ type: 'builtin', name: 'image_generation', config: {} }] }), options)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => toAnthropicRequest(request({ tools: [{ type: 'builtin', name: 'image_generation', config: {} }] }), options)).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
   });
 });

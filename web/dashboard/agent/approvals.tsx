@@ -49,7 +49,9 @@ export function Approvals({ base, approvals, onChanged }: { base: string; approv
       {approvals.map((approval) => (
         <div class="approval" key={approval.request_id} data-testid="approval">
           <p>
-            <strong>{approval.kind === 'commandExecution' ? 'Run a command' : approval.kind === 'fileChange' ? 'Change files' : approval.kind}</strong>
+            <strong>
+              {approval.kind === 'commandExecution' ? 'Run a command' : approval.kind === 'fileChange' ? 'Change files' : approval.kind}
+            </strong>
             {approval.reason ? <span class="muted"> — {approval.reason}</span> : null}
           </p>
           {approval.command ? <pre>{commandText(approval.command)}</pre> : null}

@@ -45,7 +45,9 @@ export function FilesPanel({ base, version }: { base: string; version: number })
   const openFile = async (path: string) => {
     setStatus(null);
     try {
-      const file = await api.get<{ path: string; content: string; encoding: 'utf8' | 'base64'; etag: string }>(`${base}/files/content${query({ path })}`);
+      const file = await api.get<{ path: string; content: string; encoding: 'utf8' | 'base64'; etag: string }>(
+        `${base}/files/content${query({ path })}`,
+      );
       setOpen({ path: file.path, etag: file.etag, encoding: file.encoding, saved: file.content });
       setText(file.content);
     } catch (caught) {
@@ -56,13 +58,21 @@ export function FilesPanel({ base, version }: { base: string; version: number })
   const save = async () => {
     if (!open) return;
     try {
-      const written = await api.put<{ etag: string }>(`${base}/files/content`, { path: open.path, content: text, encoding: open.encoding }, { headers: { 'if-match': open.etag } });
+      const written = await api.put<{ etag: string }>(
+        `${base}/files/content`,
+        { path: open.path, content: text, encoding: open.encoding },
+        { headers: { 'if-match': open.etag } },
+      );
       setOpen({ ...open, etag: written.etag, saved: text });
       setStatus({ kind: 'ok', text: `Saved ${open.path}.` });
       void loadTree();
     } catch (caught) {
       if (caught instanceof ApiError && (caught.status === 412 || caught.status === 409)) {
-        setStatus({ kind: 'error', conflict: true, text: `Conflict: ${open.path} changed since you opened it. Your edits were not saved; reload the file to see the current version (your edits will be replaced).` });
+        setStatus({
+          kind: 'error',
+          conflict: true,
+          text: `Conflict: ${open.path} changed since you opened it. Your edits were not saved; reload the file to see the current version (your edits will be replaced).`,
+        });
       } else {
         setStatus({ kind: 'error', text: (caught as Error).message });
       }
@@ -102,7 +112,12 @@ export function FilesPanel({ base, version }: { base: string; version: number })
           {entries.map((entry) => (
             <li key={entry.path}>
               {entry.type === 'file' ? (
-                <button type="button" class={`d${depthOf(entry.path)}`} aria-current={open?.path === entry.path ? 'true' : undefined} onClick={() => void openFile(entry.path)}>
+                <button
+                  type="button"
+                  class={`d${depthOf(entry.path)}`}
+                  aria-current={open?.path === entry.path ? 'true' : undefined}
+                  onClick={() => void openFile(entry.path)}
+                >
                   {entry.path.split('/').pop()}
                 </button>
               ) : (
@@ -142,7 +157,13 @@ export function FilesPanel({ base, version }: { base: string; version: number })
           <>
             <div class="field">
               <label for={editorId}>Editing {open.path}</label>
-              <textarea id={editorId} class="editor" spellcheck={false} value={text} onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)} />
+              <textarea
+                id={editorId}
+                class="editor"
+                spellcheck={false}
+                value={text}
+                onInput={(event) => setText((event.currentTarget as HTMLTextAreaElement).value)}
+              />
             </div>
             <button type="button" onClick={() => void save()} disabled={text === open.saved}>
               Save {open.path}

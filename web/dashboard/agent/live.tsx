@@ -150,14 +150,14 @@ export function ProjectLive({ projectId }: { projectId: string }) {
           <Approvals base={base} approvals={approvals} onChanged={loadApprovals} />
           <Card title="Transcript">
             <div role="log" aria-live="polite" aria-label="Transcript">
-            <ol class="transcript" data-testid="transcript" ref={log}>
-              {transcript.entries.map((entry) => (
-                <TranscriptEntry key={entry.key} entry={entry} />
-              ))}
-              <li class="notice" hidden={transcript.entries.length > 0}>
-                Nothing yet: send a prompt to start.
-              </li>
-            </ol>
+              <ol class="transcript" data-testid="transcript" ref={log}>
+                {transcript.entries.map((entry) => (
+                  <TranscriptEntry key={entry.key} entry={entry} />
+                ))}
+                <li class="notice" hidden={transcript.entries.length > 0}>
+                  Nothing yet: send a prompt to start.
+                </li>
+              </ol>
             </div>
           </Card>
           <Card title="New turn">
@@ -176,4 +176,3 @@ export function ProjectLive({ projectId }: { projectId: string }) {
     </>
   );
 }
-

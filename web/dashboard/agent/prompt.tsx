@@ -33,7 +33,17 @@ function Select(props: { label: string; value: string; onValue: (value: string) 
   );
 }
 
-export function PromptBox({ base, disabled, running, onError }: { base: string; disabled: boolean; running: boolean; onError: (message: string | null) => void }) {
+export function PromptBox({
+  base,
+  disabled,
+  running,
+  onError,
+}: {
+  base: string;
+  disabled: boolean;
+  running: boolean;
+  onError: (message: string | null) => void;
+}) {
   const [prompt, setPrompt] = useState('');
   const [model, setModel] = useState('');
   const [effort, setEffort] = useState('');
@@ -72,7 +82,12 @@ export function PromptBox({ base, disabled, running, onError }: { base: string; 
         <summary>Turn settings</summary>
         <div class="prompt-options">
           <Field label="Model (blank: default)" value={model} onValue={setModel} placeholder="power-ai" />
-          <Select label="Reasoning effort" value={effort} onValue={setEffort} options={EFFORTS.map((value) => [value, value || 'Default'])} />
+          <Select
+            label="Reasoning effort"
+            value={effort}
+            onValue={setEffort}
+            options={EFFORTS.map((value) => [value, value || 'Default'])}
+          />
           <Select label="Approval policy" value={approvalPolicy} onValue={setApprovalPolicy} options={APPROVALS} />
           <Select label="Permissions" value={permissions} onValue={setPermissions} options={PERMISSIONS} />
         </div>

@@ -50,7 +50,9 @@ type Item = Record<string, unknown> & { id?: string; type?: string };
 
 function textOfUser(item: Item): string {
   const content = Array.isArray(item.content) ? (item.content as { type?: string; text?: string }[]) : [];
-  return content.map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'image' || part.type === 'localImage' ? '[image]' : '')).join('');
+  return content
+    .map((part) => (part.type === 'text' ? (part.text ?? '') : part.type === 'image' || part.type === 'localImage' ? '[image]' : ''))
+    .join('');
 }
 
 function entryOf(item: Item): Entry {
@@ -61,7 +63,13 @@ function entryOf(item: Item): Entry {
     case 'agentMessage':
       return { key, kind: 'agent', text: String(item.text ?? '') };
     case 'commandExecution':
-      return { key, kind: 'command', text: String(item.command ?? ''), detail: String(item.aggregatedOutput ?? ''), status: String(item.status ?? '') };
+      return {
+        key,
+        kind: 'command',
+        text: String(item.command ?? ''),
+        detail: String(item.aggregatedOutput ?? ''),
+        status: String(item.status ?? ''),
+      };
     case 'fileChange': {
       const changes = Array.isArray(item.changes) ? (item.changes as { path?: string }[]) : [];
       return { key, kind: 'file', text: changes.map((change) => change.path ?? '').join(', '), status: String(item.status ?? '') };
@@ -132,7 +140,11 @@ export function applyEvent(state: Transcript, type: string, seq: number, data: R
       break;
     }
     case 'approval/requested':
-      next.entries = notice(state, seq, `Approval requested: ${String(data.kind ?? '')}${data.command ? ` — ${String(data.command)}` : ''}`);
+      next.entries = notice(
+        state,
+        seq,
+        `Approval requested: ${String(data.kind ?? '')}${data.command ? ` — ${String(data.command)}` : ''}`,
+      );
       next.approvalsVersion = state.approvalsVersion + 1;
       break;
     case 'approval/resolved':
@@ -157,7 +169,13 @@ export function applyEvent(state: Transcript, type: string, seq: number, data: R
         ...EMPTY,
         lastSeq: next.lastSeq,
         approvalsVersion: state.approvalsVersion + 1,
-        entries: [{ key: `reset-${seq}-${state.entries.length}`, kind: 'reset', text: `Earlier events are no longer kept; the transcript restarts at event ${String(data.oldest_seq ?? '?')}.` }],
+        entries: [
+          {
+            key: `reset-${seq}-${state.entries.length}`,
+            kind: 'reset',
+            text: `Earlier events are no longer kept; the transcript restarts at event ${String(data.oldest_seq ?? '?')}.`,
+          },
+        ],
       };
     default:
       break;

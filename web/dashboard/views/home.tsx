@@ -44,7 +44,9 @@ function useCheckoutReturn(onCredited: () => void) {
     } else if (session) {
       setNotice({ kind: 'info', text: 'Confirming your payment…' });
       api
-        .post<{ credited: boolean; purchase: { status: string; credit: { micros: number } } }>('/api/v1/wallet/top-up', { session_id: session })
+        .post<{ credited: boolean; purchase: { status: string; credit: { micros: number } } }>('/api/v1/wallet/top-up', {
+          session_id: session,
+        })
         .then((answer) => {
           setNotice(
             answer.purchase.status === 'paid'
@@ -87,7 +89,8 @@ export function HomeView({ me, reloadMe }: ViewProps) {
             {usd(status?.balance.micros ?? me.wallet.micros)}
           </p>
           <p class="muted">
-            Available {usd(status?.available.micros ?? me.wallet.available.micros)} · held for calls in flight {usd(status?.holds.micros ?? me.wallet.held.micros)}
+            Available {usd(status?.available.micros ?? me.wallet.available.micros)} · held for calls in flight{' '}
+            {usd(status?.holds.micros ?? me.wallet.held.micros)}
           </p>
           <p class="muted">
             Plan: {status?.plan ?? me.wallet.plan ?? 'pay as you go'}
@@ -109,7 +112,13 @@ export function HomeView({ me, reloadMe }: ViewProps) {
                   <p>{message.body}</p>
                   <p class="muted">{dateTime(message.created_at)}</p>
                   {message.read ? null : (
-                    <button type="button" class="secondary" onClick={() => action.run(async () => void (await api.post(`/api/v1/messages/${message.id}/read`), await inbox.reload()))}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() =>
+                        action.run(async () => void (await api.post(`/api/v1/messages/${message.id}/read`), await inbox.reload()))
+                      }
+                    >
                       Mark read
                     </button>
                   )}
@@ -126,7 +135,15 @@ export function HomeView({ me, reloadMe }: ViewProps) {
               <li key={alert.id}>
                 {ALERT_TEXT[alert.cause] ?? alert.cause}
                 {alert.key_id ? ` (key ${alert.key_id})` : ''} <span class="muted">{dateTime(alert.created_at)}</span>{' '}
-                <button type="button" class="secondary" onClick={() => action.run(async () => void (await api.post(`/api/v1/me/api-key-alerts/${alert.id}/acknowledge`), await alerts.reload()))}>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    action.run(
+                      async () => void (await api.post(`/api/v1/me/api-key-alerts/${alert.id}/acknowledge`), await alerts.reload()),
+                    )
+                  }
+                >
                   Dismiss
                 </button>
               </li>
@@ -138,8 +155,20 @@ export function HomeView({ me, reloadMe }: ViewProps) {
         {usage.error ? <Notice kind="error">{usage.error}</Notice> : null}
         {series ? (
           <>
-            <BarChart title="Daily spend by model" days={days} series={series.spend} format={(value) => preciseUsd(value)} empty="No billed calls in the last 30 days." />
-            <BarChart title="Daily tokens by model" days={days} series={series.tokens} format={(value) => number(value)} empty="No tokens in the last 30 days." />
+            <BarChart
+              title="Daily spend by model"
+              days={days}
+              series={series.spend}
+              format={(value) => preciseUsd(value)}
+              empty="No billed calls in the last 30 days."
+            />
+            <BarChart
+              title="Daily tokens by model"
+              days={days}
+              series={series.tokens}
+              format={(value) => number(value)}
+              empty="No tokens in the last 30 days."
+            />
           </>
         ) : (
           <p aria-busy="true">Loading…</p>

@@ -46,7 +46,8 @@ function policyText(policy: KeyPolicyView): string {
     policy.allowed_surfaces ? `surfaces: ${policy.allowed_surfaces.join(', ')}` : 'all surfaces',
     policy.allowed_models ? `models: ${policy.allowed_models.join(', ')}` : 'all models',
   ];
-  if (policy.spending_limit_micros !== null) parts.push(`limit ${usd(policy.spending_limit_micros)} per ${policy.spending_period ?? 'month'}`);
+  if (policy.spending_limit_micros !== null)
+    parts.push(`limit ${usd(policy.spending_limit_micros)} per ${policy.spending_period ?? 'month'}`);
   return parts.join(' · ');
 }
 
@@ -119,7 +120,12 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
         <legend>Surfaces (none ticked: all)</legend>
         <div class="checks">
           {SURFACES.map((surface) => (
-            <Check key={surface.id} label={surface.label} checked={surfaces.includes(surface.id)} onChecked={(on) => setSurfaces(toggle(surfaces, surface.id, on))} />
+            <Check
+              key={surface.id}
+              label={surface.label}
+              checked={surfaces.includes(surface.id)}
+              onChecked={(on) => setSurfaces(toggle(surfaces, surface.id, on))}
+            />
           ))}
         </div>
       </fieldset>
@@ -133,10 +139,20 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
       </fieldset>
       <div class="grid">
         <Field label="Spending limit (USD, optional)" value={limit} onValue={setLimit} inputMode="decimal" />
-        <SelectField label="Limit period" value={period} onValue={setPeriod} options={['day', 'week', 'month'].map((value) => ({ value, label: `per ${value}` }))} />
+        <SelectField
+          label="Limit period"
+          value={period}
+          onValue={setPeriod}
+          options={['day', 'week', 'month'].map((value) => ({ value, label: `per ${value}` }))}
+        />
         <div class="field">
           <label for="key-expiry">Expires (optional)</label>
-          <input id="key-expiry" type="date" value={expires} onInput={(event) => setExpires((event.currentTarget as HTMLInputElement).value)} />
+          <input
+            id="key-expiry"
+            type="date"
+            value={expires}
+            onInput={(event) => setExpires((event.currentTarget as HTMLInputElement).value)}
+          />
         </div>
       </div>
       <button type="submit" disabled={action.busy}>
@@ -147,7 +163,13 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
 }
 
 function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
-  const usage = useLoad(() => api.get<{ totals: { requests: number; spend: Money }; daily: DayTotals[] }>(`/api/v1/me/api-keys/${apiKey.id}/usage${query({ days: 30 })}`), [apiKey.id]);
+  const usage = useLoad(
+    () =>
+      api.get<{ totals: { requests: number; spend: Money }; daily: DayTotals[] }>(
+        `/api/v1/me/api-keys/${apiKey.id}/usage${query({ days: 30 })}`,
+      ),
+    [apiKey.id],
+  );
   const [health, setHealth] = useState<Health | null>(null);
   const action = useAction();
   const days = lastDays(30);
@@ -155,11 +177,22 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
   return (
     <div>
       {usage.data ? (
-        <BarChart title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${preciseUsd(usage.data.totals.spend.micros)})`} days={days} series={[{ name: 'spend', values: days.map((day) => byDay.get(day) ?? 0) }]} format={(value) => preciseUsd(value)} empty="No calls with this key." />
+        <BarChart
+          title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${preciseUsd(usage.data.totals.spend.micros)})`}
+          days={days}
+          series={[{ name: 'spend', values: days.map((day) => byDay.get(day) ?? 0) }]}
+          format={(value) => preciseUsd(value)}
+          empty="No calls with this key."
+        />
       ) : usage.error ? (
         <Notice kind="error">{usage.error}</Notice>
       ) : null}
-      <button type="button" class="secondary" disabled={action.busy} onClick={() => action.run(async () => setHealth(await api.get<Health>(`/api/v1/me/api-keys/${apiKey.id}/health`)))}>
+      <button
+        type="button"
+        class="secondary"
+        disabled={action.busy}
+        onClick={() => action.run(async () => setHealth(await api.get<Health>(`/api/v1/me/api-keys/${apiKey.id}/health`)))}
+      >
         Run health check
       </button>
       <Outcome outcome={action.outcome} />
@@ -168,11 +201,17 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
           <li>Overall: {health.ok ? 'ready' : 'not ready'}</li>
           <li>Key: {health.key.active ? 'active' : health.key.revoked ? 'revoked' : 'inactive'}</li>
           <li>
-            Model {health.model.requested}: {health.model.allowed ? `allowed (→ ${health.model.resolved ?? '?'})` : 'not allowed for this key'}
+            Model {health.model.requested}:{' '}
+            {health.model.allowed ? `allowed (→ ${health.model.resolved ?? '?'})` : 'not allowed for this key'}
           </li>
-          <li>Wallet: {health.wallet.ok ? 'funded' : 'no available credit'} ({usd(health.wallet.available.micros)})</li>
           <li>
-            Destination: {health.destination ? `${health.destination.provider ?? '—'} ${health.destination.reachable ? `reachable (${health.destination.latency_ms ?? '?'} ms)` : 'unreachable'}` : '—'}
+            Wallet: {health.wallet.ok ? 'funded' : 'no available credit'} ({usd(health.wallet.available.micros)})
+          </li>
+          <li>
+            Destination:{' '}
+            {health.destination
+              ? `${health.destination.provider ?? '—'} ${health.destination.reachable ? `reachable (${health.destination.latency_ms ?? '?'} ms)` : 'unreachable'}`
+              : '—'}
           </li>
         </ul>
       ) : null}
@@ -240,7 +279,12 @@ export function KeysView({ me }: ViewProps) {
                     <td>{dateTime(key.last_used_at)}</td>
                     <td>
                       <div class="actions">
-                        <button type="button" class="secondary" aria-expanded={open === key.id} onClick={() => setOpen(open === key.id ? null : key.id)}>
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-expanded={open === key.id}
+                          onClick={() => setOpen(open === key.id ? null : key.id)}
+                        >
                           {open === key.id ? 'Hide usage' : 'Usage'}
                           <span class="visually-hidden"> of {key.name}</span>
                         </button>

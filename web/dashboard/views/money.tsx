@@ -58,13 +58,19 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
 
   const card = () =>
     action.run(async () => {
-      const answer = await api.post<{ checkout_url: string }>(`${prefix}/card/checkout`, { pack_id: packId, ...(code.trim() ? { discount_code: code.trim() } : {}) });
+      const answer = await api.post<{ checkout_url: string }>(`${prefix}/card/checkout`, {
+        pack_id: packId,
+        ...(code.trim() ? { discount_code: code.trim() } : {}),
+      });
       location.assign(answer.checkout_url);
       return 'Opening the secure card checkout…';
     });
   const crypto = () =>
     action.run(async () => {
-      const order = await api.post<{ invoice_url: string | null; order_id: string }>(`${prefix}/crypto/checkout`, { pack_id: packId, pay_currency: coin });
+      const order = await api.post<{ invoice_url: string | null; order_id: string }>(`${prefix}/crypto/checkout`, {
+        pack_id: packId,
+        pay_currency: coin,
+      });
       if (order.invoice_url) location.assign(order.invoice_url);
       return `Crypto order ${order.order_id} created.`;
     });
@@ -86,7 +92,14 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
         <legend>Credit pack</legend>
         {options.packs.map((candidate) => (
           <label key={candidate.id} class="radio">
-            <input type="radio" name="pack" value={candidate.id} checked={candidate.id === packId} onChange={() => setPackId(candidate.id)} /> {candidate.name} — pay {usd(candidate.price_micros)}, get {usd(candidate.credit_micros)}
+            <input
+              type="radio"
+              name="pack"
+              value={candidate.id}
+              checked={candidate.id === packId}
+              onChange={() => setPackId(candidate.id)}
+            />{' '}
+            {candidate.name} — pay {usd(candidate.price_micros)}, get {usd(candidate.credit_micros)}
           </label>
         ))}
       </fieldset>
@@ -109,7 +122,9 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
       </div>
       {checked ? (
         <Notice kind={checked.valid ? 'ok' : 'error'}>
-          {checked.valid ? `Valid: ${checked.bonus_percent} % bonus credit${checked.expires_at ? ` until ${dateTime(checked.expires_at)}` : ''}.` : `Not valid: ${checked.reason ?? 'unknown code'}.`}
+          {checked.valid
+            ? `Valid: ${checked.bonus_percent} % bonus credit${checked.expires_at ? ` until ${dateTime(checked.expires_at)}` : ''}.`
+            : `Not valid: ${checked.reason ?? 'unknown code'}.`}
         </Notice>
       ) : null}
       <div class="actions">
@@ -125,7 +140,12 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
       {options.enabled ? (
         <div class="row">
           <div class="grow">
-            <SelectField label="Pay with crypto" value={coin} onValue={setCoin} options={options.coins.map((one) => ({ value: one.currency, label: `${one.name} (${one.network})` }))} />
+            <SelectField
+              label="Pay with crypto"
+              value={coin}
+              onValue={setCoin}
+              options={options.coins.map((one) => ({ value: one.currency, label: `${one.name} (${one.network})` }))}
+            />
           </div>
           <button type="button" class="secondary" disabled={!packId || action.busy} onClick={crypto}>
             Pay by crypto
@@ -206,7 +226,11 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
   const add = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api.post('/api/v1/wallet/crypto/refund-addresses', { network, address: address.trim(), ...(label.trim() ? { label: label.trim() } : {}) });
+      await api.post('/api/v1/wallet/crypto/refund-addresses', {
+        network,
+        address: address.trim(),
+        ...(label.trim() ? { label: label.trim() } : {}),
+      });
       setAddress('');
       setLabel('');
       await list.reload();
@@ -223,7 +247,13 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
             <strong>{saved.label ?? saved.network}</strong> <span class="muted">{saved.network}</span>
             <br />
             <code class="wrap">{saved.address}</code>{' '}
-            <button type="button" class="secondary" onClick={() => action.run(async () => void (await api.delete(`/api/v1/wallet/crypto/refund-addresses/${saved.id}`), await list.reload()))}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() =>
+                action.run(async () => void (await api.delete(`/api/v1/wallet/crypto/refund-addresses/${saved.id}`), await list.reload()))
+              }
+            >
               Delete<span class="visually-hidden"> {saved.address}</span>
             </button>
           </li>
@@ -269,7 +299,12 @@ function AutoTopUpForm({ packs }: { packs: Pack[] }) {
       </p>
       <Check label="Top up automatically" checked={on} onChecked={setEnabled} />
       <Field label="When available credit falls below (USD)" value={limit} onValue={setThreshold} inputMode="decimal" />
-      <SelectField label="Buy this pack" value={pack} onValue={setPackId} options={packs.map((one) => ({ value: one.id, label: `${one.name} (${usd(one.price_micros)})` }))} />
+      <SelectField
+        label="Buy this pack"
+        value={pack}
+        onValue={setPackId}
+        options={packs.map((one) => ({ value: one.id, label: `${one.name} (${usd(one.price_micros)})` }))}
+      />
       <button type="submit" disabled={action.busy}>
         Save auto top-up
       </button>
@@ -278,7 +313,9 @@ function AutoTopUpForm({ packs }: { packs: Pack[] }) {
 }
 
 function Plans({ cash }: { cash: Money | undefined }) {
-  const plans = useLoad(() => api.get<{ plans: Plan[]; active: { plan_id?: string; ends_at?: string } | null }>('/api/v1/unlimited-coding/plans'));
+  const plans = useLoad(() =>
+    api.get<{ plans: Plan[]; active: { plan_id?: string; ends_at?: string } | null }>('/api/v1/unlimited-coding/plans'),
+  );
   const action = useAction();
   if (!plans.data) return plans.error ? <Notice kind="error">{plans.error}</Notice> : null;
   if (plans.data.plans.length === 0) return <p class="muted">No Unlimited plans are offered at the moment.</p>;
@@ -288,7 +325,8 @@ function Plans({ cash }: { cash: Money | undefined }) {
       <ul class="plain-list">
         {plans.data.plans.map((plan) => (
           <li key={plan.id}>
-            <strong>{plan.name}</strong> — {usd(plan.price.micros)} for {plan.duration_days} days{plan.models ? ` (${plan.models.join(', ')})` : ''}
+            <strong>{plan.name}</strong> — {usd(plan.price.micros)} for {plan.duration_days} days
+            {plan.models ? ` (${plan.models.join(', ')})` : ''}
             {plan.description ? <div class="muted">{plan.description}</div> : null}
             {plan.active ? (
               <span class="badge">active</span>
@@ -323,7 +361,10 @@ export function MoneyView(_props: ViewProps) {
   const action = useAction();
   const personal = () =>
     action.run(async () => {
-      const answer = await api.post<{ mailed_to: string; bonus_percent: number; expires_at: string }>('/api/v1/wallet/topupemail-session-discount', {});
+      const answer = await api.post<{ mailed_to: string; bonus_percent: number; expires_at: string }>(
+        '/api/v1/wallet/topupemail-session-discount',
+        {},
+      );
       return `A ${answer.bonus_percent} % bonus code was mailed to ${answer.mailed_to}; valid until ${dateTime(answer.expires_at)}.`;
     });
   return (

@@ -22,7 +22,9 @@ function ProjectList() {
 
   const load = async (after: string | null) => {
     try {
-      const page = await api.get<{ data: ProjectSummary[]; next_cursor: string | null }>(`/api/v1/projects${query({ limit: 50, cursor: after })}`);
+      const page = await api.get<{ data: ProjectSummary[]; next_cursor: string | null }>(
+        `/api/v1/projects${query({ limit: 50, cursor: after })}`,
+      );
       setProjects((current) => (after && current ? [...current, ...page.data] : page.data));
       setCursor(page.next_cursor);
     } catch (caught) {

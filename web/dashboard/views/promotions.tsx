@@ -21,7 +21,15 @@ interface Spin {
 }
 interface Raffle {
   enabled: boolean;
-  current: { draws_at: string; prize_micros: number; winners: number; seed_hash: string; your_entries: number; total_entries: number; entrants: number } | null;
+  current: {
+    draws_at: string;
+    prize_micros: number;
+    winners: number;
+    seed_hash: string;
+    your_entries: number;
+    total_entries: number;
+    entrants: number;
+  } | null;
   how_to_enter: { per_daily_checkin: number; per_paid_top_up: number };
   past_draws: { raffle_id: number; drawn_at?: string; seed?: string; winners?: unknown[] }[];
   fairness: string;
@@ -51,7 +59,16 @@ function CopyLink({ label, value }: { label: string; value: string }) {
       <span class="label-text">{label}</span>
       <div class="row">
         <code class="wrap">{value}</code>
-        <button type="button" class="secondary" onClick={() => navigator.clipboard.writeText(value).then(() => setCopied(true), () => undefined)}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            navigator.clipboard.writeText(value).then(
+              () => setCopied(true),
+              () => undefined,
+            )
+          }
+        >
           {copied ? 'Copied' : 'Copy'}
           <span class="visually-hidden"> {label}</span>
         </button>
@@ -81,7 +98,8 @@ export function PromotionsView({ reloadMe }: ViewProps) {
             checkin.data.enabled ? (
               <>
                 <p>
-                  Streak: <strong>{checkin.data.streak}</strong> day{checkin.data.streak === 1 ? '' : 's'}. Next reward {usd(checkin.data.next_reward.micros)}.
+                  Streak: <strong>{checkin.data.streak}</strong> day{checkin.data.streak === 1 ? '' : 's'}. Next reward{' '}
+                  {usd(checkin.data.next_reward.micros)}.
                 </p>
                 {checkin.data.claimed_today ? (
                   <p class="muted">Claimed today. Next claim {dateTime(checkin.data.next_claim_at)}.</p>
@@ -149,13 +167,15 @@ export function PromotionsView({ reloadMe }: ViewProps) {
           {raffle.data?.current ? (
             <>
               <p>
-                Prize {usd(raffle.data.current.prize_micros)} ({raffle.data.current.winners} winner{raffle.data.current.winners === 1 ? '' : 's'}), drawn {dateTime(raffle.data.current.draws_at)}.
+                Prize {usd(raffle.data.current.prize_micros)} ({raffle.data.current.winners} winner
+                {raffle.data.current.winners === 1 ? '' : 's'}), drawn {dateTime(raffle.data.current.draws_at)}.
               </p>
               <p>
                 Your entries: <strong>{raffle.data.current.your_entries}</strong> of {raffle.data.current.total_entries}.
               </p>
               <p class="muted">
-                {raffle.data.how_to_enter.per_daily_checkin} entry per daily check-in, {raffle.data.how_to_enter.per_paid_top_up} per paid top-up.
+                {raffle.data.how_to_enter.per_daily_checkin} entry per daily check-in, {raffle.data.how_to_enter.per_paid_top_up} per paid
+                top-up.
               </p>
               <details>
                 <summary>How the draw is checked</summary>
@@ -172,7 +192,8 @@ export function PromotionsView({ reloadMe }: ViewProps) {
           {referral.data ? (
             <>
               <p>
-                Level <strong>{referral.data.club_level}</strong> · {referral.data.referred.total} referred, {referral.data.referred.paid} paid · you earn {referral.data.share_percent} % of their top-ups.
+                Level <strong>{referral.data.club_level}</strong> · {referral.data.referred.total} referred, {referral.data.referred.paid}{' '}
+                paid · you earn {referral.data.share_percent} % of their top-ups.
               </p>
               <p>Earned (cash wallet): {usd(referral.data.earnings.net.micros)}</p>
               <CopyLink label="Your referral link" value={referral.data.referral_link} />

@@ -24,15 +24,23 @@ interface Engagement {
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
-const EMAIL_LABELS: Record<keyof Engagement['email'], string> = { productUpdates: 'Product updates', billing: 'Billing and receipts', keyAlerts: 'Key alerts', inboxDigest: 'Inbox digest' };
+const EMAIL_LABELS: Record<keyof Engagement['email'], string> = {
+  productUpdates: 'Product updates',
+  billing: 'Billing and receipts',
+  keyAlerts: 'Key alerts',
+  inboxDigest: 'Inbox digest',
+};
 const IN_APP_LABELS: Record<keyof Engagement['inApp'], string> = { keyAlerts: 'Key alerts', announcements: 'Announcements' };
 
 function Region({ profile, reloadMe }: { profile: Profile; reloadMe: () => Promise<void> }) {
-  const regions = useLoad(() => api.get<{ regions: { id: string; name: string; available: boolean; latency_ms: number | null }[] }>('/api/v1/status/regions'));
+  const regions = useLoad(() =>
+    api.get<{ regions: { id: string; name: string; available: boolean; latency_ms: number | null }[] }>('/api/v1/status/regions'),
+  );
   const [region, setRegion] = useState(profile.edge_region?.id ?? '');
   const action = useAction();
   const list = regions.data?.regions ?? [];
-  if (list.length === 0) return <p class="muted">{profile.edge_region ? `Region: ${profile.edge_region.name}` : 'This service has one region.'}</p>;
+  if (list.length === 0)
+    return <p class="muted">{profile.edge_region ? `Region: ${profile.edge_region.name}` : 'This service has one region.'}</p>;
   return (
     <form
       aria-label="Edge region"
@@ -50,7 +58,10 @@ function Region({ profile, reloadMe }: { profile: Profile; reloadMe: () => Promi
         label="Preferred API region"
         value={region}
         onValue={setRegion}
-        options={list.map((one) => ({ value: one.id, label: `${one.name}${one.available ? (one.latency_ms !== null ? ` (${one.latency_ms} ms)` : '') : ' (unavailable)'}` }))}
+        options={list.map((one) => ({
+          value: one.id,
+          label: `${one.name}${one.available ? (one.latency_ms !== null ? ` (${one.latency_ms} ms)` : '') : ' (unavailable)'}`,
+        }))}
         hint={profile.edge_region ? `API base URL: ${profile.edge_region.api_base_url}` : undefined}
       />
       <button type="submit" disabled={action.busy}>
@@ -95,7 +106,14 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
         <p>
           <span class="badge">On</span> Sign-in asks for a code from your authenticator app.
         </p>
-        <Field label="Current code (or your password below)" value={code} onValue={setCode} inputMode="numeric" autoComplete="one-time-code" maxLength={6} />
+        <Field
+          label="Current code (or your password below)"
+          value={code}
+          onValue={setCode}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+        />
         <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" />
         <button type="submit" class="danger" disabled={action.busy}>
           Turn off two-factor sign-in
@@ -107,7 +125,11 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
       <>
         <Outcome outcome={action.outcome} />
         <p>Protect the dashboard with a code from an authenticator app.</p>
-        <button type="button" disabled={action.busy} onClick={() => action.run(async () => setSetup(await api.post('/api/v1/me/2fa/setup')))}>
+        <button
+          type="button"
+          disabled={action.busy}
+          onClick={() => action.run(async () => setSetup(await api.post('/api/v1/me/2fa/setup')))}
+        >
           Set up two-factor sign-in
         </button>
       </>
@@ -132,7 +154,15 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
       <p>
         Secret: <code data-testid="totp-secret">{setup.secret}</code>
       </p>
-      <Field label="Code from the app" value={code} onValue={setCode} inputMode="numeric" autoComplete="one-time-code" maxLength={6} required />
+      <Field
+        label="Code from the app"
+        value={code}
+        onValue={setCode}
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        maxLength={6}
+        required
+      />
       <button type="submit" disabled={action.busy}>
         Turn on
       </button>
@@ -159,7 +189,15 @@ function Password() {
     >
       <Outcome outcome={action.outcome} />
       <Field label="Current password" type="password" value={current} onValue={setCurrent} autoComplete="current-password" required />
-      <Field label="New password" type="password" value={next} onValue={setNext} autoComplete="new-password" hint="At least 8 characters." required />
+      <Field
+        label="New password"
+        type="password"
+        value={next}
+        onValue={setNext}
+        autoComplete="new-password"
+        hint="At least 8 characters."
+        required
+      />
       <button type="submit" disabled={action.busy}>
         Change password
       </button>
@@ -235,9 +273,24 @@ function ToolboxForm() {
       }}
     >
       <Outcome outcome={action.outcome} />
-      <SelectField label="Web search" value={current.webSearch} onValue={set('webSearch')} options={toolbox.data.allowed.webSearch.map((value) => ({ value, label: value }))} />
-      <SelectField label="Reasoning effort" value={current.reasoningEffort} onValue={set('reasoningEffort')} options={EFFORTS.map((value) => ({ value, label: value }))} />
-      <SelectField label="Approval policy" value={current.approvalPolicy} onValue={set('approvalPolicy')} options={toolbox.data.allowed.approvalPolicy.map((value) => ({ value, label: value }))} />
+      <SelectField
+        label="Web search"
+        value={current.webSearch}
+        onValue={set('webSearch')}
+        options={toolbox.data.allowed.webSearch.map((value) => ({ value, label: value }))}
+      />
+      <SelectField
+        label="Reasoning effort"
+        value={current.reasoningEffort}
+        onValue={set('reasoningEffort')}
+        options={EFFORTS.map((value) => ({ value, label: value }))}
+      />
+      <SelectField
+        label="Approval policy"
+        value={current.approvalPolicy}
+        onValue={set('approvalPolicy')}
+        options={toolbox.data.allowed.approvalPolicy.map((value) => ({ value, label: value }))}
+      />
       <button type="submit" disabled={action.busy}>
         Save agent preferences
       </button>
@@ -267,7 +320,12 @@ function EngagementForm() {
         <legend>Email me</legend>
         <div class="checks">
           {(Object.keys(EMAIL_LABELS) as (keyof Engagement['email'])[]).map((key) => (
-            <Check key={key} label={EMAIL_LABELS[key]} checked={current.email[key]} onChecked={(on) => setValues({ ...current, email: { ...current.email, [key]: on } })} />
+            <Check
+              key={key}
+              label={EMAIL_LABELS[key]}
+              checked={current.email[key]}
+              onChecked={(on) => setValues({ ...current, email: { ...current.email, [key]: on } })}
+            />
           ))}
         </div>
       </fieldset>
@@ -275,7 +333,12 @@ function EngagementForm() {
         <legend>Show in the dashboard</legend>
         <div class="checks">
           {(Object.keys(IN_APP_LABELS) as (keyof Engagement['inApp'])[]).map((key) => (
-            <Check key={key} label={IN_APP_LABELS[key]} checked={current.inApp[key]} onChecked={(on) => setValues({ ...current, inApp: { ...current.inApp, [key]: on } })} />
+            <Check
+              key={key}
+              label={IN_APP_LABELS[key]}
+              checked={current.inApp[key]}
+              onChecked={(on) => setValues({ ...current, inApp: { ...current.inApp, [key]: on } })}
+            />
           ))}
         </div>
       </fieldset>
@@ -292,8 +355,15 @@ function SsoLink() {
   return (
     <>
       <Outcome outcome={action.outcome} />
-      <p class="muted">A single-use link that signs another device into this dashboard. Anyone with the link can use it until it expires.</p>
-      <button type="button" class="secondary" disabled={action.busy} onClick={() => action.run(async () => setLink(await api.post('/api/v1/me/sso-link', {})))}>
+      <p class="muted">
+        A single-use link that signs another device into this dashboard. Anyone with the link can use it until it expires.
+      </p>
+      <button
+        type="button"
+        class="secondary"
+        disabled={action.busy}
+        onClick={() => action.run(async () => setLink(await api.post('/api/v1/me/sso-link', {})))}
+      >
         Create sign-in link
       </button>
       {link ? (

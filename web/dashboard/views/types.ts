@@ -17,7 +17,16 @@ export interface DayTotals {
   spend: Money;
 }
 export interface TokenUsage {
-  transactions: { id: number; model: string; key_id: number | null; input_tokens: number | null; output_tokens: number | null; cost: Money; status: string; created_at: string }[];
+  transactions: {
+    id: number;
+    model: string;
+    key_id: number | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cost: Money;
+    status: string;
+    created_at: string;
+  }[];
   daily_spend: DayTotals[];
   daily_by_model: (DayTotals & { model: string })[];
 }

@@ -1,7 +1,16 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
 import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../normalized/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, stopList, type Json } from '../shared/decode-helpers.js';
+import {
+  invalid,
+  isObject,
+  optionalInteger,
+  optionalNumber,
+  reasoningEffort,
+  responseFormat,
+  stopList,
+  type Json,
+} from '../shared/decode-helpers.js';
 import { parseMetadata } from '../../stored/metadata.js';
 
 function contentParts(content: unknown, loc: (string | number)[]): ContentPart[] {
@@ -22,7 +31,9 @@ function contentParts(content: unknown, loc: (string | number)[]): ContentPart[]
       const detail = isObject(image) && typeof image.detail === 'string' ? image.detail : undefined;
       return { type: 'image', url, ...(detail ? { detail } : {}) };
     }
-    throw new AppError('BAD_REQUEST', `Content part type ${String(part.type)} is not supported; use text or image_url`, { details: { param: loc.join('.') } });
+    throw new AppError('BAD_REQUEST', `Content part type ${String(part.type)} is not supported; use text or image_url`, {
+      details: { param: loc.join('.') },
+    });
   });
 }
 
@@ -36,7 +47,12 @@ function toolCallsOf(value: unknown, loc: (string | number)[]): ToolCall[] {
     }
     const fn = call.function;
     if (!isObject(fn) || typeof fn.name !== 'string') return invalid([...loc, index, 'function', 'name'], 'must be a string');
-    return { id: call.id, kind: 'function', name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) };
+    return {
+      id: call.id,
+      kind: 'function',
+      name: fn.name,
+      arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+    };
   });
 }
 
@@ -64,7 +80,11 @@ function decodeMessages(value: unknown): { system?: string; messages: Message[] 
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(contentParts(message.content, [...loc, 'content']).map((part) => (part.type === 'text' ? part.text : '')).join(''));
+        system.push(
+          contentParts(message.content, [...loc, 'content'])
+            .map((part) => (part.type === 'text' ? part.text : ''))
+            .join(''),
+        );
         return;
       case 'user':
         messages.push({ role: 'user', content: contentParts(message.content, [...loc, 'content']) });
@@ -83,7 +103,11 @@ function decodeMessages(value: unknown): { system?: string; messages: Message[] 
       }
       case 'function': {
         if (typeof message.name !== 'string') return invalid([...loc, 'name'], 'must be a string');
-        messages.push({ role: 'tool', toolCallId: legacyCallId(messages, message.name, loc), content: contentParts(message.content, [...loc, 'content']) });
+        messages.push({
+          role: 'tool',
+          toolCallId: legacyCallId(messages, message.name, loc),
+          content: contentParts(message.content, [...loc, 'content']),
+        });
         return;
       }
       case 'tool':
@@ -103,10 +127,16 @@ function decodeTools(value: unknown): ToolSpec[] {
   return value.map((tool: unknown, index): ToolSpec => {
     if (!isObject(tool)) return invalid(['tools', index], 'must be a tool object');
     if (tool.type === 'custom' && isObject(tool.custom) && typeof tool.custom.name === 'string') {
-      return { type: 'custom', name: tool.custom.name, description: tool.custom.description as string | undefined, format: tool.custom.format };
+      return {
+        type: 'custom',
+        name: tool.custom.name,
+        description: tool.custom.description as string | undefined,
+        format: tool.custom.format,
+      };
     }
     const fn = tool.function;
-    if (tool.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string') return invalid(['tools', index], "must be {type:'function', function:{name, parameters}}");
+    if (tool.type !== 'function' || !isObject(fn) || typeof fn.name !== 'string')
+      return invalid(['tools', index], "must be {type:'function', function:{name, parameters}}");
     return {
       type: 'function',
       name: fn.name,

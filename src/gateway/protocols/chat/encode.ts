@@ -2,7 +2,14 @@
 import type { FinishReason, Usage } from '../../normalized/index.js';
 import type { Collected } from '../shared/collect.js';
 
-export const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', pause: 'stop', other: 'stop' };
+export const FINISH: Record<FinishReason, string> = {
+  stop: 'stop',
+  length: 'length',
+  'tool-calls': 'tool_calls',
+  'content-filter': 'content_filter',
+  pause: 'stop',
+  other: 'stop',
+};
 
 export function chatUsage(usage: Usage | undefined): Record<string, unknown> {
   const input = usage?.inputTokens ?? 0;
@@ -22,7 +29,12 @@ function toolCallJson(call: Collected['toolCalls'][number]): Record<string, unkn
     : { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
-export function chatCompletionObject(options: { id: string; createdSeconds: number; model: string; collected: Collected }): Record<string, unknown> {
+export function chatCompletionObject(options: {
+  id: string;
+  createdSeconds: number;
+  model: string;
+  collected: Collected;
+}): Record<string, unknown> {
   const { collected } = options;
   const toolCalls = collected.toolCalls.filter(Boolean);
   return {

@@ -6,7 +6,13 @@ import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 
 export function chatStreamError(error: UpstreamError): Json {
-  return { error: { message: error.message, type: error.status === 429 ? 'rate_limit_error' : 'api_error', code: error.status === 429 ? 'rate_limited' : 'upstream_failed' } };
+  return {
+    error: {
+      message: error.message,
+      type: error.status === 429 ? 'rate_limit_error' : 'api_error',
+      code: error.status === 429 ? 'rate_limited' : 'upstream_failed',
+    },
+  };
 }
 
 /** The in-stream error frames: the error chunk and the end marker. */

@@ -15,7 +15,12 @@ export function chatProtocol(stored: StoredObjects): InboundProtocol<DecodedChat
     async collect(decoded, call, context) {
       const collected = await collectParts(call.parts);
       if (collected.error) throw collected.error.toAppError();
-      return chatCompletionObject({ id: newId('chatcmpl', 24), createdSeconds: Math.floor(context.nowMs / 1000), model: decoded.request.model, collected });
+      return chatCompletionObject({
+        id: newId('chatcmpl', 24),
+        createdSeconds: Math.floor(context.nowMs / 1000),
+        model: decoded.request.model,
+        collected,
+      });
     },
     stream: (decoded, _call, context) => new ChatStreamEncoder(decoded.request.model, decoded.includeUsage, context.nowMs, decoded.store),
     store: (decoded, completion, context) => storeChatCompletion(stored, decoded, completion, context),

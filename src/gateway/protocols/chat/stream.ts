@@ -60,7 +60,9 @@ export class ChatStreamEncoder implements StreamEncoder {
           this.customCalls.add(part.index);
           return this.chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'custom', custom: { name: part.name, input: '' } }] });
         }
-        return this.chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+        return this.chunk({
+          tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }],
+        });
       case 'tool-call-delta':
         return this.customCalls.has(part.index)
           ? this.chunk({ tool_calls: [{ index: part.index, custom: { input: part.delta } }] })

@@ -56,7 +56,8 @@ export function decodeCompletionsRequest(body: unknown): CompletionsRequest {
   if (typeof fields.model !== 'string' || fields.model === '') fail('model', 'model is required');
   const prompts = promptsOf(fields.prompt);
   const maxTokens = optionalNumber(fields, 'max_tokens');
-  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) fail('max_tokens', 'max_tokens must be a positive integer');
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1))
+    fail('max_tokens', 'max_tokens must be a positive integer');
   const n = optionalNumber(fields, 'n');
   if (n !== undefined && n !== 1) fail('n', 'only n=1 is supported');
   const bestOf = optionalNumber(fields, 'best_of');
@@ -64,7 +65,8 @@ export function decodeCompletionsRequest(body: unknown): CompletionsRequest {
   const logprobs = optionalNumber(fields, 'logprobs');
   if (logprobs !== undefined && logprobs > 0) fail('logprobs', 'logprobs are not supported');
   if (typeof fields.suffix === 'string' && fields.suffix !== '') fail('suffix', 'suffix (insertion) is not supported');
-  if (fields.stream !== undefined && fields.stream !== null && typeof fields.stream !== 'boolean') fail('stream', 'stream must be a boolean');
+  if (fields.stream !== undefined && fields.stream !== null && typeof fields.stream !== 'boolean')
+    fail('stream', 'stream must be a boolean');
   const streamOptions = fields.stream_options as JsonObject | null | undefined;
   const template: CompletionsRequest['template'] = {
     model: fields.model,

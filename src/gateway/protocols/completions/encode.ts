@@ -35,13 +35,22 @@ export function legacyUsage(usages: Usage[]): JsonObject {
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
-export function completionBody(identity: CompletionsIdentity, choices: { text: string; finishReason: FinishReason | undefined }[], usages: Usage[]): JsonObject {
+export function completionBody(
+  identity: CompletionsIdentity,
+  choices: { text: string; finishReason: FinishReason | undefined }[],
+  usages: Usage[],
+): JsonObject {
   return {
     id: identity.id,
     object: 'text_completion',
     created: identity.createdSeconds,
     model: identity.model,
-    choices: choices.map((choice, index) => ({ text: choice.text, index, logprobs: null, finish_reason: legacyFinishReason(choice.finishReason) ?? 'stop' })),
+    choices: choices.map((choice, index) => ({
+      text: choice.text,
+      index,
+      logprobs: null,
+      finish_reason: legacyFinishReason(choice.finishReason) ?? 'stop',
+    })),
     usage: legacyUsage(usages),
   };
 }
@@ -59,5 +68,12 @@ export function completionChunk(identity: CompletionsIdentity, index: number, te
 
 /** The trailing usage-only chunk (`stream_options.include_usage`). */
 export function completionUsageChunk(identity: CompletionsIdentity, usages: Usage[]): JsonObject {
-  return { id: identity.id, object: 'text_completion', created: identity.createdSeconds, model: identity.model, choices: [], usage: legacyUsage(usages) };
+  return {
+    id: identity.id,
+    object: 'text_completion',
+    created: identity.createdSeconds,
+    model: identity.model,
+    choices: [],
+    usage: legacyUsage(usages),
+  };
 }

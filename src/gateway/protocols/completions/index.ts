@@ -26,12 +26,19 @@ export const completionsProtocol: InboundProtocol<CompletionsRequest> = {
   async collect(decoded, first, context) {
     // Every started call is drained (and so settled) even when a sibling prompt fails.
     const results = await Promise.allSettled(
-      decoded.prompts.map(async (prompt, index) => completePrompt(decoded, index === 0 ? first : await context.start(requestForPrompt(decoded, prompt)), prompt)),
+      decoded.prompts.map(async (prompt, index) =>
+        completePrompt(decoded, index === 0 ? first : await context.start(requestForPrompt(decoded, prompt)), prompt),
+      ),
     );
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) throw failure.reason;
     const choices = results.map((result) => (result as PromiseFulfilledResult<Awaited<ReturnType<typeof completePrompt>>>).value);
-    return completionBody(completionsIdentity(decoded.template.model, context.nowMs), choices, choices.map((choice) => choice.usage)) as JsonObject;
+    return completionBody(
+      completionsIdentity(decoded.template.model, context.nowMs),
+      choices,
+      choices.map((choice) => choice.usage),
+    ) as JsonObject;
   },
-  stream: (decoded, _call, context) => new CompletionsStreamEncoder(decoded, completionsIdentity(decoded.template.model, context.nowMs), context),
+  stream: (decoded, _call, context) =>
+    new CompletionsStreamEncoder(decoded, completionsIdentity(decoded.template.model, context.nowMs), context),
 };

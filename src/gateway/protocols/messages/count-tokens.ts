@@ -15,7 +15,11 @@ import { decodeMessagesRequest } from './decode.js';
 
 export type TokenCount = { kind: 'counted'; body: { input_tokens: number } } | { kind: 'relayed'; reply: ForwardedReply };
 
-export async function countMessageTokens(routing: Routing, clock: Clock, options: { principal: Principal; body: Json; headers: RequestHeaders; signal: CallSignal }): Promise<TokenCount> {
+export async function countMessageTokens(
+  routing: Routing,
+  clock: Clock,
+  options: { principal: Principal; body: Json; headers: RequestHeaders; signal: CallSignal },
+): Promise<TokenCount> {
   const request = decodeMessagesRequest(options.body, { requireMaxTokens: false, headers: options.headers });
   const destination = resolveModel(routing, request.model);
   const { principal } = options;
@@ -27,7 +31,12 @@ export async function countMessageTokens(routing: Routing, clock: Clock, options
   try {
     const reply = await adapter.countTokens({ request, destination, signal: options.signal });
     if (reply.status >= 500 || reply.status === 429) {
-      throw upstreamError({ kind: 'status', upstreamStatus: reply.status, retryAfterHeader: reply.headers['retry-after'], nowMs: clock.nowMs() });
+      throw upstreamError({
+        kind: 'status',
+        upstreamStatus: reply.status,
+        retryAfterHeader: reply.headers['retry-after'],
+        nowMs: clock.nowMs(),
+      });
     }
     return { kind: 'relayed', reply };
   } catch (error) {

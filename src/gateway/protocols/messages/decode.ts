@@ -25,7 +25,10 @@ function blocksOf(content: unknown, loc: (string | number)[]): Json[] {
 function simpleParts(blocks: Json[], loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
   const parts: ContentPart[] = [];
   blocks.forEach((block, index) => {
-    if (block.type === 'text') parts.push(typeof block.text === 'string' ? { type: 'text', text: block.text } : invalid([...loc, index, 'text'], 'must be a string'));
+    if (block.type === 'text')
+      parts.push(
+        typeof block.text === 'string' ? { type: 'text', text: block.text } : invalid([...loc, index, 'text'], 'must be a string'),
+      );
     else if (block.type === 'image') parts.push(imagePart(block, [...loc, index]));
     else nativeOnly.push(`content block type ${String(block.type)} at ${[...loc, index].join('.')}`);
   });
@@ -45,8 +48,14 @@ function decodeMessages(value: unknown, nativeOnly: string[]): Message[] {
       const turn: Extract<Message, { role: 'assistant' }> = { role: 'assistant', content: [], toolCalls: [] };
       blocks.forEach((block, blockIndex) => {
         if (block.type === 'tool_use') {
-          if (typeof block.id !== 'string' || typeof block.name !== 'string') invalid([...loc, 'content', blockIndex], 'tool_use needs id and name');
-          turn.toolCalls.push({ id: block.id as string, kind: 'function', name: block.name as string, arguments: JSON.stringify(block.input ?? {}) });
+          if (typeof block.id !== 'string' || typeof block.name !== 'string')
+            invalid([...loc, 'content', blockIndex], 'tool_use needs id and name');
+          turn.toolCalls.push({
+            id: block.id as string,
+            kind: 'function',
+            name: block.name as string,
+            arguments: JSON.stringify(block.input ?? {}),
+          });
         } else if (!DROPPED_ASSISTANT_BLOCKS.has(String(block.type))) {
           turn.content.push(...simpleParts([block], [...loc, 'content', blockIndex], nativeOnly));
         }
@@ -74,7 +83,8 @@ function decodeMessages(value: unknown, nativeOnly: string[]): Message[] {
         ...(block.is_error === true ? { isError: true } : {}),
       });
     }
-    if (rest.length > 0 || blocks.length === 0) messages.push({ role: 'user', content: simpleParts(rest, [...loc, 'content'], nativeOnly) });
+    if (rest.length > 0 || blocks.length === 0)
+      messages.push({ role: 'user', content: simpleParts(rest, [...loc, 'content'], nativeOnly) });
   });
   return messages;
 }
@@ -95,7 +105,12 @@ function decodeTools(value: unknown): ToolSpec[] {
     if (typeof tool.type === 'string' && tool.type !== 'custom') {
       return { type: 'builtin', name: tool.type.startsWith('web_search') ? 'web_search' : tool.type, config: tool };
     }
-    return { type: 'function', name: tool.name, description: typeof tool.description === 'string' ? tool.description : undefined, parameters: isObject(tool.input_schema) ? tool.input_schema : undefined };
+    return {
+      type: 'function',
+      name: tool.name,
+      description: typeof tool.description === 'string' ? tool.description : undefined,
+      parameters: isObject(tool.input_schema) ? tool.input_schema : undefined,
+    };
   });
 }
 
@@ -111,7 +126,9 @@ function decodeToolChoice(value: unknown): { choice?: ToolChoice; parallel?: boo
     case 'none':
       return { choice: 'none' };
     case 'tool':
-      return typeof value.name === 'string' ? { choice: { name: value.name }, parallel } : invalid(['tool_choice', 'name'], 'must be a string');
+      return typeof value.name === 'string'
+        ? { choice: { name: value.name }, parallel }
+        : invalid(['tool_choice', 'name'], 'must be a string');
     default:
       return invalid(['tool_choice', 'type'], 'must be auto, any, none or tool');
   }

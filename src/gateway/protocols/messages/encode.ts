@@ -4,7 +4,14 @@ import type { FinishReason, Usage } from '../../normalized/index.js';
 import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 
-export const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', 'tool-calls': 'tool_use', 'content-filter': 'refusal', pause: 'pause_turn', other: 'end_turn' };
+export const STOP: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  'tool-calls': 'tool_use',
+  'content-filter': 'refusal',
+  pause: 'pause_turn',
+  other: 'end_turn',
+};
 
 export function usageJson(usage: Usage | undefined, estimatedInputTokens: number): Json {
   const cached = usage?.cachedInputTokens ?? 0;
@@ -32,7 +39,8 @@ export function messageObject(options: { model: string; collected: Collected; es
   // Reasoning from a destination that is not Anthropic-kind: a thinking block without a signature.
   if (collected.reasoning !== '') content.push({ type: 'thinking', thinking: collected.reasoning, signature: '' });
   if (collected.text !== '') content.push({ type: 'text', text: collected.text });
-  for (const call of collected.toolCalls.filter(Boolean)) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
+  for (const call of collected.toolCalls.filter(Boolean))
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
   return {
     id: newId('msg', 24),
     type: 'message',

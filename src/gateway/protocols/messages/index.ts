@@ -33,5 +33,6 @@ export const messagesProtocol: InboundProtocol<Decoded> = {
     if (!message) throw upstreamError({ kind: 'protocol' }).toAppError();
     return message;
   },
-  stream: ({ request }, call) => (call.native ? new NativeMessagesRelay(request.model) : new MessagesStreamEncoder(request.model, roughInputTokens(call.inputSize))),
+  stream: ({ request }, call) =>
+    call.native ? new NativeMessagesRelay(request.model) : new MessagesStreamEncoder(request.model, roughInputTokens(call.inputSize)),
 };

@@ -47,7 +47,8 @@ export class NativeMessagesRelay implements StreamEncoder {
   private relabel(event: Json): Json {
     if (event.type === 'message') return { ...event, model: this.model };
     const message = event.message as Json | undefined;
-    if (event.type === 'message_start' && message && typeof message === 'object') return { ...event, message: { ...message, model: this.model } };
+    if (event.type === 'message_start' && message && typeof message === 'object')
+      return { ...event, message: { ...message, model: this.model } };
     return event;
   }
 }

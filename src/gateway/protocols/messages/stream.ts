@@ -30,13 +30,29 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private start(): string {
     if (this.started) return '';
     this.started = true;
-    const message = { id: newId('msg', 24), type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usageJson(this.usage, this.estimatedInputTokens), output_tokens: 0 } };
+    const message = {
+      id: newId('msg', 24),
+      type: 'message',
+      role: 'assistant',
+      model: this.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usageJson(this.usage, this.estimatedInputTokens), output_tokens: 0 },
+    };
     return event('message_start', { type: 'message_start', message });
   }
 
   private closeBlock(): string {
     if (this.openBlock === undefined) return '';
-    const suffix = this.openBlock === 'custom' ? event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'input_json_delta', partial_json: '"}' } }) : '';
+    const suffix =
+      this.openBlock === 'custom'
+        ? event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.blockIndex,
+            delta: { type: 'input_json_delta', partial_json: '"}' },
+          })
+        : '';
     this.openBlock = undefined;
     return suffix + event('content_block_stop', { type: 'content_block_stop', index: this.blockIndex });
   }
@@ -60,9 +76,20 @@ export class MessagesStreamEncoder implements StreamEncoder {
           out += this.closeBlock();
           this.blockIndex += 1;
           this.openBlock = 'text';
-          out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: { type: 'text', text: '' } });
+          out += event('content_block_start', {
+            type: 'content_block_start',
+            index: this.blockIndex,
+            content_block: { type: 'text', text: '' },
+          });
         }
-        return out + event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'text_delta', text: part.delta } });
+        return (
+          out +
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.blockIndex,
+            delta: { type: 'text_delta', text: part.delta },
+          })
+        );
       }
       case 'reasoning-delta': {
         let out = this.start();
@@ -70,23 +97,47 @@ export class MessagesStreamEncoder implements StreamEncoder {
           out += this.closeBlock();
           this.blockIndex += 1;
           this.openBlock = 'thinking';
-          out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: { type: 'thinking', thinking: '', signature: '' } });
+          out += event('content_block_start', {
+            type: 'content_block_start',
+            index: this.blockIndex,
+            content_block: { type: 'thinking', thinking: '', signature: '' },
+          });
         }
-        return out + event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'thinking_delta', thinking: part.delta } });
+        return (
+          out +
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.blockIndex,
+            delta: { type: 'thinking_delta', thinking: part.delta },
+          })
+        );
       }
       case 'tool-call-start': {
         let out = this.start() + this.closeBlock();
         this.blockIndex += 1;
         this.openBlock = part.kind === 'custom' ? 'custom' : 'tool';
-        out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: { type: 'tool_use', id: part.id, name: part.name, input: {} } });
+        out += event('content_block_start', {
+          type: 'content_block_start',
+          index: this.blockIndex,
+          content_block: { type: 'tool_use', id: part.id, name: part.name, input: {} },
+        });
         // A freeform call's raw input is streamed as the JSON string value of `input`.
-        if (part.kind === 'custom') out += event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'input_json_delta', partial_json: '{"input":"' } });
+        if (part.kind === 'custom')
+          out += event('content_block_delta', {
+            type: 'content_block_delta',
+            index: this.blockIndex,
+            delta: { type: 'input_json_delta', partial_json: '{"input":"' },
+          });
         return out;
       }
       case 'tool-call-delta': {
         if (this.openBlock !== 'tool' && this.openBlock !== 'custom') return '';
         const partial = this.openBlock === 'custom' ? JSON.stringify(part.delta).slice(1, -1) : part.delta;
-        return event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta: { type: 'input_json_delta', partial_json: partial } });
+        return event('content_block_delta', {
+          type: 'content_block_delta',
+          index: this.blockIndex,
+          delta: { type: 'input_json_delta', partial_json: partial },
+        });
       }
       case 'tool-call-end':
         return this.closeBlock();

@@ -3,7 +3,15 @@
  * that speaks Responses receives it unchanged apart from `model`.
  */
 import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../normalized/index.js';
-import { invalid, isObject, optionalInteger, optionalNumber, reasoningEffort, responseFormat, type Json } from '../shared/decode-helpers.js';
+import {
+  invalid,
+  isObject,
+  optionalInteger,
+  optionalNumber,
+  reasoningEffort,
+  responseFormat,
+  type Json,
+} from '../shared/decode-helpers.js';
 import { parseMetadata } from '../../stored/metadata.js';
 
 function partsOf(content: unknown, loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
@@ -79,7 +87,12 @@ function decodeInput(input: unknown, system: string[], nativeOnly: string[]): Me
         const callId = item.call_id;
         if (typeof callId !== 'string' || typeof item.name !== 'string') return invalid(loc, 'a tool call needs call_id and name');
         const custom = type === 'custom_tool_call';
-        assistantTurn(messages).toolCalls.push({ id: callId, kind: custom ? 'custom' : 'function', name: item.name, arguments: String((custom ? item.input : item.arguments) ?? '') });
+        assistantTurn(messages).toolCalls.push({
+          id: callId,
+          kind: custom ? 'custom' : 'function',
+          name: item.name,
+          arguments: String((custom ? item.input : item.arguments) ?? ''),
+        });
         return;
       }
       case 'function_call_output':
@@ -105,7 +118,13 @@ function decodeTool(tool: unknown, index: number, into: ToolSpec[]): void {
   const description = typeof tool.description === 'string' ? tool.description : undefined;
   if (tool.type === 'function') {
     if (typeof tool.name !== 'string') return invalid(['tools', index, 'name'], 'must be a string');
-    into.push({ type: 'function', name: tool.name, description, parameters: isObject(tool.parameters) ? tool.parameters : undefined, ...(typeof tool.strict === 'boolean' ? { strict: tool.strict } : {}) });
+    into.push({
+      type: 'function',
+      name: tool.name,
+      description,
+      parameters: isObject(tool.parameters) ? tool.parameters : undefined,
+      ...(typeof tool.strict === 'boolean' ? { strict: tool.strict } : {}),
+    });
   } else if (tool.type === 'custom') {
     if (typeof tool.name !== 'string') return invalid(['tools', index, 'name'], 'must be a string');
     into.push({ type: 'custom', name: tool.name, description, format: tool.format });
@@ -116,7 +135,12 @@ function decodeTool(tool: unknown, index: number, into: ToolSpec[]): void {
     into.push({ type: 'builtin', name: 'web_search', config: tool });
   } else if (tool.execution === 'client' && isObject(tool.parameters)) {
     // A client-run tool of another type (Codex's tool_search) is, to a plain upstream, a function.
-    into.push({ type: 'function', name: typeof tool.name === 'string' ? tool.name : String(tool.type), description, parameters: tool.parameters });
+    into.push({
+      type: 'function',
+      name: typeof tool.name === 'string' ? tool.name : String(tool.type),
+      description,
+      parameters: tool.parameters,
+    });
   } else if (typeof tool.type === 'string') {
     into.push({ type: 'builtin', name: tool.type, config: tool });
   } else {

@@ -36,4 +36,3 @@ export function responseEcho(body: Json): Json {
     user: body.user ?? null,
   };
 }
-

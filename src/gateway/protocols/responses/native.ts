@@ -74,7 +74,13 @@ export class NativeResponsesRelay {
   fail(error: UpstreamError): NativeResponsesEvent {
     this.terminalSent = true;
     const response: Json = {
-      ...(this.latest ?? { id: 'resp_unknown', object: 'response', created_at: Math.floor(this.nowMs / 1000), output: [], ...responseEcho(this.body) }),
+      ...(this.latest ?? {
+        id: 'resp_unknown',
+        object: 'response',
+        created_at: Math.floor(this.nowMs / 1000),
+        output: [],
+        ...responseEcho(this.body),
+      }),
       model: this.model,
       status: 'failed',
       error: nativeResponseError(error),

@@ -25,7 +25,12 @@ function cutShort(): UpstreamError {
  * caller decides how to show it). A call that ended without a terminal state is a failure too, never a response
  * left `in_progress`. Native destinations give their own response (relabelled); others are assembled here.
  */
-export async function responseFromCall(call: GatewayCall, body: Json, requestedModel: string, nowMs: number): Promise<{ response: Json; error?: UpstreamError }> {
+export async function responseFromCall(
+  call: GatewayCall,
+  body: Json,
+  requestedModel: string,
+  nowMs: number,
+): Promise<{ response: Json; error?: UpstreamError }> {
   const builder = responseBuilderFor(call, requestedModel, body, nowMs);
   let error: UpstreamError | undefined;
   for await (const part of call.parts) {
@@ -59,7 +64,13 @@ export async function runResponseInBackground(input: BackgroundRunInput): Promis
   const keep = { id: input.queued.id, created_at: input.queued.created_at, background: true };
   try {
     const request = decodeResponsesRequest(body);
-    const call = await execute(input.deps, { principal: input.principal, request, operation: 'responses', requestId: input.requestId, signal: input.signal });
+    const call = await execute(input.deps, {
+      principal: input.principal,
+      request,
+      operation: 'responses',
+      requestId: input.requestId,
+      signal: input.signal,
+    });
     try {
       const { response } = await responseFromCall(call, body, request.model, input.clock.nowMs());
       return { ...response, ...keep };

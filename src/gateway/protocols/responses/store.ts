@@ -5,5 +5,11 @@ import type { Json } from '../shared/decode-helpers.js';
 import { inputItemsOf, type DecodedResponses } from './decode.js';
 
 export function storeResponse(stored: StoredObjects, decoded: DecodedResponses, response: Json, context: CallContext): Promise<void> {
-  return stored.saveResponse({ principal: context.principal, requestId: context.requestId, store: decoded.body.store !== false, inputItems: inputItemsOf(decoded.body.input), response });
+  return stored.saveResponse({
+    principal: context.principal,
+    requestId: context.requestId,
+    store: decoded.body.store !== false,
+    inputItems: inputItemsOf(decoded.body.input),
+    response,
+  });
 }

@@ -38,7 +38,9 @@ export interface ResponseBuilder extends StreamEncoder {
 }
 
 export function responseBuilderFor(call: GatewayCall, model: string, body: Json, nowMs: number): ResponseBuilder {
-  return call.native ? new NativeResponsesRelay(model, body, nowMs) : new ResponsesEncoder({ model, body, createdAtSeconds: Math.floor(nowMs / 1000) });
+  return call.native
+    ? new NativeResponsesRelay(model, body, nowMs)
+    : new ResponsesEncoder({ model, body, createdAtSeconds: Math.floor(nowMs / 1000) });
 }
 
 type OpenItem =
@@ -83,7 +85,10 @@ export class ResponsesEncoder implements ResponseBuilder {
   }
 
   opening(): string {
-    return sseEvent(this.event('response.created', { response: this.response() })) + sseEvent(this.event('response.in_progress', { response: this.response() }));
+    return (
+      sseEvent(this.event('response.created', { response: this.response() })) +
+      sseEvent(this.event('response.in_progress', { response: this.response() }))
+    );
   }
 
   encode(part: StreamPart): string {
@@ -114,19 +119,38 @@ export class ResponsesEncoder implements ResponseBuilder {
     const itemId = open.item.id;
     if (open.kind === 'reasoning') {
       const part = { type: 'summary_text', text: open.text };
-      events.push(this.event('response.reasoning_summary_text.done', { item_id: itemId, output_index: open.index, summary_index: 0, text: open.text }));
-      events.push(this.event('response.reasoning_summary_part.done', { item_id: itemId, output_index: open.index, summary_index: 0, part }));
+      events.push(
+        this.event('response.reasoning_summary_text.done', {
+          item_id: itemId,
+          output_index: open.index,
+          summary_index: 0,
+          text: open.text,
+        }),
+      );
+      events.push(
+        this.event('response.reasoning_summary_part.done', { item_id: itemId, output_index: open.index, summary_index: 0, part }),
+      );
       open.item.summary = [part];
     } else if (open.kind === 'message') {
       const part = { type: 'output_text', text: open.text, annotations: [] };
-      events.push(this.event('response.output_text.done', { item_id: itemId, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }));
+      events.push(
+        this.event('response.output_text.done', {
+          item_id: itemId,
+          output_index: open.index,
+          content_index: 0,
+          text: open.text,
+          logprobs: [],
+        }),
+      );
       events.push(this.event('response.content_part.done', { item_id: itemId, output_index: open.index, content_index: 0, part }));
       open.item.content = [part];
     } else if (open.custom) {
       events.push(this.event('response.custom_tool_call_input.done', { item_id: itemId, output_index: open.index, input: open.payload }));
       open.item.input = open.payload;
     } else {
-      events.push(this.event('response.function_call_arguments.done', { item_id: itemId, output_index: open.index, arguments: open.payload }));
+      events.push(
+        this.event('response.function_call_arguments.done', { item_id: itemId, output_index: open.index, arguments: open.payload }),
+      );
       open.item.arguments = open.payload;
     }
     open.item.status = 'completed';
@@ -142,7 +166,12 @@ export class ResponsesEncoder implements ResponseBuilder {
     this.open = { kind: 'message', index, item, text: '' };
     return [
       this.event('response.output_item.added', { output_index: index, item: { ...item } }),
-      this.event('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+      this.event('response.content_part.added', {
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      }),
     ];
   }
 
@@ -153,7 +182,12 @@ export class ResponsesEncoder implements ResponseBuilder {
     this.open = { kind: 'reasoning', index, item, text: '' };
     return [
       this.event('response.output_item.added', { output_index: index, item: { ...item, summary: [] } }),
-      this.event('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } }),
+      this.event('response.reasoning_summary_part.added', {
+        item_id: item.id,
+        output_index: index,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      }),
     ];
   }
 
@@ -164,14 +198,29 @@ export class ResponsesEncoder implements ResponseBuilder {
         const events = this.open?.kind === 'reasoning' ? [] : [...this.close(), ...this.openReasoning()];
         const open = this.open as Extract<OpenItem, { kind: 'reasoning' }>;
         open.text += part.delta;
-        events.push(this.event('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: part.delta }));
+        events.push(
+          this.event('response.reasoning_summary_text.delta', {
+            item_id: open.item.id,
+            output_index: open.index,
+            summary_index: 0,
+            delta: part.delta,
+          }),
+        );
         return events;
       }
       case 'text-delta': {
         const events = this.open?.kind === 'message' ? [] : [...this.close(), ...this.openMessage()];
         const open = this.open as Extract<OpenItem, { kind: 'message' }>;
         open.text += part.delta;
-        events.push(this.event('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta: part.delta, logprobs: [] }));
+        events.push(
+          this.event('response.output_text.delta', {
+            item_id: open.item.id,
+            output_index: open.index,
+            content_index: 0,
+            delta: part.delta,
+            logprobs: [],
+          }),
+        );
         return events;
       }
       case 'tool-call-start': {

@@ -55,7 +55,8 @@ export class PartCollector {
         result.error = part.error;
         break;
       case 'native-event':
-        if (typeof part.event.type === 'string' && part.event.type.startsWith('response.') && part.event.response) result.lastNativeEvent = part.event;
+        if (typeof part.event.type === 'string' && part.event.type.startsWith('response.') && part.event.response)
+          result.lastNativeEvent = part.event;
         break;
       default:
         break;

@@ -16,7 +16,10 @@ const FORWARDED_HEADERS = ['content-type', 'retry-after', 'request-id'];
 
 export function createAnthropicAdapter(provider: ProviderConfig, clock: Clock): ProviderAdapter {
   const http = new UpstreamHttp(provider, anthropicErrorMessage, clock);
-  const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}) };
+  const headers: Record<string, string> = {
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...(provider.apiKey ? { 'x-api-key': provider.apiKey } : {}),
+  };
 
   async function stream(call: ProviderCall): Promise<AsyncIterable<StreamPart>> {
     const { request, destination, signal } = call;

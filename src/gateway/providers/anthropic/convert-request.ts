@@ -1,6 +1,13 @@
 /** Normalized request → Anthropic Messages body. Tool results travel as `tool_result` blocks in a user turn. */
 import { AppError } from '../../../kernel/errors.js';
-import { textOf, type ContentPart, type NormalizedRequest, type ReasoningEffort, type ToolChoice, type ToolSpec } from '../../normalized/index.js';
+import {
+  textOf,
+  type ContentPart,
+  type NormalizedRequest,
+  type ReasoningEffort,
+  type ToolChoice,
+  type ToolSpec,
+} from '../../normalized/index.js';
 import { CUSTOM_INPUT_SCHEMA, customToolDescription } from '../shared/custom-tools.js';
 import { parseDataUrl } from '../shared/image-url.js';
 import { STRUCTURED_OUTPUT_DESCRIPTION, STRUCTURED_OUTPUT_TOOL } from '../shared/structured-tool.js';
@@ -12,7 +19,10 @@ function blocksOf(parts: ContentPart[]): AnthropicBlock[] {
   return parts.map((part): AnthropicBlock => {
     if (part.type === 'text') return { type: 'text', text: part.text };
     const data = parseDataUrl(part.url);
-    return { type: 'image', source: data ? { type: 'base64', media_type: data.mediaType, data: data.data } : { type: 'url', url: part.url } };
+    return {
+      type: 'image',
+      source: data ? { type: 'base64', media_type: data.mediaType, data: data.data } : { type: 'url', url: part.url },
+    };
   });
 }
 
@@ -25,7 +35,9 @@ function parseArguments(json: string): unknown {
   try {
     return json.trim() === '' ? {} : JSON.parse(json);
   } catch {
-    throw new AppError('BAD_REQUEST', 'A tool call in the history has arguments that are not valid JSON', { details: { param: 'messages' } });
+    throw new AppError('BAD_REQUEST', 'A tool call in the history has arguments that are not valid JSON', {
+      details: { param: 'messages' },
+    });
   }
 }
 
@@ -36,14 +48,26 @@ function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
     if (message.role === 'assistant') {
       const content: AnthropicBlock[] = blocksOf(message.content).filter((block) => block.type !== 'text' || block.text !== '');
       for (const call of message.toolCalls) {
-        content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.kind === 'custom' ? { input: call.arguments } : parseArguments(call.arguments) });
+        content.push({
+          type: 'tool_use',
+          id: call.id,
+          name: call.name,
+          input: call.kind === 'custom' ? { input: call.arguments } : parseArguments(call.arguments),
+        });
       }
       messages.push({ role: 'assistant', content });
       continue;
     }
     const blocks: AnthropicBlock[] =
       message.role === 'tool'
-        ? [{ type: 'tool_result', tool_use_id: message.toolCallId, content: toolResultContent(message.content), ...(message.isError ? { is_error: true } : {}) }]
+        ? [
+            {
+              type: 'tool_result',
+              tool_use_id: message.toolCallId,
+              content: toolResultContent(message.content),
+              ...(message.isError ? { is_error: true } : {}),
+            },
+          ]
         : blocksOf(message.content);
     const previous = messages[messages.length - 1];
     // Tool results answer the preceding assistant turn and must share one user turn with what follows them.
@@ -63,7 +87,9 @@ function convertTool(tool: ToolSpec): AnthropicTool {
     const maxUses = tool.config.max_uses;
     return { type: 'web_search_20250305', name: 'web_search', ...(typeof maxUses === 'number' ? { max_uses: maxUses } : {}) };
   }
-  throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, { details: { param: 'tools' } });
+  throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, {
+    details: { param: 'tools' },
+  });
 }
 
 function convertToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicRequestBody['tool_choice'] {
@@ -75,11 +101,22 @@ function convertToolChoice(choice: ToolChoice | undefined, parallel: boolean | u
   return { type: 'tool', name: choice.name, ...disable };
 }
 
-
 /** Thinking token budgets for OpenAI reasoning efforts (Anthropic's minimum budget is 1,024). */
-const THINKING_BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = { minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384, xhigh: 32_000 };
+const THINKING_BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = {
+  minimal: 1_024,
+  low: 2_048,
+  medium: 8_192,
+  high: 16_384,
+  xhigh: 32_000,
+};
 /** Anthropic's `output_config.effort` values for OpenAI reasoning efforts. */
-const ANTHROPIC_EFFORT: Record<Exclude<ReasoningEffort, 'none'>, string> = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'max' };
+const ANTHROPIC_EFFORT: Record<Exclude<ReasoningEffort, 'none'>, string> = {
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'max',
+};
 
 export interface AnthropicConvertOptions {
   upstreamModel: string;
@@ -130,7 +167,10 @@ export function toAnthropicRequest(request: NormalizedRequest, options: Anthropi
     stream: request.stream,
   };
   // Mid-conversation instructions join the system prompt (a translated request carries no beta header for them).
-  const system = [request.system ?? '', ...request.messages.map((message) => (message.role === 'system' ? textOf(message.content) : ''))].filter((text) => text !== '');
+  const system = [
+    request.system ?? '',
+    ...request.messages.map((message) => (message.role === 'system' ? textOf(message.content) : '')),
+  ].filter((text) => text !== '');
   if (system.length > 0) body.system = system.join('\n\n');
   if (request.tools.length > 0) {
     body.tools = request.tools.map(convertTool);

@@ -11,7 +11,11 @@ export interface AnthropicDecodeOptions {
   native: boolean;
 }
 
-export async function* decodeAnthropicStream(body: AsyncIterable<Buffer>, customNames: Set<string>, options: AnthropicDecodeOptions = { native: false }): AsyncGenerator<StreamPart, void, undefined> {
+export async function* decodeAnthropicStream(
+  body: AsyncIterable<Buffer>,
+  customNames: Set<string>,
+  options: AnthropicDecodeOptions = { native: false },
+): AsyncGenerator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   /** Content block index → tool call index, for tool_use blocks only. */
   const toolBlocks = new Map<number, number>();
@@ -81,7 +85,11 @@ function anthropicStreamError(event: AnthropicStreamEvent) {
   return upstreamError({ kind: 'protocol', message: event.error?.message });
 }
 
-export function* decodeAnthropicBody(body: AnthropicResponseBody, customNames: Set<string>, options: AnthropicDecodeOptions = { native: false }): Generator<StreamPart, void, undefined> {
+export function* decodeAnthropicBody(
+  body: AnthropicResponseBody,
+  customNames: Set<string>,
+  options: AnthropicDecodeOptions = { native: false },
+): Generator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   yield { type: 'start', upstreamId: body.id };
   if (options.native) yield { type: 'native-event', event: body as unknown as NativeResponsesEvent };

@@ -13,7 +13,8 @@ export interface AnthropicMessage {
   content: AnthropicBlock[];
 }
 
-export type AnthropicTool = { name: string; description?: string; input_schema: unknown } | { type: string; name: string; [option: string]: unknown };
+export type AnthropicTool =
+  { name: string; description?: string; input_schema: unknown } | { type: string; name: string; [option: string]: unknown };
 
 export interface AnthropicRequestBody {
   model: string;
@@ -42,7 +43,12 @@ export interface AnthropicUsage {
 
 export interface AnthropicResponseBody {
   id?: string;
-  content?: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown } | { type: 'thinking'; thinking: string } | { type: string })[];
+  content?: (
+    | { type: 'text'; text: string }
+    | { type: 'tool_use'; id: string; name: string; input: unknown }
+    | { type: 'thinking'; thinking: string }
+    | { type: string }
+  )[];
   stop_reason?: string | null;
   usage?: AnthropicUsage;
 }

@@ -4,7 +4,14 @@
  */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import type { Clock } from '../../../kernel/clock.js';
-import { nativeStructuredOutput, upstreamError, type CallSignal, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
+import {
+  nativeStructuredOutput,
+  upstreamError,
+  type CallSignal,
+  type ProviderAdapter,
+  type ProviderCall,
+  type StreamPart,
+} from '../../normalized/index.js';
 import { structuredAnswer } from '../shared/structured-tool.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
@@ -13,7 +20,6 @@ import { decodeChatBody, decodeChatStream } from './chat-decoder.js';
 import { toChatRequest } from './convert-request.js';
 import { openaiErrorMessage } from './map-error.js';
 import { decodeResponsesBody, decodeResponsesStream } from './responses-decoder.js';
-
 
 export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): ProviderAdapter {
   const http = new UpstreamHttp(provider, openaiErrorMessage, clock);
@@ -30,17 +36,30 @@ export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): Pro
     const response = await http.post({
       path,
       body,
-      headers: request.stream ? { ...headers, accept: 'text/event-stream', 'x-request-id': call.requestId } : { ...headers, 'x-request-id': call.requestId },
+      headers: request.stream
+        ? { ...headers, accept: 'text/event-stream', 'x-request-id': call.requestId }
+        : { ...headers, 'x-request-id': call.requestId },
       signal,
     });
     const customNames = customToolNames(request.tools);
     if (native) return request.stream ? decodeResponsesStream(response.body) : jsonReplyParts(response.body, decodeResponsesBody);
-    const parts = request.stream ? decodeChatStream(response.body, customNames) : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
+    const parts = request.stream
+      ? decodeChatStream(response.body, customNames)
+      : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
     return request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
   }
 
-  async function embed(options: { body: Record<string, unknown>; signal: CallSignal; requestId: string }): Promise<Record<string, unknown>> {
-    const response = await http.post({ path: '/embeddings', body: JSON.stringify(options.body), headers: { ...headers, 'x-request-id': options.requestId }, signal: options.signal });
+  async function embed(options: {
+    body: Record<string, unknown>;
+    signal: CallSignal;
+    requestId: string;
+  }): Promise<Record<string, unknown>> {
+    const response = await http.post({
+      path: '/embeddings',
+      body: JSON.stringify(options.body),
+      headers: { ...headers, 'x-request-id': options.requestId },
+      signal: options.signal,
+    });
     let parsed: unknown;
     try {
       parsed = JSON.parse(await response.body.text(JSON_BODY_LIMIT_BYTES));

@@ -6,7 +6,10 @@ import { usageFromChat } from './convert-usage.js';
 import { finishFromChat } from './map-stop-reason.js';
 import type { ChatChunk, ChatCompletionBody } from './wire-types.js';
 
-export async function* decodeChatStream(body: AsyncIterable<Buffer>, customNames: Set<string>): AsyncGenerator<StreamPart, void, undefined> {
+export async function* decodeChatStream(
+  body: AsyncIterable<Buffer>,
+  customNames: Set<string>,
+): AsyncGenerator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   let started = false;
   let finished: StreamPart | undefined;

@@ -8,7 +8,9 @@ import type { ChatContentPart, ChatMessage, ChatRequestBody } from './wire-types
 function userContent(parts: ContentPart[]): string | ChatContentPart[] {
   if (parts.every((part) => part.type === 'text')) return textOf(parts);
   return parts.map((part) =>
-    part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } },
+    part.type === 'text'
+      ? { type: 'text', text: part.text }
+      : { type: 'image_url', image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } },
   );
 }
 
@@ -26,7 +28,10 @@ function convertMessage(message: Message): ChatMessage {
               tool_calls: message.toolCalls.map((call) => ({
                 id: call.id,
                 type: 'function' as const,
-                function: { name: call.name, arguments: call.kind === 'custom' ? JSON.stringify({ input: call.arguments }) : call.arguments },
+                function: {
+                  name: call.name,
+                  arguments: call.kind === 'custom' ? JSON.stringify({ input: call.arguments }) : call.arguments,
+                },
               })),
             }
           : {}),
@@ -51,7 +56,11 @@ function convertHistory(history: Message[]): ChatMessage[] {
     messages.push(convertMessage(message));
     if (message.role === 'tool') {
       const images = message.content.filter((part) => part.type === 'image');
-      if (images.length > 0) toolImages.push({ type: 'text', text: `Images returned by tool call ${message.toolCallId}:` }, ...(userContent(images) as ChatContentPart[]));
+      if (images.length > 0)
+        toolImages.push(
+          { type: 'text', text: `Images returned by tool call ${message.toolCallId}:` },
+          ...(userContent(images) as ChatContentPart[]),
+        );
     }
     if (toolImages.length > 0 && history[index + 1]?.role !== 'tool') {
       messages.push({ role: 'user', content: toolImages });
@@ -65,13 +74,26 @@ function convertTools(tools: ToolSpec[], body: ChatRequestBody): void {
   const functions: NonNullable<ChatRequestBody['tools']> = [];
   for (const tool of tools) {
     if (tool.type === 'function') {
-      functions.push({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.strict === undefined ? {} : { strict: tool.strict }) } });
+      functions.push({
+        type: 'function',
+        function: {
+          name: tool.name,
+          description: tool.description,
+          parameters: tool.parameters,
+          ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+        },
+      });
     } else if (tool.type === 'custom') {
-      functions.push({ type: 'function', function: { name: tool.name, description: customToolDescription(tool), parameters: CUSTOM_INPUT_SCHEMA } });
+      functions.push({
+        type: 'function',
+        function: { name: tool.name, description: customToolDescription(tool), parameters: CUSTOM_INPUT_SCHEMA },
+      });
     } else if (tool.name === 'web_search') {
       body.web_search_options = {};
     } else {
-      throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, { details: { param: 'tools' } });
+      throw new AppError('BAD_REQUEST', `The tool type ${tool.name} is not available on this model's destination`, {
+        details: { param: 'tools' },
+      });
     }
   }
   if (functions.length > 0) body.tools = functions;
@@ -82,7 +104,11 @@ function convertToolChoice(choice: ToolChoice): ChatRequestBody['tool_choice'] {
 }
 
 /** `nativeStructuredOutput: false`: structured output goes through a forced function (see shared/structured-tool). */
-export function toChatRequest(request: NormalizedRequest, upstreamModel: string, options: { nativeStructuredOutput?: boolean } = {}): ChatRequestBody {
+export function toChatRequest(
+  request: NormalizedRequest,
+  upstreamModel: string,
+  options: { nativeStructuredOutput?: boolean } = {},
+): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
   messages.push(...convertHistory(request.messages));

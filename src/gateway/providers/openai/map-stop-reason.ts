@@ -17,7 +17,11 @@ export function finishFromChat(reason: string | null | undefined): FinishReason 
 }
 
 /** A Responses `response` object's terminal state; tool calls are recognised from its output items. */
-export function finishFromResponse(response: { status?: string; incomplete_details?: { reason?: string } | null; output?: { type?: string }[] }): FinishReason {
+export function finishFromResponse(response: {
+  status?: string;
+  incomplete_details?: { reason?: string } | null;
+  output?: { type?: string }[];
+}): FinishReason {
   if (response.status === 'incomplete') return response.incomplete_details?.reason === 'content_filter' ? 'content-filter' : 'length';
   const calledTool = response.output?.some((item) => item.type === 'function_call' || item.type === 'custom_tool_call');
   return calledTool ? 'tool-calls' : 'stop';

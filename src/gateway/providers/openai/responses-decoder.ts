@@ -28,7 +28,10 @@ interface ItemEvent {
 function* terminalParts(response: ResponseObject): Generator<StreamPart> {
   if (response.usage) yield { type: 'usage', usage: usageFromResponses(response.usage) };
   if (response.status === 'failed' || response.status === 'cancelled') {
-    yield { type: 'error', error: upstreamError({ kind: 'protocol', message: response.error?.message ?? `The upstream response ${response.status}` }) };
+    yield {
+      type: 'error',
+      error: upstreamError({ kind: 'protocol', message: response.error?.message ?? `The upstream response ${response.status}` }),
+    };
     return;
   }
   yield { type: 'finish', reason: finishFromResponse(response) };
@@ -49,7 +52,13 @@ function* derivedParts(event: NativeResponsesEvent & ItemEvent, toolIndexes: Map
       if (item?.type === 'function_call' || item?.type === 'custom_tool_call') {
         const index = toolIndexes.size;
         toolIndexes.set(event.output_index ?? index, index);
-        yield { type: 'tool-call-start', index, id: item.call_id ?? item.id ?? '', name: item.name ?? '', kind: item.type === 'function_call' ? 'function' : 'custom' };
+        yield {
+          type: 'tool-call-start',
+          index,
+          id: item.call_id ?? item.id ?? '',
+          name: item.name ?? '',
+          kind: item.type === 'function_call' ? 'function' : 'custom',
+        };
       }
       return false;
     }
@@ -100,7 +109,8 @@ export async function* decodeResponsesStream(body: AsyncIterable<Buffer>): Async
 /** A non-streamed Responses reply: the response object, presented as its `response.completed` event. */
 export function* decodeResponsesBody(response: ResponseObject & Record<string, unknown>): Generator<StreamPart, void, undefined> {
   yield { type: 'start', upstreamId: response.id };
-  const terminal = response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
+  const terminal =
+    response.status === 'failed' ? 'response.failed' : response.status === 'incomplete' ? 'response.incomplete' : 'response.completed';
   yield { type: 'native-event', event: { type: terminal, response } };
   yield* terminalParts(response);
 }

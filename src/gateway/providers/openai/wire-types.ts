@@ -27,7 +27,9 @@ export interface ChatRequestBody {
   top_p?: number;
   stop?: string[];
   reasoning_effort?: string;
-  response_format?: { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean; description?: string } };
+  response_format?:
+    | { type: 'json_object' }
+    | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean; description?: string } };
   web_search_options?: Record<string, unknown>;
   metadata?: Record<string, string>;
 }
@@ -56,7 +58,10 @@ export interface ChatChunk {
 
 export interface ChatCompletionBody {
   id?: string;
-  choices?: { message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatToolCall[] }; finish_reason?: string | null }[];
+  choices?: {
+    message?: { content?: string | null; reasoning_content?: string | null; tool_calls?: ChatToolCall[] };
+    finish_reason?: string | null;
+  }[];
   usage?: ChatUsage | null;
 }
 

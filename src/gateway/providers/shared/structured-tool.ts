@@ -21,4 +21,3 @@ export async function* structuredAnswer(parts: AsyncIterable<StreamPart>): Async
     else yield part;
   }
 }
-

@@ -21,7 +21,10 @@ export const JSON_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
  * A non-streamed reply as normalized parts: the whole JSON body, decoded. Unreadable JSON throws a SyntaxError from
  * the iteration, which execute.ts turns into one `error` part, as it does for a broken stream.
  */
-export async function* jsonReplyParts<Body>(body: UpstreamBody, decode: (parsed: Body) => Iterable<StreamPart>): AsyncGenerator<StreamPart, void, undefined> {
+export async function* jsonReplyParts<Body>(
+  body: UpstreamBody,
+  decode: (parsed: Body) => Iterable<StreamPart>,
+): AsyncGenerator<StreamPart, void, undefined> {
   yield* decode(JSON.parse(await body.text(JSON_BODY_LIMIT_BYTES)) as Body);
 }
 
@@ -31,7 +34,11 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
-export function dispatchExchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CallSignal): Promise<UpstreamResponse> {
+export function dispatchExchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: CallSignal,
+): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     dispatcher.dispatch(options, new ExchangeHandler(signal, resolve, reject));
   });

@@ -13,7 +13,15 @@ import type { CallSignal } from '../../normalized/index.js';
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;
 
-const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
+const CONNECT_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EADDRNOTAVAIL',
+]);
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const CONNECT_RETRY_DELAY_MS = 50;
 const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
@@ -69,7 +77,12 @@ export class UpstreamHttp {
     return this.requestWithConnectRetry(options);
   }
 
-  private async requestWithConnectRetry(options: { path: string; body: string; headers: Record<string, string>; signal: CallSignal }): Promise<UpstreamResponse> {
+  private async requestWithConnectRetry(options: {
+    path: string;
+    body: string;
+    headers: Record<string, string>;
+    signal: CallSignal;
+  }): Promise<UpstreamResponse> {
     // A key that resolved empty (`${OPENAI_API_KEY:-}` unset) would only earn a 401 upstream; say what is wrong.
     if (this.provider.apiKey === '') {
       throw new UpstreamError({

@@ -19,10 +19,15 @@ export async function directEventRoutes(app: App, deps: DirectEventRouteDeps): P
       config: directRoute,
       schema: {
         tags,
-        summary: 'Server-sent events of your direct threads (id: sequence number, event: app-server method or approval/*); resumes after Last-Event-ID',
-        querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), ...CustomerQuery }),
+        summary:
+          'Server-sent events of your direct threads (id: sequence number, event: app-server method or approval/*); resumes after Last-Event-ID',
+        querystring: Type.Object({
+          after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+          ...CustomerQuery,
+        }),
       },
     },
-    (request, reply) => streamDirectEvents(deps, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
+    (request, reply) =>
+      streamDirectEvents(deps, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
   );
 }

@@ -14,7 +14,14 @@ export async function modelRoutes(app: App, deps: ModelRouteDeps): Promise<void>
 
   app.get(
     '/api/models',
-    { config: directRoute, schema: { tags, summary: 'Models threads can use (the app-server catalog merged with the gateway models and aliases)', querystring: Type.Object({ include_hidden: Type.Boolean({ default: false }), ...CustomerQuery }) } },
+    {
+      config: directRoute,
+      schema: {
+        tags,
+        summary: 'Models threads can use (the app-server catalog merged with the gateway models and aliases)',
+        querystring: Type.Object({ include_hidden: Type.Boolean({ default: false }), ...CustomerQuery }),
+      },
+    },
     (request) => {
       const principal = request.principal!;
       const customerId = principal.kind === 'customer' ? principal.customerId : (request.query.customer_id ?? CATALOGUE_CUSTOMER_ID);

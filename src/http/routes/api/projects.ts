@@ -18,7 +18,20 @@ export async function directProjectRoutes(app: App, deps: DirectProjectRouteDeps
 
   app.post(
     '/api/projects/open',
-    { config: directRoute, schema: { tags, summary: 'Open a working directory: resume its latest thread, else start one; a prompt starts a turn', body: ProjectOpenBody, querystring: Type.Object(CustomerQuery) } },
-    (request) => direct.threads.openProject(request.principal!, { ...threadRequest(request.body), prompt: request.body.prompt }, request.query.customer_id),
+    {
+      config: directRoute,
+      schema: {
+        tags,
+        summary: 'Open a working directory: resume its latest thread, else start one; a prompt starts a turn',
+        body: ProjectOpenBody,
+        querystring: Type.Object(CustomerQuery),
+      },
+    },
+    (request) =>
+      direct.threads.openProject(
+        request.principal!,
+        { ...threadRequest(request.body), prompt: request.body.prompt },
+        request.query.customer_id,
+      ),
   );
 }

@@ -24,7 +24,13 @@ export interface DirectStreamDeps {
 }
 
 /** SSE of the customer's direct stream: replay after the cursor, then live events. */
-export async function streamDirectEvents(deps: DirectStreamDeps, request: FastifyRequest, reply: FastifyReply, customerId: number, after: number | undefined): Promise<void> {
+export async function streamDirectEvents(
+  deps: DirectStreamDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  customerId: number,
+  after: number | undefined,
+): Promise<void> {
   const cursor = cursorFrom(request.headers['last-event-id'], after);
   const streamId = await deps.direct.stream(customerId);
   reply.hijack();
@@ -66,9 +72,13 @@ export async function directRpcRoutes(app: App, deps: DirectRpcRouteDeps): Promi
       schema: {
         tags: ['rpc'],
         summary: 'Server-sent notifications of your passthrough session (the direct threads stream; approvals included)',
-        querystring: Type.Object({ after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })), ...CustomerQuery.properties }),
+        querystring: Type.Object({
+          after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+          ...CustomerQuery.properties,
+        }),
       },
     },
-    (request, reply) => streamDirectEvents(deps, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
+    (request, reply) =>
+      streamDirectEvents(deps, request, reply, customerFor(request.principal!, request.query.customer_id), request.query.after),
   );
 }

@@ -18,7 +18,9 @@ import { permissionFields, permissionSelectionOf } from '../shared/permission-fi
 
 export const directRoute = { auth: 'api', surface: 'projects' } as const;
 export const tags = ['direct'];
-export const CustomerQuery = { customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })) };
+export const CustomerQuery = {
+  customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Operators only: the customer whose app-server to use' })),
+};
 const ThreadParams = Type.Object({ thread_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const settingFields = {
@@ -30,7 +32,9 @@ export const settingFields = {
 };
 export const ThreadStartBody = Type.Object(
   {
-    cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working directory inside your workspace root (absolute, or relative to it)' })),
+    cwd: Type.Optional(
+      Type.String({ minLength: 1, description: 'Working directory inside your workspace root (absolute, or relative to it)' }),
+    ),
     ...settingFields,
     base_instructions: Type.Optional(Type.String()),
     baseInstructions: Type.Optional(Type.String()),
@@ -81,25 +85,50 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
     },
     (request) => {
       const { query } = request;
-      return direct.threads.listThreads(request.principal!, { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term }, query.customer_id);
+      return direct.threads.listThreads(
+        request.principal!,
+        { cursor: query.cursor, limit: query.limit, cwd: query.cwd, archived: query.archived, searchTerm: query.search_term },
+        query.customer_id,
+      );
     },
   );
 
   app.post(
     '/api/threads',
-    { config: directRoute, schema: { tags, summary: 'Start a thread in a working directory inside your workspace root', body: ThreadStartBody, querystring: Type.Object(CustomerQuery) } },
-    async (request, reply) => reply.code(201).send(await direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id)),
+    {
+      config: directRoute,
+      schema: {
+        tags,
+        summary: 'Start a thread in a working directory inside your workspace root',
+        body: ThreadStartBody,
+        querystring: Type.Object(CustomerQuery),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await direct.threads.startThread(request.principal!, threadRequest(request.body), request.query.customer_id)),
   );
 
   app.get(
     '/api/threads/:thread_id',
-    { config: directRoute, schema: { tags, summary: 'One thread, optionally with its turns', params: ThreadParams, querystring: Type.Object({ include_turns: Type.Boolean({ default: false }) }) } },
+    {
+      config: directRoute,
+      schema: {
+        tags,
+        summary: 'One thread, optionally with its turns',
+        params: ThreadParams,
+        querystring: Type.Object({ include_turns: Type.Boolean({ default: false }) }),
+      },
+    },
     (request) => direct.threads.getThread(request.principal!, request.params.thread_id, request.query.include_turns),
   );
 
   app.post(
     '/api/threads/:thread_id/resume',
-    { config: directRoute, schema: { tags, summary: 'Resume a thread (optional setting overrides)', params: ThreadParams, body: ThreadStartBody }, preValidation: emptyBodyAsObject },
+    {
+      config: directRoute,
+      schema: { tags, summary: 'Resume a thread (optional setting overrides)', params: ThreadParams, body: ThreadStartBody },
+      preValidation: emptyBodyAsObject,
+    },
     (request) => direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body)),
   );
 
@@ -111,7 +140,12 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
         tags,
         summary: 'Approvals of a direct thread (pending by default)',
         params: ThreadParams,
-        querystring: Type.Object({ status: Type.Union(['pending', 'resolved', 'cancelled', 'expired', 'lost', 'all'].map((status) => Type.Literal(status)), { default: 'pending' }) }),
+        querystring: Type.Object({
+          status: Type.Union(
+            ['pending', 'resolved', 'cancelled', 'expired', 'lost', 'all'].map((status) => Type.Literal(status)),
+            { default: 'pending' },
+          ),
+        }),
       },
     },
     async (request) => {
@@ -129,7 +163,10 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
       schema: {
         tags,
         summary: 'Resolve an approval of a direct thread; an empty body means {decision: "accept"}; twice → 409',
-        params: Type.Object({ thread_id: Type.String({ minLength: 1, maxLength: 100 }), request_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({
+          thread_id: Type.String({ minLength: 1, maxLength: 100 }),
+          request_id: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
         body: Type.Object({ decision: Type.Optional(Type.Union(APPROVAL_DECISIONS.map((decision) => Type.Literal(decision)))) }),
       },
       preValidation: emptyBodyAsObject,

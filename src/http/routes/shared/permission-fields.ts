@@ -7,9 +7,13 @@ import type { PermissionSelection } from '../../../agent/permissions.js';
 
 export const permissionFields = {
   sandbox: Type.Optional(Type.String({ description: 'Thread sandbox mode: read-only, workspace-write, danger-full-access' })),
-  sandbox_policy: Type.Optional(Type.Unknown({ description: 'Legacy sandbox policy object (clients up to 0.135.0), e.g. {"type":"workspaceWrite"}' })),
+  sandbox_policy: Type.Optional(
+    Type.Unknown({ description: 'Legacy sandbox policy object (clients up to 0.135.0), e.g. {"type":"workspaceWrite"}' }),
+  ),
   sandboxPolicy: Type.Optional(Type.Unknown({ description: 'Alias of sandbox_policy' })),
-  permissions: Type.Optional(Type.Unknown({ description: 'Permission profile id, e.g. ":workspace" (or "workspace", or {"id": ":workspace"})' })),
+  permissions: Type.Optional(
+    Type.Unknown({ description: 'Permission profile id, e.g. ":workspace" (or "workspace", or {"id": ":workspace"})' }),
+  ),
   permission_profile: Type.Optional(Type.Unknown({ description: 'Alias of permissions' })),
   permissionProfile: Type.Optional(Type.Unknown({ description: 'Alias of permissions' })),
 };

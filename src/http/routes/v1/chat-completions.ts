@@ -17,7 +17,10 @@ import { Limit, Order, PageQuery, gatewayRoute as config } from './schemas.js';
 export interface ChatCompletionDeps {
   driver: DriverDeps;
   protocol: InboundProtocol<DecodedChat>;
-  stored: Pick<StoredObjectsService, 'listChatCompletions' | 'getChatCompletion' | 'updateChatCompletion' | 'deleteChatCompletion' | 'listChatCompletionMessages'>;
+  stored: Pick<
+    StoredObjectsService,
+    'listChatCompletions' | 'getChatCompletion' | 'updateChatCompletion' | 'deleteChatCompletion' | 'listChatCompletionMessages'
+  >;
 }
 
 const chatTags = ['Model API: stored chat completions'];
@@ -34,7 +37,9 @@ const MetadataBody = Type.Object(
 const ChatBody = Type.Object(
   {
     model: Type.String({ description: 'A model id or alias such as `power-ai` (see GET /v1/models).' }),
-    messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), { description: 'system/developer, user (text and image_url parts), assistant (with tool_calls), tool (with tool_call_id).' }),
+    messages: Type.Array(Type.Object({ role: Type.String() }, { additionalProperties: true }), {
+      description: 'system/developer, user (text and image_url parts), assistant (with tool_calls), tool (with tool_call_id).',
+    }),
     stream: Type.Optional(Type.Boolean()),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     tools: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
@@ -62,12 +67,23 @@ export function chatCompletionRoutes(app: App, deps: ChatCompletionDeps): void {
       tags: chatTags,
       summary: 'List stored chat completions of this bearer',
       description: 'Completions created with `store: true`. Filters: `model`, `metadata[key]=value` (repeatable).',
-      querystring: Type.Object({ limit: Limit, after: Type.Optional(Type.String()), order: Order('asc'), model: Type.Optional(Type.String()) }),
+      querystring: Type.Object({
+        limit: Limit,
+        after: Type.Optional(Type.String()),
+        order: Order('asc'),
+        model: Type.Optional(Type.String()),
+      }),
     },
     handler: async (request) => {
       const query = request.query;
       const metadata = metadataFilterFromQuery(query as Record<string, unknown>);
-      return deps.stored.listChatCompletions(principalOf(request), { limit: query.limit, after: query.after, order: query.order, model: query.model, metadata });
+      return deps.stored.listChatCompletions(principalOf(request), {
+        limit: query.limit,
+        after: query.after,
+        order: query.order,
+        model: query.model,
+        metadata,
+      });
     },
   });
 
@@ -88,7 +104,8 @@ export function chatCompletionRoutes(app: App, deps: ChatCompletionDeps): void {
         params: CompletionParams,
         body: MetadataBody,
       },
-      handler: async (request) => deps.stored.updateChatCompletion(principalOf(request), request.params.completion_id, request.body.metadata),
+      handler: async (request) =>
+        deps.stored.updateChatCompletion(principalOf(request), request.params.completion_id, request.body.metadata),
     });
   }
 

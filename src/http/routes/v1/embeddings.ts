@@ -27,10 +27,16 @@ export function embeddingRoutes(app: App, deps: EmbeddingDeps): void {
     schema: {
       tags: ['Model API: embeddings'],
       summary: 'Create embeddings',
-      description: 'OpenAI-compatible. Billed by input tokens on the model\'s rate card; key policies apply as for any model call.',
+      description: "OpenAI-compatible. Billed by input tokens on the model's rate card; key policies apply as for any model call.",
       body: EmbeddingsBody,
     },
     handler: async (request, reply) =>
-      deps.embed({ principal: principalOf(request), body: bodyOf(request), requestId: request.id, signal: clientAbortSignal(reply), host: request.headers.host }),
+      deps.embed({
+        principal: principalOf(request),
+        body: bodyOf(request),
+        requestId: request.id,
+        signal: clientAbortSignal(reply),
+        host: request.headers.host,
+      }),
   });
 }

@@ -24,7 +24,9 @@ const config = { auth: 'api', surface: 'gateway', allowApiKeyHeader: true } as c
 const tags = ['Model API: messages'];
 const VersionHeaders = Type.Object(
   {
-    'messages-api-version': Type.Optional(Type.String({ default: DEFAULT_MESSAGES_VERSION, description: 'Messages API version (default 2023-06-01).' })),
+    'messages-api-version': Type.Optional(
+      Type.String({ default: DEFAULT_MESSAGES_VERSION, description: 'Messages API version (default 2023-06-01).' }),
+    ),
     'anthropic-version': Type.Optional(Type.String({ description: 'Accepted as sent by Anthropic clients.' })),
   },
   { additionalProperties: true },
@@ -47,7 +49,8 @@ export function messageRoutes(app: App, deps: MessageDeps): void {
     schema: {
       tags,
       summary: 'Create a message (Anthropic-style)',
-      description: 'Image blocks and tools supported. `stream: true` returns message_start, content_block_start/delta/stop, message_delta, message_stop.',
+      description:
+        'Image blocks and tools supported. `stream: true` returns message_start, content_block_start/delta/stop, message_delta, message_stop.',
       headers: VersionHeaders,
       body: MessagesBody,
     },
@@ -58,10 +61,18 @@ export function messageRoutes(app: App, deps: MessageDeps): void {
     config,
     schema: { tags, summary: 'Count the input tokens of a Messages request', headers: VersionHeaders, body: MessagesBody },
     handler: async (request, reply) => {
-      const count = await deps.countTokens({ principal: principalOf(request), body: bodyOf(request), headers: request.headers, signal: clientAbortSignal(reply) });
+      const count = await deps.countTokens({
+        principal: principalOf(request),
+        body: bodyOf(request),
+        headers: request.headers,
+        signal: clientAbortSignal(reply),
+      });
       if (count.kind === 'counted') return count.body;
       const relayed = count.reply;
-      return reply.code(relayed.status).type(relayed.headers['content-type'] ?? 'application/json').send(relayed.body);
+      return reply
+        .code(relayed.status)
+        .type(relayed.headers['content-type'] ?? 'application/json')
+        .send(relayed.body);
     },
   });
 

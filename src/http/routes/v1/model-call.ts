@@ -27,7 +27,14 @@ export function modelCallRoute<D extends Decoded>(app: App, deps: DriverDeps, ro
         const answer = await before(request, reply);
         if (answer !== undefined) return answer;
       }
-      const input = { principal: principalOf(request), body: bodyOf(request), headers: request.headers, requestId: request.id, signal: clientAbortSignal(reply), host: request.headers.host };
+      const input = {
+        principal: principalOf(request),
+        body: bodyOf(request),
+        headers: request.headers,
+        requestId: request.id,
+        signal: clientAbortSignal(reply),
+        host: request.headers.host,
+      };
       return (await drive(deps, protocol, input, () => new SseWriter(reply, request.id))) ?? reply;
     },
   });

@@ -72,7 +72,9 @@ async function streamStoredResponse(options: {
   const signal = clientAbortSignal(reply);
   async function* replay(): AsyncGenerator<SseFrame> {
     for (const event of numbered(openingEvents(response), 0, startingAfter)) yield { event: String(event.type), data: event };
-    const final = TERMINAL_STATUSES.includes(String(response.status)) ? response : await lifecycle.waitForEnd(principal, String(response.id), signal);
+    const final = TERMINAL_STATUSES.includes(String(response.status))
+      ? response
+      : await lifecycle.waitForEnd(principal, String(response.id), signal);
     for (const event of numbered(closingEvents(final), 2, startingAfter)) yield { event: String(event.type), data: event };
   }
   return sendEvents(request, reply, replay());
@@ -161,7 +163,12 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
       ),
     },
     handler: async (request, reply) =>
-      deps.lifecycle.compact({ principal: principalOf(request), body: request.body as JsonObject, requestId: request.id, signal: clientAbortSignal(reply) }),
+      deps.lifecycle.compact({
+        principal: principalOf(request),
+        body: request.body as JsonObject,
+        requestId: request.id,
+        signal: clientAbortSignal(reply),
+      }),
   });
 
   for (const url of ['/responses/count_tokens', '/responses/input_tokens']) {

@@ -14,9 +14,13 @@ export async function aliasRoutes(app: App, services: { gateway: AliasDeps }): P
     schema: {
       tags: ['Admin: gateway'],
       summary: 'Point a model alias (such as power-ai) at another configured model',
-      description: 'Takes effect for the next upstream call, including requests already waiting; persists across restarts. The alias id never changes.',
+      description:
+        'Takes effect for the next upstream call, including requests already waiting; persists across restarts. The alias id never changes.',
       params: Type.Object({ alias: Type.String({ minLength: 1, maxLength: 200 }) }),
-      body: Type.Object({ model: Type.String({ minLength: 1, description: 'A configured model id (not an alias).' }) }, { additionalProperties: false }),
+      body: Type.Object(
+        { model: Type.String({ minLength: 1, description: 'A configured model id (not an alias).' }) },
+        { additionalProperties: false },
+      ),
     },
     handler: async (request) => {
       const result = await router.setAlias(request.params.alias, request.body.model);

@@ -18,13 +18,17 @@ export interface AdminBillingRouteDeps {
 export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps): Promise<void> {
   const { billing, config, clock } = deps;
 
-  app.get('/api/admin/rate-cards', { config: operator, schema: { tags: ['admin'], summary: 'Rate cards and the card in force per model and alias' } }, async () => {
-    await billing.rateCards.refresh(true);
-    return {
-      cards: Object.entries(config.rateCards).map(([name]) => billing.rateCards.card(name)),
-      active: billing.rateCards.list(),
-    };
-  });
+  app.get(
+    '/api/admin/rate-cards',
+    { config: operator, schema: { tags: ['admin'], summary: 'Rate cards and the card in force per model and alias' } },
+    async () => {
+      await billing.rateCards.refresh(true);
+      return {
+        cards: Object.entries(config.rateCards).map(([name]) => billing.rateCards.card(name)),
+        active: billing.rateCards.list(),
+      };
+    },
+  );
 
   app.put(
     '/api/admin/rate-cards/active',
@@ -46,9 +50,16 @@ export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps):
     },
   );
 
-  app.get('/api/admin/billing/invariants', { config: operator, schema: { tags: ['admin'], summary: 'Ledger invariants: balances equal entries, transfers balanced, holds consistent' } }, async () => {
-    const check = await billing.checkLedger();
-    const ok = check.mismatchedAccounts.length === 0 && check.unbalancedTransfers.length === 0 && check.badHolds.length === 0;
-    return { ok, ...check, checked_at: new Date(clock.nowMs()).toISOString() };
-  });
+  app.get(
+    '/api/admin/billing/invariants',
+    {
+      config: operator,
+      schema: { tags: ['admin'], summary: 'Ledger invariants: balances equal entries, transfers balanced, holds consistent' },
+    },
+    async () => {
+      const check = await billing.checkLedger();
+      const ok = check.mismatchedAccounts.length === 0 && check.unbalancedTransfers.length === 0 && check.badHolds.length === 0;
+      return { ok, ...check, checked_at: new Date(clock.nowMs()).toISOString() };
+    },
+  );
 }

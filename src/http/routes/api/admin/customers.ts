@@ -48,7 +48,10 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
 
   app.post(
     '/api/admin/customers',
-    { config: operator, schema: { tags: ['admin'], summary: 'Create a customer; returns its System Token once', body: CreateCustomerBody } },
+    {
+      config: operator,
+      schema: { tags: ['admin'], summary: 'Create a customer; returns its System Token once', body: CreateCustomerBody },
+    },
     async (request, reply) => reply.code(201).send(createdCustomerView(await customers.create(request.body), config)),
   );
 
@@ -68,7 +71,8 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
       config: operator,
       schema: {
         tags: ['admin'],
-        summary: 'One customer with its wallets and live keys: {customer, status, vip, wallet, keys:[{id, kind, role, name, prefix, last_four, policy, …}]}',
+        summary:
+          'One customer with its wallets and live keys: {customer, status, vip, wallet, keys:[{id, kind, role, name, prefix, last_four, policy, …}]}',
         params: CustomerDetailParams,
       },
     },
@@ -94,11 +98,14 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
         summary: 'Credit or correct a wallet (a new ledger transfer); requires Idempotency-Key',
         params: CustomerParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
-        body: Type.Object({
-          amount_micros: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 } }),
-          reason: Type.String({ minLength: 1, maxLength: 500 }),
-          wallet: Type.Union([Type.Literal('token'), Type.Literal('cash')], { default: 'token' }),
-        }, STRICT),
+        body: Type.Object(
+          {
+            amount_micros: Type.Integer({ minimum: -1_000_000_000_000, maximum: 1_000_000_000_000, not: { const: 0 } }),
+            reason: Type.String({ minLength: 1, maxLength: 500 }),
+            wallet: Type.Union([Type.Literal('token'), Type.Literal('cash')], { default: 'token' }),
+          },
+          STRICT,
+        ),
       },
     },
     async (request, reply) => {
@@ -123,7 +130,10 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
         tags: ['admin'],
         summary: 'Grant an Unlimited Coding plan to a customer',
         params: CustomerParams,
-        body: Type.Object({ plan: Type.String({ minLength: 1 }), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) }, STRICT),
+        body: Type.Object(
+          { plan: Type.String({ minLength: 1 }), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })) },
+          STRICT,
+        ),
       },
     },
     async (request) => {

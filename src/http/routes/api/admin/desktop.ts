@@ -15,12 +15,19 @@ const BugReportQuery = Type.Object({
 const PresenceQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
 const PushBody = Type.Object(
   {
-    message_key: Type.Optional(Type.String({ pattern: MESSAGE_KEY_PATTERN, description: 'Stable key (generated when absent); unique (409 when taken).' })),
+    message_key: Type.Optional(
+      Type.String({ pattern: MESSAGE_KEY_PATTERN, description: 'Stable key (generated when absent); unique (409 when taken).' }),
+    ),
     customer_id: Type.Optional(Id),
     title: Type.String({ minLength: 1, maxLength: 200 }),
     body: Type.String({ minLength: 1, maxLength: 20_000 }),
-    level: Type.Union(PUSH_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
-    expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 time after which the message is no longer shown.' })),
+    level: Type.Union(
+      PUSH_LEVELS.map((level) => Type.Literal(level)),
+      { default: 'info' },
+    ),
+    expires_at: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 time after which the message is no longer shown.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,25 +42,52 @@ export async function adminDesktopRoutes(app: App, deps: AdminDesktopRouteDeps):
 
   app.get(
     '/api/admin/desktop/bug-reports',
-    { config: operator, schema: { tags: ['admin'], summary: 'Desktop bug reports, newest first: {data:[{id, customer_id, email, text, app_version, os, log_excerpt, created_at}]}', querystring: BugReportQuery } },
-    async (request) => bugReports.list({ limit: request.query.limit, beforeId: request.query.before_id, customerId: request.query.customer_id }),
+    {
+      config: operator,
+      schema: {
+        tags: ['admin'],
+        summary: 'Desktop bug reports, newest first: {data:[{id, customer_id, email, text, app_version, os, log_excerpt, created_at}]}',
+        querystring: BugReportQuery,
+      },
+    },
+    async (request) =>
+      bugReports.list({ limit: request.query.limit, beforeId: request.query.before_id, customerId: request.query.customer_id }),
   );
 
   app.get(
     '/api/admin/desktop/presence',
-    { config: operator, schema: { tags: ['admin'], summary: 'Desktop clients online now: {ttl_seconds, online_count, data:[{customer_id, email, app_version, os, online_since, last_seen_at, online_until}]}', querystring: PresenceQuery } },
+    {
+      config: operator,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Desktop clients online now: {ttl_seconds, online_count, data:[{customer_id, email, app_version, os, online_since, last_seen_at, online_until}]}',
+        querystring: PresenceQuery,
+      },
+    },
     async (request) => presence.online(request.query.limit),
   );
 
   app.post(
     '/api/admin/push',
-    { config: operator, schema: { tags: ['admin'], summary: 'Posts a desktop service message to one customer (customer_id) or to all → 201 {id, message_key, customer_id, broadcast, level, created_at, expires_at}', body: PushBody } },
+    {
+      config: operator,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Posts a desktop service message to one customer (customer_id) or to all → 201 {id, message_key, customer_id, broadcast, level, created_at, expires_at}',
+        body: PushBody,
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       let expiresAtMs: number | undefined;
       if (body.expires_at !== undefined) {
         expiresAtMs = Date.parse(body.expires_at);
-        if (!Number.isFinite(expiresAtMs)) throw validationError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be an ISO 8601 time', type: 'value_error.datetime' }]);
+        if (!Number.isFinite(expiresAtMs))
+          throw validationError([
+            { loc: ['body', 'expires_at'], msg: 'expires_at must be an ISO 8601 time', type: 'value_error.datetime' },
+          ]);
       }
       const posted = await deps.desktop.push.post({
         messageKey: body.message_key,

@@ -40,7 +40,12 @@ export async function adminKeyRoutes(app: App, deps: AdminKeyRouteDeps): Promise
         throw validationError([{ loc: ['body', 'customer_id'], msg: 'Give either customer_id or role "operator"', type: 'value_error' }]);
       }
       if (customerId !== undefined) await customers.get(customerId);
-      const issued = await managedKeys.issue({ customerId: customerId ?? null, role: role === 'operator' ? 'operator' : 'customer', name: name ?? null, expiresAt: expires_at });
+      const issued = await managedKeys.issue({
+        customerId: customerId ?? null,
+        role: role === 'operator' ? 'operator' : 'customer',
+        name: name ?? null,
+        expiresAt: expires_at,
+      });
       const view = keyView(issued.row, {});
       return reply.code(201).send({ ...view, role: issued.row.role, customer_id: issued.row.customer_id, key: issued.plaintext });
     },

@@ -23,7 +23,11 @@ export async function adminMessageRoutes(app: App, deps: AdminMessageRouteDeps):
     '/api/admin/messages',
     {
       config: { auth: 'operator' },
-      schema: { tags: ['admin'], summary: 'Posts an inbox message to one customer (customer_id) or to all (all: true)', body: AdminMessageBody },
+      schema: {
+        tags: ['admin'],
+        summary: 'Posts an inbox message to one customer (customer_id) or to all (all: true)',
+        body: AdminMessageBody,
+      },
     },
     async (request, reply) => {
       const { customer_id: customerId, all, title, body } = request.body;

@@ -20,7 +20,10 @@ export async function adminSessionRoutes(app: App, deps: AdminSessionRouteDeps):
 
   app.get(
     '/api/admin/session',
-    { config: operator, schema: { tags: ['admin'], summary: 'The calling operator: {operator: true, source (static | managed), key_id, console_session}' } },
+    {
+      config: operator,
+      schema: { tags: ['admin'], summary: 'The calling operator: {operator: true, source (static | managed), key_id, console_session}' },
+    },
     async (request) => {
       const principal = request.principal!;
       return {
@@ -34,7 +37,10 @@ export async function adminSessionRoutes(app: App, deps: AdminSessionRouteDeps):
 
   app.post(
     '/api/admin/session/end',
-    { config: operator, schema: { tags: ['admin'], summary: 'Ends the calling operator console session (revokes its key) and clears its cookies' } },
+    {
+      config: operator,
+      schema: { tags: ['admin'], summary: 'Ends the calling operator console session (revokes its key) and clears its cookies' },
+    },
     async (request, reply) => {
       const principal = request.principal;
       const ended = isOperatorSession(principal);

@@ -17,7 +17,6 @@ const LoginBody = Type.Object(
   { additionalProperties: false },
 );
 
-
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
 export interface CliLoginRouteDeps {
@@ -31,7 +30,10 @@ export async function cliLoginRoutes(app: App, deps: CliLoginRouteDeps): Promise
 
   app.post(
     '/api/v1/auth/login',
-    { config: publicAccount, schema: { tags: ['accounts'], summary: 'CLI login by email or username; issues a wallet-linked key', body: LoginBody } },
+    {
+      config: publicAccount,
+      schema: { tags: ['accounts'], summary: 'CLI login by email or username; issues a wallet-linked key', body: LoginBody },
+    },
     async (request) => {
       const { email, username, login, password } = request.body;
       const given = [email, username, login].filter((value) => value !== undefined);

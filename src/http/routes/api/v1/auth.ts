@@ -48,11 +48,20 @@ const PasswordResetConfirmBody = Type.Object(
   { additionalProperties: false },
 );
 
-const SsoQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })), returnTo: Type.Optional(Type.String({ maxLength: 2048 })) });
+const SsoQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 1024 })),
+  returnTo: Type.Optional(Type.String({ maxLength: 2048 })),
+});
 
 const IdpStartQuery = Type.Object({
   planId: Type.Optional(Type.String({ maxLength: 100 })),
-  amountUsd: Type.Optional(Type.String({ maxLength: 20, pattern: '^[0-9]{1,9}(\\.[0-9]{1,6})?$', description: 'A number of US dollars (number or numeric string).' })),
+  amountUsd: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      pattern: '^[0-9]{1,9}(\\.[0-9]{1,6})?$',
+      description: 'A number of US dollars (number or numeric string).',
+    }),
+  ),
   returnTo: Type.Optional(Type.String({ maxLength: 2048 })),
   deviceFingerprint: Type.Optional(Type.String({ maxLength: 512 })),
   countryCode: Type.Optional(Type.String({ maxLength: 8 })),
@@ -130,7 +139,10 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
 
   app.post(
     '/api/v1/auth/logout',
-    { config: { auth: 'api', surface: 'account' }, schema: { tags: ['auth'], summary: 'Ends the calling dashboard session and clears its cookies' } },
+    {
+      config: { auth: 'api', surface: 'account' },
+      schema: { tags: ['auth'], summary: 'Ends the calling dashboard session and clears its cookies' },
+    },
     async (request, reply) => {
       if (isSessionPrincipal(request.principal)) await accounts.sessions.end(request.principal.session.id);
       clearSessionCookies(reply, config.publicBaseUrl);
@@ -267,13 +279,20 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
     },
     async () => ({
       identity_provider: accounts.oidc.enabled,
-      human_check: { register: accounts.humanCheckRequired('register'), idp: accounts.humanCheckRequired('idp'), web_login: accounts.humanCheckRequired('web-login') },
+      human_check: {
+        register: accounts.humanCheckRequired('register'),
+        idp: accounts.humanCheckRequired('idp'),
+        web_login: accounts.humanCheckRequired('web-login'),
+      },
     }),
   );
 
   app.get(
     '/api/v1/auth/human-check',
-    { config: publicAccount, schema: { tags: ['auth'], summary: 'Creates a human-check challenge: {id, question, expires_at}; answer once within 10 minutes' } },
+    {
+      config: publicAccount,
+      schema: { tags: ['auth'], summary: 'Creates a human-check challenge: {id, question, expires_at}; answer once within 10 minutes' },
+    },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store');
       return accounts.humanChecks.create();

@@ -25,26 +25,33 @@ export async function billingRoutes(app: App, deps: BillingRouteDeps): Promise<v
       schema: {
         tags: ['wallet'],
         summary: 'Token transactions (billed calls) and daily spend',
-        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }), days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }),
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+          days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
+        }),
       },
     },
     async (request) => accountReports.tokenUsage(customerOf(request).customerId, request.query),
   );
 
-  app.get('/api/v1/billing/currency-estimates', { config: walletOwner, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } }, async (request) => {
-    const summary = await billing.walletSummary(customerOf(request).customerId);
-    const { rates, asOf } = config.currencyEstimates;
-    return {
-      estimate: true,
-      checkout_currency: 'USD',
-      note: 'Local-currency values are estimates only; checkout and billing are in USD.',
-      as_of: asOf ?? null,
-      available: moneyJson(summary.availableMicros),
-      estimates: Object.entries(rates).map(([currency, perUsd]) => ({
-        currency,
-        per_usd: perUsd,
-        available_estimate: Number(((summary.availableMicros / 1_000_000) * perUsd).toFixed(2)),
-      })),
-    };
-  });
+  app.get(
+    '/api/v1/billing/currency-estimates',
+    { config: walletOwner, schema: { tags: ['wallet'], summary: 'Local-currency estimates of the wallet (checkout stays USD)' } },
+    async (request) => {
+      const summary = await billing.walletSummary(customerOf(request).customerId);
+      const { rates, asOf } = config.currencyEstimates;
+      return {
+        estimate: true,
+        checkout_currency: 'USD',
+        note: 'Local-currency values are estimates only; checkout and billing are in USD.',
+        as_of: asOf ?? null,
+        available: moneyJson(summary.availableMicros),
+        estimates: Object.entries(rates).map(([currency, perUsd]) => ({
+          currency,
+          per_usd: perUsd,
+          available_estimate: Number(((summary.availableMicros / 1_000_000) * perUsd).toFixed(2)),
+        })),
+      };
+    },
+  );
 }

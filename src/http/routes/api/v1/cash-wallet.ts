@@ -19,7 +19,15 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
 
   app.post(
     '/api/v1/cash-wallet/token-purchase',
-    { config: walletOwner, schema: { tags, summary: 'Buy a token-wallet package from the cash wallet (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary: 'Buy a token-wallet package from the cash wallet (402 when cash is short; Idempotency-Key required)',
+        headers: IdempotencyHeader,
+        body: Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT),
+      },
+    },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.tokenPurchase(customerOf(request).customerId, request.body.pack_id, key);
@@ -30,7 +38,16 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
 
   app.post(
     '/api/v1/cash-wallet/unlimited-purchase',
-    { config: walletOwner, schema: { tags, summary: 'Buy an Unlimited Coding plan from the cash wallet; it covers calls from that moment (402 when cash is short; Idempotency-Key required)', headers: IdempotencyHeader, body: Type.Object({ plan_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary:
+          'Buy an Unlimited Coding plan from the cash wallet; it covers calls from that moment (402 when cash is short; Idempotency-Key required)',
+        headers: IdempotencyHeader,
+        body: Type.Object({ plan_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT),
+      },
+    },
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.unlimitedPurchase(customerOf(request).customerId, request.body.plan_id, key);

@@ -15,7 +15,12 @@ const Update = Type.Object(
     message: Type.Optional(
       Type.Object(
         {
-          chat: Type.Optional(Type.Object({ id: Type.Optional(Type.Union([Type.Integer(), Type.String({ maxLength: 32 })])) }, { additionalProperties: true })),
+          chat: Type.Optional(
+            Type.Object(
+              { id: Type.Optional(Type.Union([Type.Integer(), Type.String({ maxLength: 32 })])) },
+              { additionalProperties: true },
+            ),
+          ),
           text: Type.Optional(Type.String({ maxLength: 4096 })),
         },
         { additionalProperties: true },
@@ -29,7 +34,11 @@ const StartQuery = Type.Object({
   expires: Type.Integer({ minimum: 0, maximum: 1e11 }),
   sig: Type.String({ minLength: 16, maxLength: 128 }),
 });
-const CallbackQuery = Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()), error: Type.Optional(Type.String()) });
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String()),
+  state: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+});
 const publicBot = { auth: 'public', surface: 'account' } as const;
 
 export interface ChatbotRouteDeps {
@@ -47,11 +56,13 @@ export async function chatbotRoutes(app: App, deps: ChatbotRouteDeps): Promise<v
       bodyLimit: 256 * 1024,
       // The secret is checked after schema validation (malformed bodies are 422 like everywhere) and before anything is done.
       preHandler: async (request) => {
-        if (!bot.verifySecret(request.headers['x-telegram-bot-api-secret-token'] as string | undefined)) throw new AppError('UNAUTHENTICATED', 'Webhook secret missing or wrong');
+        if (!bot.verifySecret(request.headers['x-telegram-bot-api-secret-token'] as string | undefined))
+          throw new AppError('UNAUTHENTICATED', 'Webhook secret missing or wrong');
       },
       schema: {
         tags: ['chatbot'],
-        summary: 'Inbound chat-bot update (header X-Telegram-Bot-Api-Secret-Token = configured secret; else 401): /balance, /usage, /alerts for linked chats; /start, /help, /link, /unlink',
+        summary:
+          'Inbound chat-bot update (header X-Telegram-Bot-Api-Secret-Token = configured secret; else 401): /balance, /usage, /alerts for linked chats; /start, /help, /link, /unlink',
         description:
           'Answers go out as Bot API sendMessage calls when a bot token is configured ({ok, delivered}); otherwise the answer is this response body ({method: "sendMessage", chat_id, text}). A redelivered update_id is acknowledged and not answered again.',
         body: Update,
@@ -70,8 +81,10 @@ export async function chatbotRoutes(app: App, deps: ChatbotRouteDeps): Promise<v
       config: publicBot,
       schema: {
         tags: ['chatbot'],
-        summary: 'Starts linking a chat to your account: 302 to the identity provider (the signed link the bot sent: chat_id, expires, sig)',
-        description: 'A link not signed for this chat: 400 {detail, code: link_invalid}; expired: 400 link_expired; no provider configured: 404.',
+        summary:
+          'Starts linking a chat to your account: 302 to the identity provider (the signed link the bot sent: chat_id, expires, sig)',
+        description:
+          'A link not signed for this chat: 400 {detail, code: link_invalid}; expired: 400 link_expired; no provider configured: 404.',
         querystring: StartQuery,
       },
     },

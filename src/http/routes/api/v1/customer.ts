@@ -14,7 +14,9 @@ const RegisterBody = Type.Object(
     email: Email,
     password: Password,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    humanCheckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' })),
+    humanCheckId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' }),
+    ),
     humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },
@@ -33,7 +35,10 @@ export async function customerRoutes(app: App, deps: CustomerRouteDeps): Promise
 
   app.post(
     '/api/v1/customer/register',
-    { config: publicAccount, schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody } },
+    {
+      config: publicAccount,
+      schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody },
+    },
     async (request, reply) => {
       const { humanCheckId, humanCheckAnswer, ...input } = request.body;
       if (deps.accounts.humanCheckRequired('register')) await deps.accounts.humanChecks.verify({ humanCheckId, humanCheckAnswer });

@@ -7,9 +7,19 @@ import type { App } from '../../../types.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const BootstrapQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) });
-const ListQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }), before_id: Type.Optional(Id), after_id: Type.Optional(Id) });
+const ListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  before_id: Type.Optional(Id),
+  after_id: Type.Optional(Id),
+});
 const DesktopShoutboxMessageBody = Type.Object(
-  { text: Type.String({ minLength: 1, maxLength: 10_000, description: 'Plain text; at most desktop.shoutbox.maxMessageChars characters after trimming.' }) },
+  {
+    text: Type.String({
+      minLength: 1,
+      maxLength: 10_000,
+      description: 'Plain text; at most desktop.shoutbox.maxMessageChars characters after trimming.',
+    }),
+  },
   { additionalProperties: false, title: 'DesktopShoutboxMessageBody' },
 );
 const DesktopShoutboxProfileBody = Type.Object(
@@ -27,25 +37,50 @@ export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRoute
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/bootstrap',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery } },
+    {
+      config: customerAccount,
+      schema: { tags: ['desktop'], summary: 'Shared shoutbox: {profile, messages (newest first), limits}', querystring: BootstrapQuery },
+    },
     async (request) => shoutbox.bootstrap(customerOf(request).customerId, request.query.limit),
   );
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}', querystring: ListQuery } },
-    async (request) => shoutbox.list(customerOf(request).customerId, { limit: request.query.limit, beforeId: request.query.before_id, afterId: request.query.after_id }),
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Shoutbox messages, newest first: {data:[{id, username, text, created_at, mine}]}',
+        querystring: ListQuery,
+      },
+    },
+    async (request) =>
+      shoutbox.list(customerOf(request).customerId, {
+        limit: request.query.limit,
+        beforeId: request.query.before_id,
+        afterId: request.query.after_id,
+      }),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/messages',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201', body: DesktopShoutboxMessageBody } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Posts a shoutbox message (needs a username: 412; rate-limited: 429) → 201',
+        body: DesktopShoutboxMessageBody,
+      },
+    },
     async (request, reply) => reply.code(201).send(await shoutbox.post(customerOf(request).customerId, request.body.text)),
   );
 
   app.post(
     '/api/v1/desktop-chat/shoutbox/profile',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['desktop'], summary: 'Sets your shoutbox username (taken: 409) → {username}', body: DesktopShoutboxProfileBody },
+    },
     async (request) => shoutbox.setUsername(customerOf(request).customerId, request.body.username),
   );
 }

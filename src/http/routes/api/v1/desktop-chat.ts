@@ -19,18 +19,27 @@ const MessagesQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 5
 const DesktopChatConversationCreateBody = Type.Object(
   {
     title: Type.Optional(Type.String({ maxLength: 200, description: 'Blank or absent: "New chat".' })),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A model id or alias of the model catalog (unknown: 422); default the configured default model.' })),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'A model id or alias of the model catalog (unknown: 422); default the configured default model.',
+      }),
+    ),
     system_prompt: Type.Optional(Type.String({ maxLength: 20_000 })),
   },
   { additionalProperties: false, title: 'DesktopChatConversationCreateBody' },
 );
 const SendBody = Type.Object(
   {
-    content: Type.String({ minLength: 1, maxLength: 100_000, description: 'The prompt; sent with the conversation\'s saved context.' }),
-    stream: Type.Optional(Type.Boolean({ description: 'true: the reply as server-sent events (delta, done, error). Not with mode research.' })),
+    content: Type.String({ minLength: 1, maxLength: 100_000, description: "The prompt; sent with the conversation's saved context." }),
+    stream: Type.Optional(
+      Type.Boolean({ description: 'true: the reply as server-sent events (delta, done, error). Not with mode research.' }),
+    ),
     mode: Type.Optional(
       Type.Union([Type.Literal('chat'), Type.Literal('research')], {
-        description: 'research: a multi-step analysis (plan, then up to 6 sections, each a billed model call) run in the background; answers 202 with the prompt and the pending reply.',
+        description:
+          'research: a multi-step analysis (plan, then up to 6 sections, each a billed model call) run in the background; answers 202 with the prompt and the pending reply.',
       }),
     ),
   },
@@ -49,13 +58,26 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/bootstrap',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}', querystring: ListQuery } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Desktop chat start: {conversations, models, default_model, free_quota:{daily_messages, used, left, resets_at, models}}',
+        querystring: ListQuery,
+      },
+    },
     async (request) => {
       const customerId = customerOf(request).customerId;
       const conversations = await chat.list(customerId, request.query.limit);
       return {
         conversations: conversations.data,
-        models: deps.gateway.listModels().map((model) => ({ id: model.id, display_name: model.display_name, alias: model.alias, pricing: model.pricing, free: deps.desktop.chatQuota.coversModel(model.id) })),
+        models: deps.gateway.listModels().map((model) => ({
+          id: model.id,
+          display_name: model.display_name,
+          alias: model.alias,
+          pricing: model.pricing,
+          free: deps.desktop.chatQuota.coversModel(model.id),
+        })),
         default_model: deps.config.agent.defaultModel,
         free_quota: await deps.desktop.chatQuota.status(customerId),
       };
@@ -64,22 +86,47 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/conversations',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}', querystring: ListQuery } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Your conversations, most recently updated first: {data:[{id, title, model, system_prompt, created_at, updated_at}]}',
+        querystring: ListQuery,
+      },
+    },
     async (request) => chat.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/desktop-chat/conversations',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}', body: DesktopChatConversationCreateBody } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Creates a conversation → 201 {id, title, model, system_prompt, created_at, updated_at}',
+        body: DesktopChatConversationCreateBody,
+      },
+    },
     async (request, reply) => {
       const body = request.body;
-      return reply.code(201).send(await chat.create(customerOf(request).customerId, { title: body.title, model: body.model, systemPrompt: body.system_prompt }));
+      return reply
+        .code(201)
+        .send(
+          await chat.create(customerOf(request).customerId, { title: body.title, model: body.model, systemPrompt: body.system_prompt }),
+        );
     },
   );
 
   app.delete(
     '/api/v1/desktop-chat/conversations/:conversation_id',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Deletes your conversation and its messages → 204 (not yours: 404)', params: ConversationParams } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Deletes your conversation and its messages → 204 (not yours: 404)',
+        params: ConversationParams,
+      },
+    },
     async (request, reply) => {
       await chat.delete(customerOf(request).customerId, request.params.conversation_id);
       return reply.code(204).send();
@@ -88,8 +135,21 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
 
   app.get(
     '/api/v1/desktop-chat/conversations/:conversation_id/messages',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}', params: ConversationParams, querystring: MessagesQuery } },
-    async (request) => chat.messages(customerOf(request).customerId, request.params.conversation_id, { limit: request.query.limit, afterId: request.query.after_id }),
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary:
+          'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}',
+        params: ConversationParams,
+        querystring: MessagesQuery,
+      },
+    },
+    async (request) =>
+      chat.messages(customerOf(request).customerId, request.params.conversation_id, {
+        limit: request.query.limit,
+        afterId: request.query.after_id,
+      }),
   );
 
   app.post(
@@ -108,8 +168,15 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
       const caller = customerOf(request);
       const stream = request.body.stream === true;
       if (request.body.mode === 'research') {
-        if (stream) throw validationError([{ loc: ['body', 'stream'], msg: 'a research message is not streamed; poll its messages', type: 'value_error' }]);
-        const started = await chat.research(caller.customerId, request.params.conversation_id, request.body.content, { principal: caller, requestId: request.id, host: request.headers.host });
+        if (stream)
+          throw validationError([
+            { loc: ['body', 'stream'], msg: 'a research message is not streamed; poll its messages', type: 'value_error' },
+          ]);
+        const started = await chat.research(caller.customerId, request.params.conversation_id, request.body.content, {
+          principal: caller,
+          requestId: request.id,
+          host: request.headers.host,
+        });
         return reply.code(202).send(started);
       }
       const sent = await chat.send(caller.customerId, request.params.conversation_id, request.body.content, {
@@ -135,7 +202,12 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
         const collected = collector.result;
         if (collected.error) {
           const error = collected.error.toAppError();
-          await sse.write(encodeSseFrame({ event: 'error', data: { code: error.code, message: error.status >= 500 ? 'The model call failed' : error.message } }));
+          await sse.write(
+            encodeSseFrame({
+              event: 'error',
+              data: { code: error.code, message: error.status >= 500 ? 'The model call failed' : error.message },
+            }),
+          );
         } else if (collected.finish !== undefined) {
           await sse.write(encodeSseFrame({ event: 'done', data: { messages: await sent.complete(collected), free: sent.free } }));
         }
@@ -150,12 +222,20 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
     '/api/v1/desktop-chat/messages/:message_id/research.pdf',
     {
       config: customerAccount,
-      schema: { tags: ['desktop'], summary: 'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours', params: MessageParams },
+      schema: {
+        tags: ['desktop'],
+        summary:
+          'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours',
+        params: MessageParams,
+      },
     },
     async (request, reply) => {
       const research = await chat.completedResearch(customerOf(request).customerId, request.params.message_id);
       const pdf = await researchPdf(research);
-      return reply.type('application/pdf').header('content-disposition', `inline; filename="research-${request.params.message_id}.pdf"`).send(pdf);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="research-${request.params.message_id}.pdf"`)
+        .send(pdf);
     },
   );
 }

@@ -8,7 +8,13 @@ import type { App } from '../../../types.js';
 const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 const tags = ['desktop'];
 const CreateBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 64, description: 'Letters, digits, ".", "_" or "-", starting with a letter or digit; unique per customer ignoring case.' }) },
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Letters, digits, ".", "_" or "-", starting with a letter or digit; unique per customer ignoring case.',
+    }),
+  },
   { additionalProperties: false },
 );
 const NameParams = Type.Object({ project_name: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -27,7 +33,8 @@ export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps):
       config: customerAccount,
       schema: {
         tags,
-        summary: 'Your coder projects {data:[{name, status, project_id, database, created_at, last_opened_at}], slots:{used, free, purchased, total, available, max, price}}; database carries the connection details',
+        summary:
+          'Your coder projects {data:[{name, status, project_id, database, created_at, last_opened_at}], slots:{used, free, purchased, total, available, max, price}}; database carries the connection details',
       },
     },
     async (request) => coder.list(customerOf(request).customerId),
@@ -39,7 +46,8 @@ export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps):
       config: customerAccount,
       schema: {
         tags,
-        summary: 'Creates (201) or resumes (200) the coder project of this name: a managed agent project and a managed database; every slot in use → 409',
+        summary:
+          'Creates (201) or resumes (200) the coder project of this name: a managed agent project and a managed database; every slot in use → 409',
         body: CreateBody,
       },
     },
@@ -55,7 +63,8 @@ export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps):
       config: customerAccount,
       schema: {
         tags,
-        summary: 'Buys one extra coder project slot from token-wallet credit at desktop.coder.slotPriceMicros (Idempotency-Key required; 402 when short; 409 at desktop.coder.maxSlots)',
+        summary:
+          'Buys one extra coder project slot from token-wallet credit at desktop.coder.slotPriceMicros (Idempotency-Key required; 402 when short; 409 at desktop.coder.maxSlots)',
         headers: IdempotencyHeader,
       },
     },
@@ -71,7 +80,12 @@ export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps):
     '/api/v1/desktop/coder/projects/:project_name',
     {
       config: customerAccount,
-      schema: { tags, summary: 'Deletes your coder project: drops its database and role, removes its workspace → 204 (not yours: 404; a turn running: 409)', params: NameParams },
+      schema: {
+        tags,
+        summary:
+          'Deletes your coder project: drops its database and role, removes its workspace → 204 (not yours: 404; a turn running: 409)',
+        params: NameParams,
+      },
     },
     async (request, reply) => {
       await coder.remove(customerOf(request).customerId, request.params.project_name);

@@ -12,7 +12,11 @@ import type { App } from '../../../types.js';
 
 const PutBody = Type.Object(
   {
-    version: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The version this write replaces (0 before the first write).' }),
+    version: Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'The version this write replaces (0 before the first write).',
+    }),
     data: Type.Object({}, { additionalProperties: true, description: 'The whole document (free-form JSON object).' }),
   },
   { additionalProperties: false },
@@ -33,14 +37,29 @@ export async function desktopDocumentRoutes(app: App, deps: DesktopDocumentRoute
     ['/api/v1/assistant-desktop/sync', 'assistant-sync', 'synchronized assistant history'],
   ];
   for (const [url, kind, what] of routes) {
-    app.get(url, { config: customerAccount, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } }, async (request) =>
-      documents.get(customerOf(request).customerId, kind),
+    app.get(
+      url,
+      { config: customerAccount, schema: { tags: ['desktop'], summary: `Loads the ${what}: {version, data, size_bytes, updated_at}` } },
+      async (request) => documents.get(customerOf(request).customerId, kind),
     );
     app.put(
       url,
-      { config: customerAccount, bodyLimit, schema: { tags: ['desktop'], summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`, body: PutBody } },
+      {
+        config: customerAccount,
+        bodyLimit,
+        schema: {
+          tags: ['desktop'],
+          summary: `Replaces the ${what} at the version it names (stale: 409 with current_version; too large: 413)`,
+          body: PutBody,
+        },
+      },
       async (request) => {
-        const saved = await documents.put(customerOf(request).customerId, kind, request.body.version, request.body.data as Record<string, unknown>);
+        const saved = await documents.put(
+          customerOf(request).customerId,
+          kind,
+          request.body.version,
+          request.body.data as Record<string, unknown>,
+        );
         return { version: saved.version, size_bytes: saved.size_bytes, updated_at: saved.updated_at };
       },
     );

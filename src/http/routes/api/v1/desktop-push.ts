@@ -18,13 +18,28 @@ export async function desktopPushRoutes(app: App, deps: DesktopPushRouteDeps): P
 
   app.get(
     '/api/v1/assistant-desktop/push',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Live service messages (not dismissed, not expired): {data:[{message_key, title, body, level, broadcast, created_at, expires_at}]}', querystring: ListQuery } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary:
+          'Live service messages (not dismissed, not expired): {data:[{message_key, title, body, level, broadcast, created_at, expires_at}]}',
+        querystring: ListQuery,
+      },
+    },
     async (request) => push.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/assistant-desktop/push/:message_key/dismiss',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Dismisses a service message for you only (not yours: 404) → {message_key, dismissed, dismissed_at}', params: KeyParams } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Dismisses a service message for you only (not yours: 404) → {message_key, dismissed, dismissed_at}',
+        params: KeyParams,
+      },
+    },
     async (request) => push.dismiss(customerOf(request).customerId, request.params.message_key),
   );
 }

@@ -7,7 +7,10 @@ import type { App } from '../../../types.js';
 
 const BugReportBody = Type.Object(
   {
-    text: Type.String({ minLength: 1, description: 'What happened (text plus log excerpt at most desktop.bugReportMaxBytes bytes; larger: 413).' }),
+    text: Type.String({
+      minLength: 1,
+      description: 'What happened (text plus log excerpt at most desktop.bugReportMaxBytes bytes; larger: 413).',
+    }),
     app_version: Type.String({ minLength: 1, maxLength: 64 }),
     os: Type.String({ minLength: 1, maxLength: 128 }),
     log_excerpt: Type.Optional(Type.String()),
@@ -52,17 +55,37 @@ export async function desktopRoutes(app: App, deps: DesktopRouteDeps): Promise<v
 
   app.post(
     '/api/v1/desktop/bug-report',
-    { config: customerAccount, bodyLimit: bugReportBodyLimit, schema: { tags: ['desktop'], summary: 'Sends a bug report {text, app_version, os, log_excerpt?} → 201 {id, created_at}', body: BugReportBody } },
+    {
+      config: customerAccount,
+      bodyLimit: bugReportBodyLimit,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Sends a bug report {text, app_version, os, log_excerpt?} → 201 {id, created_at}',
+        body: BugReportBody,
+      },
+    },
     async (request, reply) => {
       const body = request.body;
-      const saved = await bugReports.submit(customerOf(request).customerId, { text: body.text, appVersion: body.app_version, os: body.os, logExcerpt: body.log_excerpt });
+      const saved = await bugReports.submit(customerOf(request).customerId, {
+        text: body.text,
+        appVersion: body.app_version,
+        os: body.os,
+        logExcerpt: body.log_excerpt,
+      });
       return reply.code(201).send(saved);
     },
   );
 
   app.post(
     '/api/v1/desktop/presence',
-    { config: customerAccount, schema: { tags: ['desktop'], summary: 'Heartbeat {app_version?, os?} → {online, last_seen_at, online_until, ttl_seconds}', body: PresenceBody } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary: 'Heartbeat {app_version?, os?} → {online, last_seen_at, online_until, ttl_seconds}',
+        body: PresenceBody,
+      },
+    },
     async (request) => presence.heartbeat(customerOf(request).customerId, { appVersion: request.body.app_version, os: request.body.os }),
   );
 }

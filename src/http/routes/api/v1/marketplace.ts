@@ -21,12 +21,15 @@ export async function marketplaceRoutes(app: App, deps: MarketplaceRouteDeps): P
       schema: {
         tags: ['accounts'],
         summary: 'Create a marketplace buyer account with its token-wallet credit (licence usable once)',
-        body: Type.Object({
-          email: Type.String({ format: 'email', maxLength: 254 }),
-          license_key: Type.String({ minLength: 4, maxLength: 200 }),
-          password: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
-          name: Type.Optional(Type.String({ maxLength: 200 })),
-        }, STRICT),
+        body: Type.Object(
+          {
+            email: Type.String({ format: 'email', maxLength: 254 }),
+            license_key: Type.String({ minLength: 4, maxLength: 200 }),
+            password: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
+            name: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          STRICT,
+        ),
       },
     },
     async (request, reply) => {

@@ -30,13 +30,19 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
 
   app.get(
     '/api/v1/me/api-keys',
-    { config: customerAccount, schema: { tags: ['accounts'], summary: 'List the System Token, username token and User API Keys (never secrets)' } },
+    {
+      config: customerAccount,
+      schema: { tags: ['accounts'], summary: 'List the System Token, username token and User API Keys (never secrets)' },
+    },
     async (request) => ({ data: await apiKeys.list(customerOf(request).customerId) }),
   );
 
   app.post(
     '/api/v1/me/api-keys',
-    { config: keyManager, schema: { tags: ['accounts'], summary: 'Create a User API Key; the secret is returned once', body: UserApiKeyCreateBody } },
+    {
+      config: keyManager,
+      schema: { tags: ['accounts'], summary: 'Create a User API Key; the secret is returned once', body: UserApiKeyCreateBody },
+    },
     async (request, reply) => {
       const caller = customerOf(request);
       const issued = await apiKeys.create(caller.customerId, request.body);
@@ -46,7 +52,10 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
 
   app.patch(
     '/api/v1/me/api-keys/:key_id',
-    { config: keyManager, schema: { tags: ['accounts'], summary: 'Change a User API Key policy', params: KeyIdParams, body: UserApiKeyUpdateBody } },
+    {
+      config: keyManager,
+      schema: { tags: ['accounts'], summary: 'Change a User API Key policy', params: KeyIdParams, body: UserApiKeyUpdateBody },
+    },
     async (request) => {
       const caller = customerOf(request);
       return apiKeys.update(caller.customerId, request.params.key_id, request.body);
@@ -59,14 +68,22 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
     async (request) => {
       const caller = customerOf(request);
       const revoked = await apiKeys.revoke(caller.customerId, request.params.key_id);
-      await alerts.raise(caller.customerId, { cause: 'key_revoked', causeKey: `key:${request.params.key_id}`, keyId: request.params.key_id, details: { key_id: request.params.key_id } });
+      await alerts.raise(caller.customerId, {
+        cause: 'key_revoked',
+        causeKey: `key:${request.params.key_id}`,
+        keyId: request.params.key_id,
+        details: { key_id: request.params.key_id },
+      });
       return { ...revoked, revoked: true };
     },
   );
 
   app.post(
     '/api/v1/me/api-keys/:key_id/replace',
-    { config: keyManager, schema: { tags: ['accounts'], summary: 'Revoke a key and issue a new secret with the same policy', params: KeyIdParams } },
+    {
+      config: keyManager,
+      schema: { tags: ['accounts'], summary: 'Revoke a key and issue a new secret with the same policy', params: KeyIdParams },
+    },
     async (request, reply) => {
       const caller = customerOf(request);
       const issued = await apiKeys.replace(caller.customerId, request.params.key_id);
@@ -94,7 +111,12 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
     '/api/v1/me/api-keys/:key_id/usage',
     {
       config: walletOwner,
-      schema: { tags: ['keys'], summary: 'Usage of one of your API keys per day', params: KeyParams, querystring: Type.Object({ days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }) },
+      schema: {
+        tags: ['keys'],
+        summary: 'Usage of one of your API keys per day',
+        params: KeyParams,
+        querystring: Type.Object({ days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }) }),
+      },
     },
     async (request) => {
       const principal = customerOf(request);
@@ -106,9 +128,13 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
     '/api/v1/me/api-keys/:key_id/health',
     {
       config: walletOwner,
-      schema: { tags: ['keys'], summary: 'Non-billable health check of a key: key, wallet and destination reachability', params: KeyParams, querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }) },
+      schema: {
+        tags: ['keys'],
+        summary: 'Non-billable health check of a key: key, wallet and destination reachability',
+        params: KeyParams,
+        querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }),
+      },
     },
     async (request) => accountReports.keyHealth(customerOf(request).customerId, request.params.key_id, request.query.model),
   );
 }
-

@@ -19,8 +19,14 @@ const DisableBody = Type.Object(
   { code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) },
   { additionalProperties: false },
 );
-const EdgeRegionBody = Type.Object({ region: Type.String({ minLength: 1, maxLength: 64, description: 'A configured region id or name, e.g. london or chicago.' }) }, { additionalProperties: false });
-const EmailBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }) }, { additionalProperties: false });
+const EdgeRegionBody = Type.Object(
+  { region: Type.String({ minLength: 1, maxLength: 64, description: 'A configured region id or name, e.g. london or chicago.' }) },
+  { additionalProperties: false },
+);
+const EmailBody = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }) },
+  { additionalProperties: false },
+);
 const PasswordBody = Type.Object(
   { current_password: Type.String({ minLength: 1, maxLength: 256 }), new_password: Type.String({ minLength: 8, maxLength: 256 }) },
   { additionalProperties: false },
@@ -58,7 +64,8 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
       config: customerAccount,
       schema: {
         tags: ['accounts'],
-        summary: 'Account, wallet and CLI configuration; with the dashboard profile (edge region and its base URL, names, show_name_dialog, two_factor_enabled, session)',
+        summary:
+          'Account, wallet and CLI configuration; with the dashboard profile (edge region and its base URL, names, show_name_dialog, two_factor_enabled, session)',
       },
     },
     async (request) => {
@@ -74,13 +81,19 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
 
   app.post(
     '/api/v1/me/2fa/setup',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' },
+    },
     async (request) => ({ ...(await accounts.webAuth.setupTwoFactor(customerOf(request).customerId)), enabled: false }),
   );
 
   app.post(
     '/api/v1/me/2fa/enable',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody },
+    },
     async (request) => {
       await accounts.webAuth.enableTwoFactor(customerOf(request).customerId, request.body.code, request.ip);
       return { enabled: true };
@@ -89,7 +102,10 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
 
   app.post(
     '/api/v1/me/2fa/disable',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody },
+    },
     async (request) => {
       await accounts.webAuth.disableTwoFactor(customerOf(request).customerId, request.body, request.ip);
       return { enabled: false };
@@ -98,19 +114,28 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
 
   app.post(
     '/api/v1/me/edge-region',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Sets the preferred API region (one of the configured regions)', body: EdgeRegionBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Sets the preferred API region (one of the configured regions)', body: EdgeRegionBody },
+    },
     async (request) => accounts.settings.setEdgeRegion(customerOf(request).customerId, request.body.region),
   );
 
   app.post(
     '/api/v1/me/email',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody },
+    },
     async (request) => ({ email: await accounts.webAuth.changeEmail(customerOf(request).customerId, request.body.email) }),
   );
 
   app.post(
     '/api/v1/me/password',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody },
+    },
     async (request) => {
       const caller = customerOf(request);
       const keep = isSessionPrincipal(caller) ? caller.session.id : undefined;
@@ -135,7 +160,11 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
     '/api/v1/me/sso-link',
     {
       config: customerAccount,
-      schema: { tags: ['account'], summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}', body: DashboardSsoLinkBody },
+      schema: {
+        tags: ['account'],
+        summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}',
+        body: DashboardSsoLinkBody,
+      },
     },
     async (request, reply) => {
       const caller = customerOf(request);
@@ -143,7 +172,9 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
       const query = new URLSearchParams({ token: issued.token });
       if (request.body.returnTo !== undefined) query.set('returnTo', request.body.returnTo);
       reply.header('cache-control', 'no-store');
-      return reply.code(201).send({ url: `${config.publicBaseUrl}/api/v1/auth/sso?${query.toString()}`, expires_at: new Date(issued.expiresAt).toISOString() });
+      return reply
+        .code(201)
+        .send({ url: `${config.publicBaseUrl}/api/v1/auth/sso?${query.toString()}`, expires_at: new Date(issued.expiresAt).toISOString() });
     },
   );
 
@@ -165,7 +196,10 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
 
   app.post(
     '/api/v1/me/api-key-alerts/:event_id/acknowledge',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Acknowledges one of your alerts (others: 404)', params: AlertParams } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Acknowledges one of your alerts (others: 404)', params: AlertParams },
+    },
     async (request) => accounts.alerts.acknowledge(customerOf(request).customerId, request.params.event_id),
   );
 }

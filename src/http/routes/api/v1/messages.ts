@@ -17,13 +17,23 @@ export async function messageRoutes(app: App, deps: MessageRouteDeps): Promise<v
 
   app.get(
     '/api/v1/messages',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Inbox: {data:[{id,title,body,broadcast,created_at,read,read_at}], unread_count}', querystring: ListQuery } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['account'],
+        summary: 'Inbox: {data:[{id,title,body,broadcast,created_at,read,read_at}], unread_count}',
+        querystring: ListQuery,
+      },
+    },
     async (request) => inbox.list(customerOf(request).customerId, request.query.limit),
   );
 
   app.post(
     '/api/v1/messages/:message_id/read',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Marks one of your messages read (others: 404)', params: MessageParams } },
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Marks one of your messages read (others: 404)', params: MessageParams },
+    },
     async (request) => inbox.markRead(customerOf(request).customerId, request.params.message_id),
   );
 }

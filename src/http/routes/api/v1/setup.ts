@@ -15,7 +15,11 @@ export async function setupRoutes(app: App, deps: SetupRouteDeps): Promise<void>
     '/api/v1/setup/health-check',
     {
       config: walletOwner,
-      schema: { tags: ['keys'], summary: 'Non-billable readiness check of the calling key', body: Type.Union([Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }), Type.Null()]) },
+      schema: {
+        tags: ['keys'],
+        summary: 'Non-billable readiness check of the calling key',
+        body: Type.Union([Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }), Type.Null()]),
+      },
     },
     async (request) => {
       const principal = customerOf(request);

@@ -51,20 +51,37 @@ export async function toolboxRoutes(app: App, deps: ToolboxRouteDeps): Promise<v
     '/api/v1/toolbox',
     {
       config: customerAccount,
-      schema: { tags: ['account'], summary: 'Updates agent preferences within what the operator allows (web search at most, approval policy at least)', body: ToolboxSettingsBody },
+      schema: {
+        tags: ['account'],
+        summary: 'Updates agent preferences within what the operator allows (web search at most, approval policy at least)',
+        body: ToolboxSettingsBody,
+      },
     },
     async (request) => settings.setToolbox(customerOf(request).customerId, request.body),
   );
 
   app.get(
     '/api/v1/customer-engagement',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Notification preferences: {email:{productUpdates,billing,keyAlerts,inboxDigest}, inApp:{keyAlerts,announcements}}' } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['account'],
+        summary: 'Notification preferences: {email:{productUpdates,billing,keyAlerts,inboxDigest}, inApp:{keyAlerts,announcements}}',
+      },
+    },
     async (request) => settings.engagement(customerOf(request).customerId),
   );
 
   app.put(
     '/api/v1/customer-engagement',
-    { config: customerAccount, schema: { tags: ['account'], summary: 'Saves notification preferences (fields left out take their defaults)', body: CustomerEngagementPreferencesBody } },
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['account'],
+        summary: 'Saves notification preferences (fields left out take their defaults)',
+        body: CustomerEngagementPreferencesBody,
+      },
+    },
     async (request) => settings.setEngagement(customerOf(request).customerId, request.body),
   );
 }

@@ -14,21 +14,25 @@ export interface UnlimitedCodingRouteDeps {
 export async function unlimitedCodingRoutes(app: App, deps: UnlimitedCodingRouteDeps): Promise<void> {
   const { billing, config } = deps;
 
-  app.get('/api/v1/unlimited-coding/plans', { config: account, schema: { tags: ['wallet'], summary: 'Unlimited Coding plans' } }, async (request) => {
-    const active = request.principal?.kind === 'customer' ? await billing.unlimited.active(request.principal.customerId) : null;
-    return {
-      plans: config.unlimitedPlans.map((plan) => ({
-        id: plan.id,
-        name: plan.name,
-        description: plan.description ?? null,
-        price: moneyJson(plan.priceMicros),
-        duration_days: plan.durationDays,
-        models: plan.models ?? null,
-        surfaces: plan.surfaces ?? ['gateway', 'projects'],
-        fair_use: { requests_per_hour: plan.fairUse.requestsPerHour ?? null, tokens_per_day: plan.fairUse.tokensPerDay ?? null },
-        active: active?.plan.id === plan.id,
-      })),
-      active: active ? { plan: active.plan.id, ends_at: new Date(active.endsAt).toISOString() } : null,
-    };
-  });
+  app.get(
+    '/api/v1/unlimited-coding/plans',
+    { config: account, schema: { tags: ['wallet'], summary: 'Unlimited Coding plans' } },
+    async (request) => {
+      const active = request.principal?.kind === 'customer' ? await billing.unlimited.active(request.principal.customerId) : null;
+      return {
+        plans: config.unlimitedPlans.map((plan) => ({
+          id: plan.id,
+          name: plan.name,
+          description: plan.description ?? null,
+          price: moneyJson(plan.priceMicros),
+          duration_days: plan.durationDays,
+          models: plan.models ?? null,
+          surfaces: plan.surfaces ?? ['gateway', 'projects'],
+          fair_use: { requests_per_hour: plan.fairUse.requestsPerHour ?? null, tokens_per_day: plan.fairUse.tokensPerDay ?? null },
+          active: active?.plan.id === plan.id,
+        })),
+        active: active ? { plan: active.plan.id, ends_at: new Date(active.endsAt).toISOString() } : null,
+      };
+    },
+  );
 }

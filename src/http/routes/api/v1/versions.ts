@@ -11,12 +11,10 @@ const VersionText = Type.String({
   description: 'A semantic version such as 1.2.3 or 1.3.0-beta.2',
 });
 
-const VersionQuery = Type.Object(
-  {
-    current: Type.Optional(VersionText),
-    currentVersion: Type.Optional(VersionText),
-  },
-);
+const VersionQuery = Type.Object({
+  current: Type.Optional(VersionText),
+  currentVersion: Type.Optional(VersionText),
+});
 
 export interface VersionRouteDeps {
   platform: Pick<PlatformServices, 'releases'>;

@@ -12,14 +12,18 @@ export interface VipRouteDeps {
 export async function vipRoutes(app: App, deps: VipRouteDeps): Promise<void> {
   const { config } = deps;
 
-  app.get('/api/v1/vip', { config: { auth: 'public' }, schema: { tags: ['wallet'], summary: 'VIP priority server access of the caller' } }, async (request) => {
-    const token = bearerFrom(request.headers, false);
-    const principal = token === undefined ? null : await deps.identity.resolve(token);
-    return {
-      vip: principal === null ? null : principal.kind === 'operator' || principal.vip,
-      servers: config.vip.hosts,
-      models: config.vip.models,
-      description: config.vip.description,
-    };
-  });
+  app.get(
+    '/api/v1/vip',
+    { config: { auth: 'public' }, schema: { tags: ['wallet'], summary: 'VIP priority server access of the caller' } },
+    async (request) => {
+      const token = bearerFrom(request.headers, false);
+      const principal = token === undefined ? null : await deps.identity.resolve(token);
+      return {
+        vip: principal === null ? null : principal.kind === 'operator' || principal.vip,
+        servers: config.vip.hosts,
+        models: config.vip.models,
+        description: config.vip.description,
+      };
+    },
+  );
 }

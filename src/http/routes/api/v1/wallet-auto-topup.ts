@@ -51,7 +51,8 @@ export async function walletAutoTopupRoutes(app: App, deps: WalletAutoTopupRoute
       config: walletOwner,
       schema: {
         tags: ['wallet'],
-        summary: 'Configure auto top-up: when a settlement leaves the available balance below the threshold, one off-session charge of the saved card buys the pack (409 without a saved card)',
+        summary:
+          'Configure auto top-up: when a settlement leaves the available balance below the threshold, one off-session charge of the saved card buys the pack (409 without a saved card)',
         body: AutoTopupBody,
       },
     },

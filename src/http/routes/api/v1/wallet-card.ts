@@ -12,7 +12,10 @@ import type { App } from '../../../types.js';
 const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
 
-const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, STRICT);
+const CheckoutBody = Type.Object(
+  { pack_id: Type.String({ minLength: 1, maxLength: 64 }), discount_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  STRICT,
+);
 const ConfirmBody = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT);
 
 /** Card checkout and confirm for one wallet (`token` under /wallet, `cash` under /cash-wallet). */
@@ -22,17 +25,32 @@ export function cardCheckoutRoutes(app: App, deps: WalletCardRouteDeps, prefix: 
 
   app.post(
     `${prefix}/card/checkout`,
-    { config: walletOwner, schema: { tags: [tag], summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`, body: CheckoutBody } },
+    {
+      config: walletOwner,
+      schema: {
+        tags: [tag],
+        summary: `Card checkout session for a credit pack (${wallet} wallet); answers the hosted checkout URL`,
+        body: CheckoutBody,
+      },
+    },
     async (request, reply) => {
       const customer = customerOf(request);
-      const result = await payments.card.checkout({ customerId: customer.customerId, packId: request.body.pack_id, wallet, discountCode: request.body.discount_code });
+      const result = await payments.card.checkout({
+        customerId: customer.customerId,
+        packId: request.body.pack_id,
+        wallet,
+        discountCode: request.body.discount_code,
+      });
       return reply.code(201).send({ session_id: result.sessionId, checkout_url: result.url, payment: paymentJson(result.payment) });
     },
   );
 
   app.post(
     `${prefix}/card/confirm`,
-    { config: walletOwner, schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody } },
+    {
+      config: walletOwner,
+      schema: { tags: [tag], summary: `Confirm a paid card session (credits the ${wallet} wallet once)`, body: ConfirmBody },
+    },
     async (request) => {
       const customer = customerOf(request);
       const { payment, credited } = await payments.card.confirm(customer.customerId, request.body.session_id, wallet);

@@ -17,7 +17,10 @@ import { customerOf } from '../../../caller.js';
 const account = { auth: 'api', surface: 'account' } as const;
 const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
-const CheckoutBody = Type.Object({ pack_id: Type.String({ minLength: 1, maxLength: 64 }), pay_currency: Type.String({ minLength: 1, maxLength: 32 }) }, STRICT);
+const CheckoutBody = Type.Object(
+  { pack_id: Type.String({ minLength: 1, maxLength: 64 }), pay_currency: Type.String({ minLength: 1, maxLength: 32 }) },
+  STRICT,
+);
 const OrderParams = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export function orderJson(row: PaymentRow) {
@@ -46,21 +49,45 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
   const crypto = payments.crypto;
   const tags = ['wallet'];
 
-  app.get('/api/v1/wallet/crypto/options', { config: account, schema: { tags, summary: 'Coins and networks accepted, packs (prices in USD)' } }, async () => crypto.options());
+  app.get(
+    '/api/v1/wallet/crypto/options',
+    { config: account, schema: { tags, summary: 'Coins and networks accepted, packs (prices in USD)' } },
+    async () => crypto.options(),
+  );
 
-  for (const [prefix, wallet] of [['/api/v1/wallet', 'token'], ['/api/v1/cash-wallet', 'cash']] as const) {
+  for (const [prefix, wallet] of [
+    ['/api/v1/wallet', 'token'],
+    ['/api/v1/cash-wallet', 'cash'],
+  ] as const) {
     app.post(
       `${prefix}/crypto/checkout`,
-      { config: walletOwner, schema: { tags: [wallet === 'token' ? 'wallet' : 'cash-wallet'], summary: `Crypto invoice for a pack (USD price, chosen pay currency; ${wallet} wallet)`, body: CheckoutBody } },
+      {
+        config: walletOwner,
+        schema: {
+          tags: [wallet === 'token' ? 'wallet' : 'cash-wallet'],
+          summary: `Crypto invoice for a pack (USD price, chosen pay currency; ${wallet} wallet)`,
+          body: CheckoutBody,
+        },
+      },
       async (request, reply) => {
-        const order = await crypto.checkout({ customerId: customerOf(request).customerId, packId: request.body.pack_id, payCurrency: request.body.pay_currency, wallet });
+        const order = await crypto.checkout({
+          customerId: customerOf(request).customerId,
+          packId: request.body.pack_id,
+          payCurrency: request.body.pay_currency,
+          wallet,
+        });
         return reply.code(201).send(orderJson(order));
       },
     );
   }
 
-  app.get('/api/v1/wallet/crypto/orders/:order_id', { config: walletOwner, schema: { tags, summary: 'One of your crypto orders, its status refreshed from the processor', params: OrderParams } }, async (request) =>
-    orderJson(await crypto.refresh(customerOf(request).customerId, request.params.order_id)),
+  app.get(
+    '/api/v1/wallet/crypto/orders/:order_id',
+    {
+      config: walletOwner,
+      schema: { tags, summary: 'One of your crypto orders, its status refreshed from the processor', params: OrderParams },
+    },
+    async (request) => orderJson(await crypto.refresh(customerOf(request).customerId, request.params.order_id)),
   );
 
   app.get(
@@ -76,10 +103,14 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
     },
   );
 
-  app.get('/api/v1/wallet/crypto/refund-addresses', { config: walletOwner, schema: { tags, summary: 'Your saved crypto refund addresses' } }, async (request) => ({
-    addresses: await crypto.refundAddresses(customerOf(request).customerId),
-    max: config.payments.crypto.maxRefundAddresses,
-  }));
+  app.get(
+    '/api/v1/wallet/crypto/refund-addresses',
+    { config: walletOwner, schema: { tags, summary: 'Your saved crypto refund addresses' } },
+    async (request) => ({
+      addresses: await crypto.refundAddresses(customerOf(request).customerId),
+      max: config.payments.crypto.maxRefundAddresses,
+    }),
+  );
   app.post(
     '/api/v1/wallet/crypto/refund-addresses',
     {
@@ -87,14 +118,28 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
       schema: {
         tags,
         summary: 'Save a refund address (format checked per network: EVM checksum, base58check, bech32)',
-        body: Type.Object({ network: Type.String({ minLength: 1, maxLength: 32 }), address: Type.String({ minLength: 1, maxLength: 128 }), label: Type.Optional(Type.String({ maxLength: 100 })) }, STRICT),
+        body: Type.Object(
+          {
+            network: Type.String({ minLength: 1, maxLength: 32 }),
+            address: Type.String({ minLength: 1, maxLength: 128 }),
+            label: Type.Optional(Type.String({ maxLength: 100 })),
+          },
+          STRICT,
+        ),
       },
     },
     async (request, reply) => reply.code(201).send(await crypto.saveRefundAddress(customerOf(request).customerId, request.body)),
   );
   app.delete(
     '/api/v1/wallet/crypto/refund-addresses/:address_id',
-    { config: walletOwner, schema: { tags, summary: 'Delete one of your refund addresses', params: Type.Object({ address_id: Type.String({ minLength: 1, maxLength: 64 }) }) } },
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary: 'Delete one of your refund addresses',
+        params: Type.Object({ address_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      },
+    },
     async (request, reply) => {
       await crypto.deleteRefundAddress(customerOf(request).customerId, request.params.address_id);
       return reply.code(204).send();
@@ -103,7 +148,13 @@ export async function walletCryptoRoutes(app: App, deps: WalletCryptoRouteDeps):
 
   app.post(
     '/api/v1/crypto/ipn',
-    { config: { auth: 'public' }, schema: { tags: ['public'], summary: 'Crypto-processor payment callbacks (header x-nowpayments-sig: HMAC-SHA512 of the key-sorted JSON body)' } },
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['public'],
+        summary: 'Crypto-processor payment callbacks (header x-nowpayments-sig: HMAC-SHA512 of the key-sorted JSON body)',
+      },
+    },
     async (request) => {
       const result = await crypto.ipn(request.body, request.headers['x-nowpayments-sig']);
       return { received: true, duplicate: result.duplicate };

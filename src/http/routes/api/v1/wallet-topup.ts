@@ -39,7 +39,10 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
       schema: {
         tags,
         summary: 'Load the credit of a paid pack (card session or crypto order) into its wallet, once per payment; answers the purchase',
-        body: Type.Union([Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT), Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT)]),
+        body: Type.Union([
+          Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 255 }) }, STRICT),
+          Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT),
+        ]),
       },
     },
     async (request) => {
@@ -58,7 +61,14 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
 
   app.post(
     '/api/v1/wallet/topup-discount',
-    { config: walletOwner, schema: { tags, summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout', body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT) } },
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary: 'Validate a top-up bonus code (expiry, total uses, once per customer); use it as discount_code at checkout',
+        body: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, STRICT),
+      },
+    },
     async (request) => {
       const checked = await payments.discounts.check(customerOf(request).customerId, request.body.code);
       if (!checked.valid) return { valid: false, reason: checked.reason };
@@ -70,7 +80,11 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
         expires_at: discount.expiresAt === null ? null : new Date(discount.expiresAt).toISOString(),
         packs: config.payments.packs.map((pack) => {
           const credit = pack.creditMicros ?? pack.priceMicros;
-          return { pack_id: pack.id, price: moneyJson(pack.priceMicros), bonus: moneyJson(Math.floor((credit * discount.bonusPercent) / 100)) };
+          return {
+            pack_id: pack.id,
+            price: moneyJson(pack.priceMicros),
+            bonus: moneyJson(Math.floor((credit * discount.bonusPercent) / 100)),
+          };
         }),
       };
     },
@@ -78,22 +92,45 @@ export async function walletTopUpRoutes(app: App, deps: WalletTopUpRouteDeps): P
 
   app.post(
     '/api/v1/wallet/topupemail-session-discount',
-    { config: walletOwner, schema: { tags, summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)', body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])) } },
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary: 'Issue a time-boxed personal top-up discount and mail it (one active at a time; 409 while one is)',
+        body: Type.Optional(Type.Union([Type.Object({}, STRICT), Type.Null()])),
+      },
+    },
     async (request, reply) => {
       const customer = await deps.customers.get(customerOf(request).customerId);
       const issued = await payments.discounts.issueSessionDiscount({ id: customer.id, email: customer.email });
-      return reply.code(201).send({ mailed_to: issued.mailedTo, bonus_percent: issued.bonusPercent, expires_at: new Date(issued.expiresAt).toISOString() });
+      return reply
+        .code(201)
+        .send({ mailed_to: issued.mailedTo, bonus_percent: issued.bonusPercent, expires_at: new Date(issued.expiresAt).toISOString() });
     },
   );
 
-  app.get('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' } }, async (request) =>
-    payments.preferences.get(customerOf(request).customerId),
+  app.get(
+    '/api/v1/purchase-preferences',
+    {
+      config: walletOwner,
+      schema: { tags, summary: 'Your purchase preferences (default pack, payment method, display currency of estimates)' },
+    },
+    async (request) => payments.preferences.get(customerOf(request).customerId),
   );
-  app.put('/api/v1/purchase-preferences', { config: walletOwner, schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody } }, async (request) => {
-    const body = request.body;
-    if (body.default_pack_id !== null && !config.payments.packs.some((pack) => pack.id === body.default_pack_id)) {
-      throw validationError([{ loc: ['body', 'default_pack_id'], msg: `Unknown credit pack ${body.default_pack_id}`, type: 'value_error' }]);
-    }
-    return payments.preferences.put(customerOf(request).customerId, body);
-  });
+  app.put(
+    '/api/v1/purchase-preferences',
+    {
+      config: walletOwner,
+      schema: { tags, summary: 'Save purchase preferences (checkout amounts stay USD)', body: PurchasePreferencesBody },
+    },
+    async (request) => {
+      const body = request.body;
+      if (body.default_pack_id !== null && !config.payments.packs.some((pack) => pack.id === body.default_pack_id)) {
+        throw validationError([
+          { loc: ['body', 'default_pack_id'], msg: `Unknown credit pack ${body.default_pack_id}`, type: 'value_error' },
+        ]);
+      }
+      return payments.preferences.put(customerOf(request).customerId, body);
+    },
+  );
 }

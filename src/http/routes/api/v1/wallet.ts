@@ -18,8 +18,10 @@ export interface WalletRouteDeps {
 export async function walletRoutes(app: App, deps: WalletRouteDeps): Promise<void> {
   const { billing, accountReports } = deps;
 
-  app.get('/api/v1/wallet/status', { config: walletOwner, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } }, async (request) =>
-    walletJson(await billing.walletSummary(customerOf(request).customerId)),
+  app.get(
+    '/api/v1/wallet/status',
+    { config: walletOwner, schema: { tags: ['wallet'], summary: 'Balance, holds, available credit and plan' } },
+    async (request) => walletJson(await billing.walletSummary(customerOf(request).customerId)),
   );
 
   app.get(
@@ -28,13 +30,17 @@ export async function walletRoutes(app: App, deps: WalletRouteDeps): Promise<voi
       config: walletOwner,
       schema: {
         tags: ['wallet'],
-        summary: 'Credits and corrections of the wallets (payments), and card, crypto, cash and top-up purchases with their states (purchases), newest first',
+        summary:
+          'Credits and corrections of the wallets (payments), and card, crypto, cash and top-up purchases with their states (purchases), newest first',
         querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }) }),
       },
     },
     async (request) => {
       const customerId = customerOf(request).customerId;
-      return { payments: await accountReports.payments(customerId, request.query.limit), purchases: await deps.payments.list(customerId, request.query.limit) };
+      return {
+        payments: await accountReports.payments(customerId, request.query.limit),
+        purchases: await deps.payments.list(customerId, request.query.limit),
+      };
     },
   );
 }

@@ -94,7 +94,9 @@ export async function projectFileRoutes(app: App, deps: ProjectFileRouteDeps): P
         ifNoneMatch: headerValues(request.headers['if-none-match']),
       });
       reply.header('etag', written.etag);
-      return reply.code(written.created ? 201 : 200).send({ path: written.path, size_bytes: written.sizeBytes, etag: written.etag, created: written.created });
+      return reply
+        .code(written.created ? 201 : 200)
+        .send({ path: written.path, size_bytes: written.sizeBytes, etag: written.etag, created: written.created });
     },
   );
 }

@@ -51,7 +51,10 @@ export async function projectRoutes(app: App, deps: ProjectRouteDeps): Promise<v
       const principal = request.principal!;
       const { limit, cursor } = request.query;
       // One extra row tells whether another page exists.
-      const rows = await deps.projects.list(principal.kind === 'customer' ? principal.customerId : null, { limit: limit + 1, after: cursor });
+      const rows = await deps.projects.list(principal.kind === 'customer' ? principal.customerId : null, {
+        limit: limit + 1,
+        after: cursor,
+      });
       const page = rows.slice(0, limit);
       return { data: page.map(projectView), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },

@@ -62,7 +62,10 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
 
   app.get(
     '/api/v1/projects/:projectId/state',
-    { config: projectRoute, schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams } },
+    {
+      config: projectRoute,
+      schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams },
+    },
     async (request) => {
       const { project, thread } = await runtime.threadDetail(request.principal!, request.params.projectId, false);
       const pending = thread ? await agent.approvals.list(project.id, { threadId: thread.id, status: 'pending' }) : [];
@@ -103,7 +106,9 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       const key = request.headers['idempotency-key'];
       const body: TurnRequest = { ...(request.body as TurnRequest), ...permissionSelectionOf(request.body as Record<string, unknown>) };
       const { projectId } = request.params;
-      const result = await (key ? runtime.startTurnOnce(request.principal!, projectId, body, key) : runtime.startTurn(request.principal!, projectId, body));
+      const result = await (key
+        ? runtime.startTurnOnce(request.principal!, projectId, body, key)
+        : runtime.startTurn(request.principal!, projectId, body));
       return reply.code(202).send(result);
     },
   );
@@ -115,7 +120,10 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       schema: {
         tags: ['projects'],
         summary: 'Interrupt the running turn (409 when it is not running)',
-        params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), turnId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({
+          projectId: Type.String({ minLength: 1, maxLength: 100 }),
+          turnId: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
       },
     },
     (request) => runtime.interrupt(request.principal!, request.params.projectId, request.params.turnId),
@@ -130,9 +138,19 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
         summary: 'Approvals of the latest thread (pending by default)',
         params: ProjectParams,
         querystring: Type.Object({
-          status: Type.Union([Type.Literal('pending'), Type.Literal('resolved'), Type.Literal('cancelled'), Type.Literal('expired'), Type.Literal('lost'), Type.Literal('all')], {
-            default: 'pending',
-          }),
+          status: Type.Union(
+            [
+              Type.Literal('pending'),
+              Type.Literal('resolved'),
+              Type.Literal('cancelled'),
+              Type.Literal('expired'),
+              Type.Literal('lost'),
+              Type.Literal('all'),
+            ],
+            {
+              default: 'pending',
+            },
+          ),
         }),
       },
     },
@@ -152,7 +170,10 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       schema: {
         tags: ['projects'],
         summary: 'Resolve an approval; an empty body means {decision: "accept"}; twice → 409 with the recorded outcome',
-        params: Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 100 }), requestId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({
+          projectId: Type.String({ minLength: 1, maxLength: 100 }),
+          requestId: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
         body: Type.Object({ decision: Type.Optional(Type.Union(APPROVAL_DECISIONS.map((decision) => Type.Literal(decision)))) }),
       },
       preValidation: emptyBodyAsObject,
