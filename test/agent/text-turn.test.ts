@@ -54,6 +54,8 @@ describe('managed project: text turn through the gateway', () => {
       .where('customer_id', '=', customer.id)
       .executeTakeFirstOrThrow();
     const systemKey = await context.services.identity.resolve(customer.token);
+    // The answer ends before its settlement commits: wait for it.
+    await context.services.billing.wallet.settled();
     const calls = await context.storage.db.selectFrom('billing_calls').selectAll().where('customer_id', '=', customer.id).execute();
     expect(calls).toHaveLength(1);
     expect(calls[0]!.requested_model).toBe('power-ai');

@@ -124,7 +124,8 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(final).toMatchObject({ id: queued.id, status: 'completed' });
   });
 
-  it('streams a background create until the response has finished', async () => {
+  it('streams a background create until the response has finished, with one model call', async () => {
+    const seen = setup.upstream.requests.length;
     const stream = await customer.client.responses.create({
       model: MODEL,
       input: 'background and streamed',
@@ -136,6 +137,9 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(events[0]).toMatchObject({ type: 'response.created', response: { status: 'queued' } });
     expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { id: events[0]!.response!.id, status: 'completed' } });
     expect((await customer.client.responses.retrieve(events[0]!.response!.id)).output_text).toBe('Hello from the scripted model.');
+    // The stream followed the background run; no second call ran after it (it once did, billed twice).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(setup.upstream.requests.length - seen).toBe(1);
   });
 
   it('cancels a pending background response: the upstream call is aborted and billed once', async () => {

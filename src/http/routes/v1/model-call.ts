@@ -13,8 +13,12 @@ export interface ModelCallRoute<D extends Decoded> {
   config: NonNullable<RouteShorthandOptions['config']>;
   schema: NonNullable<RouteShorthandOptions['schema']>;
   protocol: InboundProtocol<D>;
-  /** Runs before the driver; an answer it returns (a queued background response) is the route's answer. */
-  before?(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /**
+   * Runs before the driver; an answer it returns (a queued background response, or the reply it streamed) is the
+   * route's answer. Wrapped in an object: a bare `FastifyReply` is a thenable, which an `await` would resolve to
+   * undefined once it is sent, and the driver would then run the call a second time.
+   */
+  before?(request: FastifyRequest, reply: FastifyReply): Promise<{ answer: unknown } | undefined>;
 }
 
 export function modelCallRoute<D extends Decoded>(app: App, deps: DriverDeps, route: ModelCallRoute<D>): void {
@@ -24,8 +28,8 @@ export function modelCallRoute<D extends Decoded>(app: App, deps: DriverDeps, ro
     schema: route.schema,
     handler: async (request, reply) => {
       if (before) {
-        const answer = await before(request, reply);
-        if (answer !== undefined) return answer;
+        const handled = await before(request, reply);
+        if (handled !== undefined) return handled.answer;
       }
       const input = {
         principal: principalOf(request),

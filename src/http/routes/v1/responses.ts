@@ -99,7 +99,8 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
       if (body.background !== true) return undefined;
       decodeResponsesRequest(body);
       const queued = await deps.lifecycle.createBackground({ principal: principalOf(request), body, requestId: request.id });
-      return body.stream === true ? streamStoredResponse({ request, reply, lifecycle: deps.lifecycle, response: queued }) : queued;
+      if (body.stream !== true) return { answer: queued };
+      return { answer: await streamStoredResponse({ request, reply, lifecycle: deps.lifecycle, response: queued }) };
     },
   });
 
