@@ -186,6 +186,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     clock,
     walletState: (customerId) => billing.walletSummary(customerId),
     probe: (modelId) => probeProvider(config, modelId, config.billing.healthProbeTimeoutMs),
+    settled: () => billing.wallet.settled(),
   });
   // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
   // start leaves no timer, pool, Redis connection or app-server behind.

@@ -19,6 +19,11 @@ export interface AccountReportDeps {
   walletState: (customerId: number) => Promise<WalletState>;
   /** Reaches the provider that serves a model (the gateway's providers know how). */
   probe: (modelId: string) => Promise<DestinationProbe>;
+  /**
+   * Resolves once this process's answered calls have settled: a customer who reads usage right after a call was
+   * answered sees it (answers end before their settlement commits).
+   */
+  settled: () => Promise<void>;
 }
 
 export class AccountReports {
@@ -28,13 +33,15 @@ export class AccountReports {
     return payments(this.deps.storage.db, customerId, limit);
   }
 
-  tokenUsage(customerId: number, options: { limit: number; days: number }) {
+  async tokenUsage(customerId: number, options: { limit: number; days: number }) {
+    await this.deps.settled();
     return tokenUsage(this.deps.storage.db, customerId, this.deps.clock.nowMs(), options);
   }
 
   /** Daily usage of one of the customer's keys; another customer's key is "not found". */
   async keyUsage(customerId: number, keyId: number, days: number) {
     const key = await this.ownKey(customerId, keyId);
+    await this.deps.settled();
     return keyUsage(this.deps.storage.db, customerId, key.id, this.deps.clock.nowMs(), days);
   }
 

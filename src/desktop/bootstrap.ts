@@ -53,10 +53,13 @@ export class DesktopBootstrap {
   async load(caller: { customerId: number; keyId: number; keyKind: ApiKeyKind }, options: { days: number; limit: number }) {
     const { deps } = this;
     const now = deps.clock.nowMs();
+    // The wallet summary waits for this process's answered calls to settle; usage is read after it, so a call
+    // answered just before shows in both.
+    const walletRead = deps.wallets.walletSummary(caller.customerId);
     const [account, wallet, usage, inbox, push, coder] = await Promise.all([
       describeAccount({ customers: deps.customers, wallets: deps.wallets, config: deps.config, prices: deps.prices }, caller),
-      deps.wallets.walletSummary(caller.customerId),
-      tokenUsage(deps.storage.db, caller.customerId, now, options),
+      walletRead,
+      walletRead.then(() => tokenUsage(deps.storage.db, caller.customerId, now, options)),
       deps.inbox.list(caller.customerId, options.limit),
       deps.push.list(caller.customerId, options.limit),
       deps.coder.list(caller.customerId),

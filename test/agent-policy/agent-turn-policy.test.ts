@@ -38,6 +38,8 @@ describe('key policies bind agent turns', () => {
   }
 
   async function callsOf(keyId: number) {
+    // Answers end before their settlement commits: read the calls once this process's settlements have landed.
+    await harness.context.services.billing.wallet.settled();
     return harness.context.storage.db.selectFrom('billing_calls').selectAll().where('key_id', '=', keyId).orderBy('id').execute();
   }
 
