@@ -229,7 +229,7 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
-      await wallet.settled();
+      await wallet.drained();
       await writer.drain();
       await sqliteWorker?.close();
       // Calls cut off by the shutdown never settle: release their holds and leave the registry.

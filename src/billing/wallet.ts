@@ -167,8 +167,16 @@ export class Wallet {
     return settling;
   }
 
-  /** Resolves once every settlement accepted so far has committed (or failed). */
+  /**
+   * Resolves once every settlement accepted so far has committed (or failed). Later ones are not waited for, so a
+   * read on a busy node waits for at most the group commits already under way, never for a stream of new calls.
+   */
   async settled(): Promise<void> {
+    if (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+  }
+
+  /** Resolves once no settlement is pending, including those accepted while waiting (shutdown). */
+  async drained(): Promise<void> {
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
   }
 
