@@ -34,6 +34,9 @@ export function utcDayStart(nowMs: number): number {
 }
 
 export class FreeQuota {
+  /** Settlements of free calls under way: reads wait for those accepted before them (read-your-writes). */
+  private readonly settling = new Set<Promise<unknown>>();
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
@@ -48,6 +51,7 @@ export class FreeQuota {
 
   /** The quota as the desktop app shows it: allowance, used and left today, when it resets, the free models. */
   async status(customerId: number) {
+    await this.settled();
     const dayStartMs = utcDayStart(this.clock.nowMs());
     const row = await this.storage.db
       .selectFrom('desktop_chat_free_usage')
@@ -68,6 +72,7 @@ export class FreeQuota {
   /** Takes one free message of today, or null when today's are all taken. */
   async reserve(customerId: number, requestId: string): Promise<FreeSlot | null> {
     if (this.options.dailyMessages <= 0) return null;
+    await this.settled();
     return this.storage.db.transaction().execute(async (trx) => {
       await this.storage.lockInTransaction(trx, FREE_QUOTA_LOCK_SCOPE, customerId);
       const nowMs = this.clock.nowMs();
@@ -96,6 +101,15 @@ export class FreeQuota {
     });
   }
 
+  /**
+   * Resolves once every free-call settlement accepted so far has committed. A call's answer ends before its
+   * settlement commits, so a quota read or a new reservation right after a failed call waits for its slot to
+   * come back.
+   */
+  async settled(): Promise<void> {
+    if (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+  }
+
   /** Gives the slot back (idempotent). */
   async release(slot: FreeSlot): Promise<void> {
     await this.storage.db.deleteFrom('desktop_chat_free_usage').where('id', '=', slot.id).where('status', '=', 'reserved').execute();
@@ -122,12 +136,16 @@ export class FreeQuota {
         return {
           holdMicros: 0,
           settle: (usage, status) => {
-            settled ??= (async () => {
+            if (settled) return settled;
+            const settling = (async () => {
               if (status === 'completed' || (status === 'aborted' && usage.outputTokens > 0)) await this.markUsed(slot, usage);
               else await this.release(slot);
               return { costMicros: 0, covered: true };
             })();
-            return settled;
+            settled = settling;
+            this.settling.add(settling);
+            void settling.catch(() => undefined).finally(() => this.settling.delete(settling));
+            return settling;
           },
         };
       },
