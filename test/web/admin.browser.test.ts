@@ -1,7 +1,7 @@
 /**
  * The operator console in Chromium against the real service: the page shows only the sign-in form until an
  * operator signs in; then the operator credits a wallet and switches `power-ai` to another destination, and the
- * next `/v1` call (official openai client) reaches the new upstream model.
+ * next `/v1` call (official openai client) reaches the new upstream model. Every section passes axe, light and dark.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +117,20 @@ describe('operator console (Chromium)', () => {
     });
     expect(aliases.json().aliases['power-ai']).toBe('scripted-backup');
 
+    // The other sections, light and dark: no serious accessibility finding once their data arrived.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const section of ['Messages', 'Desktop clients', 'Ledger']) {
+        await page.getByRole('link', { name: section }).click();
+        await page.getByRole('heading', { level: 1, name: section }).waitFor();
+        await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+        expect(await seriousAccessibilityViolations(page), `${section} ${scheme}`).toEqual([]);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
     // Ledger invariants hold; signing out revokes the session's key and returns to the form.
+    await page.getByRole('link', { name: 'Routing and prices' }).click();
     await page.getByRole('link', { name: 'Ledger' }).click();
     await page.getByTestId('ledger-result').filter({ hasText: 'All invariants hold.' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();

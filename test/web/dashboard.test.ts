@@ -2,7 +2,8 @@
  * The customer dashboard in Chromium against the real service, the scripted model upstream and the card-processor
  * double: registration with the human check, two-factor set-up and sign-in, a key created in the page and used
  * with the official `openai` client, a card top-up followed through the processor, password reset by the mailed
- * link, accessibility (axe) of the main pages and a 375 px phone layout without horizontal scrolling.
+ * link, keyboard-only use (skip link, Tab order, Enter), accessibility (axe) of every view and the sign-in
+ * sub-pages in light and dark colours, and a 375 px phone layout without horizontal scrolling.
  */
 import OpenAI from 'openai';
 import * as OTPAuth from 'otpauth';
@@ -114,6 +115,22 @@ describe('sign-in page', () => {
     await expect(page.getByRole('alert').textContent()).resolves.toContain('no verified email address');
     expect(await page.getByRole('button', { name: /identity provider/ }).count()).toBe(0);
     await expectAccessible();
+  });
+
+  it('has no serious accessibility violation on the registration and reset-request pages, light or dark', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [hash, heading] of [
+        ['#/register', 'Create an account'],
+        ['#/forgot', 'Reset your password'],
+      ] as const) {
+        await page.goto(`/login.html${hash}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        if (hash === '#/register') await page.getByLabel(/^Human check:/).waitFor();
+        expect(await seriousAccessibilityViolations(page), `${hash} ${scheme}`).toEqual([]);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('registers with the human check (a wrong answer is refused with a new question) and lands on Home', async () => {
@@ -253,6 +270,66 @@ describe('dashboard', () => {
     expect(await page.locator('tr', { hasText: 'browser key' }).count()).toBe(0);
   });
 
+  it('works from the keyboard alone: the skip link first, then a form reached with Tab and sent with Enter', async () => {
+    /** What has the focus: tag, id, its accessible text or its label, and whether it is inside the view (<main>). */
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        const labels = (element as HTMLInputElement | null)?.labels;
+        return {
+          tag: element?.tagName.toLowerCase() ?? '',
+          id: element?.id ?? '',
+          name: (labels?.[0]?.textContent ?? element?.getAttribute('aria-label') ?? element?.textContent ?? '').trim(),
+          inView: element?.closest('main') !== null,
+        };
+      });
+    const tab = async () => {
+      await page.keyboard.press('Tab');
+      return focused();
+    };
+    const freshLoad = async (name: string, heading: string) => {
+      await page.goto('/openapi.json');
+      await view(name, heading);
+      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+    };
+
+    // The skip link is the first stop; it moves the focus to the view and leaves the route alone.
+    await freshLoad('home', 'Home');
+    expect(await tab()).toMatchObject({ tag: 'a', name: 'Skip to content' });
+    await page.keyboard.press('Enter');
+    expect(await focused()).toMatchObject({ tag: 'main', id: 'main' });
+    expect(new URL(page.url()).hash).toBe('#/home');
+    await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+    expect((await tab()).inView).toBe(true);
+
+    // Skip link, then the navigation in order; Enter on a link opens the view and the focus lands in it.
+    await freshLoad('home', 'Home');
+    expect(await tab()).toMatchObject({ tag: 'a', name: 'Skip to content' });
+    expect(await tab()).toMatchObject({ tag: 'a', name: 'Home', inView: false });
+    expect(await tab()).toMatchObject({ tag: 'a', name: 'Projects', inView: false });
+    expect(await tab()).toMatchObject({ tag: 'a', name: 'API keys', inView: false });
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.locator('tr[data-testid^="key-"]').first().waitFor();
+    expect(await focused()).toMatchObject({ tag: 'main', id: 'main' });
+    expect(await page.title()).toBe('API keys · Switchyard');
+
+    // Tab on through the view to the create form's Name field: every stop on the way is inside the view.
+    const stops: string[] = [];
+    for (let current = await tab(); !(current.tag === 'input' && current.name === 'Name'); current = await tab()) {
+      expect(current.inView, `focus left the view at ${current.tag} “${current.name}”`).toBe(true);
+      stops.push(current.name);
+      expect(stops.length, stops.join(' → ')).toBeLessThan(60);
+    }
+    await page.keyboard.type('keyboard key');
+    await page.keyboard.press('Enter');
+    const secret = (await page.getByTestId('new-secret').textContent())!.trim();
+    expect(secret).toMatch(/^syu_/);
+    await page.locator('tr', { hasText: 'keyboard key' }).waitFor();
+    const models = await ctx.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${secret}` } });
+    expect(models.statusCode).toBe(200);
+  });
+
   it('saves the profile name and notification preferences from Settings', async () => {
     await view('settings', 'Settings');
     await page.getByLabel('First name').fill('Grace');
@@ -283,6 +360,7 @@ describe('dashboard', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     for (const [name, heading] of [
       ['home', 'Home'],
+      ['projects', 'Projects'],
       ['keys', 'API keys'],
       ['money', 'Money'],
       ['promotions', 'Promotions'],
@@ -309,17 +387,21 @@ describe('dashboard', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it('has no serious accessibility violation in dark colours either', async () => {
-    await page.emulateMedia({ colorScheme: 'dark' });
-    for (const [name, heading] of [
-      ['home', 'Home'],
-      ['keys', 'API keys'],
-      ['money', 'Money'],
-      ['settings', 'Settings'],
-    ] as const) {
-      await view(name, heading);
-      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-      expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+  it('has no serious accessibility violation on any view, in light or dark colours', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [name, heading] of [
+        ['home', 'Home'],
+        ['projects', 'Projects'],
+        ['keys', 'API keys'],
+        ['money', 'Money'],
+        ['promotions', 'Promotions'],
+        ['settings', 'Settings'],
+      ] as const) {
+        await view(name, heading);
+        await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+        expect(await seriousAccessibilityViolations(page), `${name} ${scheme}`).toEqual([]);
+      }
     }
     await page.emulateMedia({ colorScheme: 'light' });
   });

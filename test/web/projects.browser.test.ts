@@ -2,19 +2,39 @@
  * The dashboard's live agent view in Chromium against the real service, the real app-server and the scripted
  * upstream: sign in, create and open a project, run a turn that asks for approval, approve it in the page,
  * watch the transcript and the wallet, edit a file with a stale save shown as a conflict, resume after a dropped
- * connection with Last-Event-ID, and see a reset frame.
+ * connection with Last-Event-ID, and see a reset frame; decline an approval, accept one for the session, and
+ * interrupt a long turn.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayConfig, toolThenText } from '../agent/agent-harness.js';
 import { signUp, type SignedUp } from '../chassis/support.js';
-import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
+import { startModelUpstream, type ModelUpstream, type RecordedRequest, type Reply } from '../fakes/model-upstream.js';
 import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from '../helpers/browser.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { ensureWebBuilt } from '../helpers/web.js';
 
 const operator = { kind: 'operator', source: 'static', keyId: null } as const;
+
+/** True when the request carries the output of the tool call with this id (the model sees what the tool did). */
+function answered(request: RecordedRequest, callId: string): boolean {
+  const input = request.body?.input;
+  return (
+    Array.isArray(input) &&
+    input.some((item: { type?: string; call_id?: string }) => item.type?.endsWith('_output') && item.call_id === callId)
+  );
+}
+
+/** Calls exec_command once per id in order, each after the previous one's output came back, then answers text. */
+function commandsThenText(workdir: string, calls: { id: string; cmd: string }[], text: string): (request: RecordedRequest) => Reply {
+  return (request) => {
+    const next = calls.find((call) => !answered(request, call.id));
+    return next
+      ? { kind: 'tool_call', name: 'exec_command', callId: next.id, arguments: JSON.stringify({ cmd: next.cmd, workdir }) }
+      : { kind: 'text', text };
+  };
+}
 
 describe('dashboard projects view (Chromium)', () => {
   let context: TestContext;
@@ -53,11 +73,10 @@ describe('dashboard projects view (Chromium)', () => {
     (await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: bearer(alice.systemToken) })).json().available
       .micros as number;
 
-  it('runs an approved agent turn, bills it, edits a file with a conflict shown, and shows a reset', async () => {
-    const { page } = browser;
-    // Web login in the browser: the page's own fetch sets the session cookies.
-    await page.goto('/openapi.json');
-    const signedIn = await page.evaluate(async ({ email, password }) => {
+  /** Web login in the browser: the page's own fetch sets the session cookies. */
+  const signIn = async () => {
+    await browser.page.goto('/openapi.json');
+    const signedIn = await browser.page.evaluate(async ({ email, password }) => {
       const response = await fetch('/api/v1/auth/web-login', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -66,11 +85,18 @@ describe('dashboard projects view (Chromium)', () => {
       return response.status;
     }, alice);
     expect(signedIn).toBe(200);
+  };
+
+  it('runs an approved agent turn, bills it, edits a file with a conflict shown, and shows a reset', async () => {
+    const { page } = browser;
+    await signIn();
 
     await page.goto('/dashboard.html#/projects');
     await page.getByLabel('Project name (optional)').fill('web demo');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.waitForURL(/#\/projects\/prj_/);
+    // Opening the project is a navigation: the focus lands on the view, not on the form that went away.
+    await page.waitForFunction(() => document.activeElement?.id === 'main');
     const projectId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
     const project = await context.services.projects.requireOwned(operator, projectId);
     await page.getByRole('heading', { name: 'web demo' }).waitFor();
@@ -176,6 +202,99 @@ describe('dashboard projects view (Chromium)', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  }, 150_000);
+
+  it('declines an approval, accepts a command for the session, and interrupts a long turn', async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await signIn();
+    const created = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: bearer(alice.systemToken),
+      payload: { name: 'approvals' },
+    });
+    expect(created.statusCode).toBe(201);
+    const projectId = created.json().id as string;
+    const workspace = (await context.services.projects.requireOwned(operator, projectId)).workspaceDir;
+    // What the app-server reports of the thread's turns, and every approval it asked for (the event log keeps
+    // only the last ten events here).
+    const read = async (url: string) => (await context.app.inject({ method: 'GET', url, headers: bearer(alice.systemToken) })).json();
+    const turnEnds = async () =>
+      ((await read(`/api/v1/projects/${projectId}/thread`)).thread.turns as { status: string }[]).map((turn) => turn.status);
+    const approvalsAsked = async () =>
+      ((await read(`/api/v1/projects/${projectId}/approvals?status=all`)).data as { decision: string | null }[]).map(
+        (asked) => asked.decision,
+      );
+
+    await page.goto(`/dashboard.html#/projects/${encodeURIComponent(projectId)}`);
+    await page.getByRole('heading', { name: 'approvals' }).waitFor();
+    await page.getByTestId('stream-status').filter({ hasText: 'Live' }).waitFor({ timeout: 30_000 });
+    // The turn settings stay for every turn sent from this page.
+    await page.getByText('Turn settings').click();
+    await page.getByLabel('Approval policy').selectOption('untrusted');
+    await page.getByLabel('Permissions').selectOption(':workspace');
+    const send = async (prompt: string) => {
+      await page.getByRole('textbox', { name: 'Prompt', exact: true }).fill(prompt);
+      await page.getByRole('button', { name: 'Send' }).click();
+    };
+    const transcript = page.getByTestId('transcript');
+    const approval = page.getByTestId('approval');
+
+    // Decline: the command does not run; the model is told so and the turn goes on to its answer.
+    upstream.setDefault(commandsThenText(workspace, [{ id: 'call_declined', cmd: 'echo no > declined.txt' }], 'Skipped it.'));
+    await send('write declined.txt');
+    await approval.filter({ hasText: 'echo no > declined.txt' }).waitFor({ timeout: 30_000 });
+    await approval.getByRole('button', { name: 'Decline' }).click();
+    await transcript.getByText('Approval resolved (decline)').waitFor({ timeout: 30_000 });
+    await transcript
+      .locator('li[data-kind="command"]')
+      .filter({ hasText: 'echo no > declined.txt' })
+      .filter({ hasText: 'declined' })
+      .waitFor();
+    await transcript.locator('li[data-kind="agent"]').filter({ hasText: 'Skipped it.' }).waitFor({ timeout: 30_000 });
+    await transcript.getByText('Turn completed').waitFor();
+    await approval.waitFor({ state: 'detached' });
+    expect(fs.existsSync(path.join(workspace, 'declined.txt'))).toBe(false);
+    await expect.poll(turnEnds, { timeout: 10_000 }).toEqual(['completed']);
+    expect(await approvalsAsked()).toEqual(['decline']);
+
+    // Accept for session: the same command asked again in the same turn runs without a second question.
+    upstream.setDefault(
+      commandsThenText(
+        workspace,
+        [
+          { id: 'call_session_1', cmd: 'echo again >> session.txt' },
+          { id: 'call_session_2', cmd: 'echo again >> session.txt' },
+        ],
+        'Ran it twice.',
+      ),
+    );
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await send('append to session.txt twice');
+    await approval.filter({ hasText: 'echo again >> session.txt' }).waitFor({ timeout: 30_000 });
+    await approval.getByRole('button', { name: 'Accept for session' }).click();
+    await transcript.locator('li[data-kind="agent"]').filter({ hasText: 'Ran it twice.' }).waitFor({ timeout: 30_000 });
+    await transcript.getByText('Turn completed').nth(1).waitFor();
+    await expect.poll(turnEnds, { timeout: 10_000 }).toEqual(['completed', 'completed']);
+    expect(await approvalsAsked()).toEqual(['decline', 'acceptForSession']);
+    expect(await transcript.getByText('Approval resolved (acceptForSession)').count()).toBe(1);
+    expect(await transcript.locator('li[data-kind="command"]').filter({ hasText: 'echo again >> session.txt' }).count()).toBe(2);
+    expect(fs.readFileSync(path.join(workspace, 'session.txt'), 'utf8')).toBe('again\nagain\n');
+
+    // Interrupt: the model never answers; the button ends the turn, and the transcript says it was interrupted.
+    const requestsBefore = upstream.requests.length;
+    upstream.setDefault(() => ({ kind: 'hang' }));
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await send('think for a long time');
+    await upstream.waitForRequests(requestsBefore + 1, 30_000);
+    await page.getByRole('button', { name: 'Interrupt the turn' }).click();
+    await transcript.getByText('Turn interrupted').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Interrupt the turn' }).count()).toBe(0);
+    await expect.poll(turnEnds, { timeout: 10_000 }).toEqual(['completed', 'completed', 'interrupted']);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   }, 150_000);
 });

@@ -9,7 +9,7 @@ import './admin.css';
 import { render, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../shared/api';
-import { Field, Notice } from '../shared/ui';
+import { Field, Notice, SkipLink } from '../shared/ui';
 import { admin } from './admin-api';
 import { CustomersSection } from './customers';
 import { DesktopSection, LedgerSection, MessagesSection } from './operations';
@@ -114,9 +114,7 @@ function Console() {
   };
   return (
     <div class="layout">
-      <a class="skip-link" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <aside class="sidebar">
         <span class="brand">Switchyard operator</span>
         <nav aria-label="Console">

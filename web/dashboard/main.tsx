@@ -7,7 +7,7 @@ import '../shared/styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../shared/api';
-import { Notice } from '../shared/ui';
+import { Notice, SkipLink } from '../shared/ui';
 import { VIEWS, type Me, type ViewProps } from './views/index';
 
 function currentRoute(): { name: string; params: string[] } {
@@ -39,11 +39,13 @@ function App() {
     return () => removeEventListener('hashchange', onHash);
   }, []);
 
+  // Every route change, a project's live view opened from the list included, puts the focus on the view.
+  const routeKey = [route.name, ...route.params].join('/');
   useEffect(() => {
     const view = VIEWS.find((candidate) => candidate.name === route.name);
     document.title = `${view?.title ?? 'Not found'} · Switchyard`;
     document.getElementById('main')?.focus();
-  }, [route.name]);
+  }, [routeKey]);
 
   if (error)
     return (
@@ -66,9 +68,7 @@ function App() {
   };
   return (
     <div class="layout">
-      <a class="skip-link" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <aside class="sidebar">
         <span class="brand">Switchyard</span>
         <nav aria-label="Dashboard">

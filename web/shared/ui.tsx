@@ -111,3 +111,19 @@ export function Check(props: { label: string; checked: boolean; onChecked: (chec
 export function Outcome(props: { outcome: { kind: 'ok' | 'error'; text: string } | null }) {
   return props.outcome ? <Notice kind={props.outcome.kind}>{props.outcome.text}</Notice> : null;
 }
+
+/**
+ * "Skip to content": moves the focus to `<main id="main">` without touching the URL, since the pages route on
+ * the hash (a plain `href="#main"` would open a view called "main").
+ */
+export function SkipLink() {
+  const skip = (event: MouseEvent) => {
+    event.preventDefault();
+    document.getElementById('main')?.focus();
+  };
+  return (
+    <a class="skip-link" href="#main" onClick={skip}>
+      Skip to content
+    </a>
+  );
+}

@@ -150,7 +150,8 @@ export function ProjectLive({ projectId }: { projectId: string }) {
           <Approvals base={base} approvals={approvals} onChanged={loadApprovals} />
           <Card title="Transcript">
             <div role="log" aria-live="polite" aria-label="Transcript">
-              <ol class="transcript" data-testid="transcript" ref={log}>
+              {/* It scrolls on its own: focusable, so the keyboard can scroll it too. */}
+              <ol class="transcript" data-testid="transcript" ref={log} tabIndex={0}>
                 {transcript.entries.map((entry) => (
                   <TranscriptEntry key={entry.key} entry={entry} />
                 ))}
