@@ -1,8 +1,10 @@
 /**
  * `npm run screenshots`: starts the service on a fresh SQLite data dir with demo data (a customer with a funded
  * wallet, keys, 30 days of billed calls against a local stand-in model API, payments, an inbox message and an
- * alert), signs in with Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and writes PNGs of the main pages at
- * desktop (1280 px) and phone (375 px) widths into docs/screenshots/.
+ * alert, and a project whose agent turn ran on the real app-server against the scripted model upstream), signs
+ * in with Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and writes PNGs of the main pages, the project's live
+ * agent view and the operator console (Customers, Routing and prices) at desktop (1280 px) and phone (375 px)
+ * widths into docs/screenshots/.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,6 +19,7 @@ import { systemClock, type Clock } from '../src/kernel/clock.js';
 import { deepFreeze, parseConfigFile, type AppConfig } from '../src/config/load-config.js';
 import { buildApp } from '../src/http/app.js';
 import { createServices } from '../src/services.js';
+import { startModelUpstream, type RecordedRequest, type Reply } from '../test/fakes/model-upstream.js';
 
 const DAY_MS = 86_400_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,6 +27,7 @@ const outDir = path.join(root, 'docs', 'screenshots');
 const OPERATOR = `demo-operator-${Math.random().toString(36).slice(2)}-0123456789abcdef`;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'demo password 1';
+const PROJECT = 'landing page';
 
 /** A minimal OpenAI-compatible model API: every chat completion answers a sentence with usage. */
 async function startDemoModel(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -55,9 +59,24 @@ async function startDemoModel(): Promise<{ url: string; close: () => Promise<voi
   };
 }
 
+/** The agent's model: writes README.md with a command, then says so once the command's output came back. */
+function agentReply(request: RecordedRequest): Reply {
+  const input = request.body?.input;
+  const ran = Array.isArray(input) && input.some((item: { type?: string }) => item.type === 'function_call_output');
+  return ran
+    ? { kind: 'text', text: 'Added README.md with the page title. Next: the HTML skeleton.' }
+    : {
+        kind: 'tool_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: "echo '# Landing page' > README.md" }),
+      };
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-screenshots-'));
   const model = await startDemoModel();
+  const agentModel = await startModelUpstream();
+  agentModel.setDefault(agentReply);
   let offsetMs = 0;
   // The screenshots show days of history: the clock reads ahead of real time, its timers are the real ones.
   const clock: Clock = { ...systemClock, nowMs: () => Date.now() + offsetMs };
@@ -77,12 +96,23 @@ async function main(): Promise<void> {
         standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 },
         mini: { inputMicrosPerMillion: 500_000, outputMicrosPerMillion: 2_000_000 },
       },
-      providers: [{ id: 'demo', kind: 'openai', baseUrl: `${model.url}/v1` }],
+      providers: [
+        { id: 'demo', kind: 'openai', baseUrl: `${model.url}/v1` },
+        { id: 'demo-agent', kind: 'openai', baseUrl: `${agentModel.url}/v1`, apiKey: 'sk-demo' },
+      ],
       models: [
         { id: 'gpt-demo', provider: 'demo', upstreamModel: 'gpt-demo', rateCard: 'standard' },
         { id: 'gpt-demo-mini', provider: 'demo', upstreamModel: 'gpt-demo-mini', rateCard: 'mini' },
+        {
+          id: 'gpt-demo-coder',
+          provider: 'demo-agent',
+          upstreamModel: 'gpt-demo-coder',
+          rateCard: 'standard',
+          capabilities: { responsesApi: true, tools: true },
+        },
       ],
-      aliases: { 'power-ai': 'gpt-demo' },
+      // The agent runtime's default model is `power-ai`: it must speak the Responses API.
+      aliases: { 'power-ai': 'gpt-demo-coder' },
     },
     process.env,
   );
@@ -156,6 +186,28 @@ async function main(): Promise<void> {
     const spare = await app.inject({ method: 'POST', url: '/api/v1/me/api-keys', headers: asCustomer, payload: { name: 'old script' } });
     await app.inject({ method: 'DELETE', url: `/api/v1/me/api-keys/${(spare.json() as { id: number }).id}`, headers: asCustomer });
 
+    // A project whose agent turn ran to its end on the real app-server: the live view replays its transcript.
+    const project = await app.inject({ method: 'POST', url: '/api/v1/projects', headers: asCustomer, payload: { name: PROJECT } });
+    const projectId = (project.json() as { id: string }).id;
+    await app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: asCustomer, payload: {} });
+    const turn = await app.inject({
+      method: 'POST',
+      url: `/api/v1/projects/${projectId}/turns`,
+      headers: { ...asCustomer, 'idempotency-key': 'demo-turn' },
+      payload: { input: 'Start the landing page: add a README with its title.' },
+    });
+    if (turn.statusCode !== 202) throw new Error(`turn start: ${turn.statusCode} ${turn.body}`);
+    for (let waited = 0; ; waited += 200) {
+      const thread = await app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/thread`, headers: asCustomer });
+      const turns = (thread.json() as { thread: { turns?: { status: string }[] } | null }).thread?.turns ?? [];
+      if (turns.length > 0 && turns.every((candidate) => candidate.status !== 'inProgress')) {
+        if (turns.at(-1)!.status !== 'completed') throw new Error(`the demo turn ended ${turns.at(-1)!.status}`);
+        break;
+      }
+      if (waited > 120_000) throw new Error('the demo turn did not end within two minutes');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
     fs.mkdirSync(outDir, { recursive: true });
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -173,14 +225,16 @@ async function main(): Promise<void> {
       ],
     });
     const page: Page = context.pages()[0] ?? (await context.newPage());
-    const shoot = async (name: string, ready: () => Promise<unknown>) => {
+    // `idle: false` for a page that keeps a connection open (the live view's event stream): its `ready` waits.
+    const shoot = async (name: string, ready: () => Promise<unknown>, { idle = true } = {}) => {
       for (const [suffix, width, height] of [
         ['desktop', 1280, 900],
         ['phone', 375, 812],
       ] as const) {
         await page.setViewportSize({ width, height });
         await ready();
-        await page.waitForLoadState('networkidle');
+        if (idle) await page.waitForLoadState('networkidle');
+        await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
         const target = path.join(outDir, `${name}-${suffix}.png`);
         await page.screenshot({ path: target, fullPage: true });
         process.stdout.write(`screenshots: ${path.relative(root, target)}\n`);
@@ -202,11 +256,34 @@ async function main(): Promise<void> {
       await page.goto(`/dashboard.html#/${view}`);
       await shoot(view, () => page.getByRole('heading', { level: 1, name: heading }).waitFor());
     }
+
+    await page.goto(`/dashboard.html#/projects/${encodeURIComponent(projectId)}`);
+    await shoot(
+      'project',
+      async () => {
+        await page.getByRole('heading', { level: 1, name: PROJECT }).waitFor();
+        await page.getByTestId('stream-status').filter({ hasText: 'Live' }).waitFor({ timeout: 60_000 });
+        await page.getByTestId('transcript').getByText('Turn completed').waitFor({ timeout: 60_000 });
+        await page.getByRole('button', { name: 'README.md' }).waitFor({ timeout: 30_000 });
+        await page.getByTestId('project-balance').filter({ hasText: '$' }).waitFor();
+      },
+      { idle: false },
+    );
+
+    // The operator console, signed in with the operator token through its own form.
+    await page.goto('/admin.html');
+    await page.getByLabel('Operator token or managed operator key').fill(OPERATOR);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: EMAIL }).click();
+    await shoot('admin-customers', () => page.getByTestId('customer-balance').waitFor());
+    await page.getByRole('link', { name: 'Routing and prices' }).click();
+    await shoot('admin-routing', () => page.getByTestId('aliases').filter({ hasText: 'gpt-demo-coder' }).waitFor());
     await context.close();
   } finally {
     await app.close();
     await services.close();
     await model.close();
+    await agentModel.close();
     fs.rmSync(userDataDir, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
