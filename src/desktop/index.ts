@@ -17,6 +17,7 @@ import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
 import { Shoutbox } from './shoutbox.js';
+import { ShoutboxFeed } from './shoutbox-feed.js';
 import type { BaseDeps } from '../storage/base-deps.js';
 import type { IdentityDeps } from '../accounts/deps.js';
 
@@ -29,6 +30,7 @@ export interface DesktopServices {
   presence: Presence;
   push: PushMessages;
   shoutbox: Shoutbox;
+  shoutboxFeed: ShoutboxFeed;
   bootstrap: DesktopBootstrap;
   chat: DesktopChat;
   coder: CoderProjects;
@@ -89,6 +91,7 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
     maxSections: chatConfig.researchMaxSections,
     maxOutputTokens: chatConfig.researchMaxOutputTokens,
   });
+  const shoutbox = new Shoutbox(storage, clock, config.desktop.shoutbox);
   return {
     documents: new VersionedDocuments(storage, clock, {
       maxBytes: config.desktop.documentMaxBytes,
@@ -97,7 +100,8 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
     bugReports: new BugReports(storage, clock, config.desktop.bugReportMaxBytes),
     presence: new Presence(storage, clock, config.desktop.presenceTtlSeconds),
     push,
-    shoutbox: new Shoutbox(storage, clock, config.desktop.shoutbox),
+    shoutbox,
+    shoutboxFeed: new ShoutboxFeed(shoutbox, config.desktop.shoutbox),
     bootstrap: new DesktopBootstrap({
       config,
       storage,

@@ -1,7 +1,10 @@
 /**
  * The shoutbox every desktop customer shares. Posting needs a username (unique ignoring case, bounded charset);
  * messages are plain text, length-limited and rate-limited per customer (a sliding minute, counted under a
- * per-customer lock so concurrent posts cannot exceed it). The service never renders them as HTML.
+ * lock so concurrent posts cannot exceed it). The service never renders them as HTML.
+ *
+ * Posts take one shoutbox-wide lock, not a per-customer one: ids are then given out and committed in the same
+ * order, so a reader that has seen id n has seen every id below it, which the live stream's cursor relies on.
  */
 import { AppError, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
@@ -17,7 +20,23 @@ export interface ShoutboxLimits {
   messagesPerMinute: number;
 }
 
+type MessageRow = { id: number | string; customer_id: number | string; username: string; text: string; created_at: number | string };
+
+export type ShoutboxMessage = ReturnType<typeof messageJson>;
+
+function messageJson(row: MessageRow, customerId: number) {
+  return {
+    id: Number(row.id),
+    username: row.username,
+    text: row.text,
+    created_at: iso(row.created_at),
+    mine: Number(row.customer_id) === customerId,
+  };
+}
+
 export class Shoutbox {
+  private readonly postListeners = new Set<() => void>();
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
@@ -69,8 +88,8 @@ export class Shoutbox {
         { loc: ['body', 'text'], msg: `at most ${this.limits.maxMessageChars} characters`, type: 'value_error.any_str.max_length' },
       ]);
     }
-    return this.storage.db.transaction().execute(async (trx) => {
-      await this.storage.lockInTransaction(trx, SHOUTBOX_LOCK_SCOPE, customerId);
+    const posted = await this.storage.db.transaction().execute(async (trx) => {
+      await this.storage.lockInTransaction(trx, SHOUTBOX_LOCK_SCOPE, 0);
       const profile = await trx.selectFrom('shoutbox_profiles').select('username').where('customer_id', '=', customerId).executeTakeFirst();
       if (!profile)
         throw new AppError('PRECONDITION_FAILED', 'Choose a shoutbox username first (POST /api/v1/desktop-chat/shoutbox/profile)');
@@ -96,6 +115,36 @@ export class Shoutbox {
         .executeTakeFirstOrThrow();
       return { id: Number(row.id), username: profile.username, text, created_at: iso(now), mine: true };
     });
+    for (const listener of this.postListeners) listener();
+    return posted;
+  }
+
+  /** Calls `listener` after every committed post of this process; returns the unsubscribe. */
+  onPost(listener: () => void): () => void {
+    this.postListeners.add(listener);
+    return () => this.postListeners.delete(listener);
+  }
+
+  /** The newest message id (0 when there is none). */
+  async newestId(): Promise<number> {
+    const row = await this.storage.db
+      .selectFrom('shoutbox_messages')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    return Number(row?.id ?? 0);
+  }
+
+  /** Messages after `afterId`, oldest first (the live stream's order). */
+  async since(customerId: number, afterId: number, limit: number): Promise<ShoutboxMessage[]> {
+    const rows = await this.storage.db
+      .selectFrom('shoutbox_messages as m')
+      .innerJoin('shoutbox_profiles as p', 'p.customer_id', 'm.customer_id')
+      .select(['m.id', 'm.customer_id', 'p.username', 'm.text', 'm.created_at'])
+      .where('m.id', '>', afterId)
+      .orderBy('m.id', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => messageJson(row, customerId));
   }
 
   /** Newest first; `beforeId` pages back, `afterId` polls for newer ones. */
@@ -109,15 +158,7 @@ export class Shoutbox {
     if (options.beforeId !== undefined) query = query.where('m.id', '<', options.beforeId);
     if (options.afterId !== undefined) query = query.where('m.id', '>', options.afterId);
     const rows = await query.execute();
-    return {
-      data: rows.map((row) => ({
-        id: Number(row.id),
-        username: row.username,
-        text: row.text,
-        created_at: iso(row.created_at),
-        mine: Number(row.customer_id) === customerId,
-      })),
-    };
+    return { data: rows.map((row) => messageJson(row, customerId)) };
   }
 
   async bootstrap(customerId: number, limit: number) {

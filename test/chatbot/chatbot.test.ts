@@ -75,11 +75,23 @@ describe('chat bot: webhook commands and account linking', () => {
       const response = await webhook(77, '/balance', headers as Record<string, string>);
       expect(response.statusCode, JSON.stringify(headers)).toBe(401);
     }
-    // A malformed body is a 422 like everywhere, and nothing is done either.
-    const junk = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', payload: { nope: true } });
-    expect(junk.statusCode).toBe(422);
+    // The secret is checked before the body is even read: a malformed, unparsable or oversized body without the
+    // secret is 401 too, never 400, 413 or 422.
+    const unsignedBodies: { headers: Record<string, string>; payload: string }[] = [
+      { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ nope: true }) },
+      { headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'wrong' }, payload: '{"update_id": -1}' },
+      { headers: { 'content-type': 'application/json' }, payload: '{not json' },
+      { headers: { 'content-type': 'text/plain' }, payload: 'hello' },
+      { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ update_id: 1, pad: 'x'.repeat(300 * 1024) }) },
+    ];
+    for (const { headers, payload } of unsignedBodies) {
+      const response = await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/webhook', headers, payload });
+      expect(response.statusCode, payload.slice(0, 40)).toBe(401);
+      expect(response.json().code).toBe('UNAUTHENTICATED');
+    }
     expect(botApi.calls.length).toBe(before);
     expect(await context.storage.db.selectFrom('chatbot_updates').selectAll().execute()).toEqual([]);
+    // With the secret, a malformed body is a 422 like everywhere, and nothing is done either.
     const invalid = await context.app.inject({
       method: 'POST',
       url: '/api/v1/chatbot/webhook',
@@ -87,6 +99,8 @@ describe('chat bot: webhook commands and account linking', () => {
       payload: { nope: true },
     });
     expect(invalid.statusCode).toBe(422);
+    expect(botApi.calls.length).toBe(before);
+    expect(await context.storage.db.selectFrom('chatbot_updates').selectAll().execute()).toEqual([]);
   });
 
   it('an unlinked chat gets help and a signed link, never account data', async () => {
@@ -209,6 +223,13 @@ describe('chat bot without a bot token or provider', () => {
         payload: { update_id: 1 },
       });
       expect(unsigned.statusCode).toBe(401);
+      const malformed = await none.app.inject({
+        method: 'POST',
+        url: '/api/v1/chatbot/webhook',
+        headers: { 'x-telegram-bot-api-secret-token': SECRET },
+        payload: { nope: true },
+      });
+      expect(malformed.statusCode).toBe(401);
     } finally {
       await context.close();
       await none.close();

@@ -1,7 +1,8 @@
 /**
  * Desktop coder projects with the SQLite-file database engine (the engine when the service is not told of a
  * PostgreSQL server): create or resume, name rules, slots bought from the wallet with Idempotency-Key, the slot
- * limit under concurrent creates, deletion, the bootstrap listing and another customer's names (404).
+ * limit under concurrent creates, deletion, the bootstrap listing, another customer's names (404) and another
+ * customer's reach for a project's database file (its id 404, path escapes refused).
  * The service storage follows the test dialect, so every slot and wallet rule runs on SQLite and PostgreSQL.
  */
 import fs from 'node:fs';
@@ -144,6 +145,73 @@ describe('desktop coder projects (SQLite database files)', () => {
     expect(bobs.json().project.project_id).not.toBe(mine.project_id);
     expect(fs.existsSync(await databaseFileOf(mine.project_id))).toBe(true);
     expect((await list(alice)).json().data).toHaveLength(1);
+  });
+
+  it("another customer's project cannot reach a coder project's database file: not through its id, not by a path escape", async () => {
+    // On SQLite the database is a file in the project's workspace; workspace confinement keeps other customers out.
+    const mine = (await list(alice)).json().data[0];
+    const file = await databaseFileOf(mine.project_id);
+    const database = new SQLite(file);
+    database.exec("create table secrets (text text); insert into secrets values ('alice-only-secret')");
+    database.close();
+    const before = fs.readFileSync(file);
+    const bobs = (await list(bob)).json().data[0];
+    const bobWorkspace = path.dirname(await databaseFileOf(bobs.project_id));
+    const files = (projectId: string, query: string) => `/api/v1/projects/${projectId}/files/${query}`;
+    const get = (url: string) => context.app.inject({ method: 'GET', url, headers: bearer(bob.systemToken) });
+    const put = (projectId: string, filePath: string) =>
+      context.app.inject({
+        method: 'PUT',
+        url: files(projectId, 'content'),
+        headers: bearer(bob.systemToken),
+        payload: { path: filePath, content: 'overwritten' },
+      });
+
+    // Alice's project id is a missing one for Bob on every file route.
+    for (const url of [files(mine.project_id, 'content?path=database.sqlite'), files(mine.project_id, 'tree')]) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(404);
+    }
+    expect((await put(mine.project_id, 'database.sqlite')).statusCode).toBe(404);
+
+    // From Bob's own project, every way out towards Alice's file is refused.
+    const relative = path.relative(bobWorkspace, file);
+    expect(relative.startsWith('..')).toBe(true);
+    fs.symlinkSync(file, path.join(bobWorkspace, 'alice.sqlite'));
+    fs.symlinkSync(path.dirname(file), path.join(bobWorkspace, 'alice-dir'));
+    // `..`, absolute and still-encoded paths are refused as written (400); symlinks out are caught on the walk (403).
+    const escapes: [string, number][] = [
+      [relative, 400],
+      [file, 400],
+      [`./${relative}`, 400],
+      [encodeURIComponent(relative), 400],
+      ['alice.sqlite', 403],
+      ['alice-dir/database.sqlite', 403],
+    ];
+    for (const [escape, status] of escapes) {
+      const read = await get(files(bobs.project_id, `content?path=${encodeURIComponent(escape)}`));
+      expect(read.statusCode, `${escape}: ${read.body}`).toBe(status);
+      expect(read.body).not.toContain('alice-only-secret');
+      expect(read.body).not.toContain(Buffer.from('alice-only-secret').toString('base64'));
+      const write = await put(bobs.project_id, escape);
+      expect(write.statusCode, `${escape}: ${write.body}`).toBe(status);
+    }
+    const trees: [string, number][] = [
+      [path.dirname(relative), 400],
+      [path.dirname(file), 400],
+      ['alice-dir', 403],
+    ];
+    for (const [escape, status] of trees) {
+      const tree = await get(files(bobs.project_id, `tree?path=${encodeURIComponent(escape)}`));
+      expect(tree.statusCode, `${escape}: ${tree.body}`).toBe(status);
+      expect(tree.body).not.toContain('database.sqlite');
+    }
+    fs.rmSync(path.join(bobWorkspace, 'alice.sqlite'));
+    fs.rmSync(path.join(bobWorkspace, 'alice-dir'));
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    const reopened = new SQLite(file, { readonly: true });
+    expect(reopened.prepare('select text from secrets').pluck().all()).toEqual(['alice-only-secret']);
+    reopened.close();
   });
 
   it('buys a slot from the token wallet once per Idempotency-Key; short credit is 402 and changes nothing', async () => {

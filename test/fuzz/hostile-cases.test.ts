@@ -12,6 +12,9 @@ import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.
 import { operationsOf, type Operation } from './request-arbitrary.js';
 import type { JsonSchema } from './schema-arbitrary.js';
 
+/** The chat-bot webhook checks its secret before reading the body, so its cases carry it to reach validation. */
+const WEBHOOK_SECRET = 'hostile-cases-webhook-secret-0123456789';
+
 let upstream: ModelUpstream;
 let context: TestContext;
 let operations: Operation[];
@@ -22,6 +25,7 @@ beforeAll(async () => {
   upstream = await startModelUpstream();
   context = await createTestContext({
     config: {
+      chatbot: { webhookSecret: WEBHOOK_SECRET },
       providers: [{ id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' }],
       models: [
         {
@@ -55,6 +59,7 @@ afterAll(async () => {
 function credentials(template: string): Record<string, string> {
   if (template.startsWith('/api/admin/')) return operatorHeaders;
   if (template.startsWith('/api/rpc')) return rpcKey;
+  if (template === '/api/v1/chatbot/webhook') return { 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET };
   return customer;
 }
 

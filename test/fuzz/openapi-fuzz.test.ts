@@ -12,7 +12,8 @@
  *     POST /api/turns/{id}/interrupt, POST /api/projects/open, POST /api/rpc, GET /api/core/releases/current,
  *     POST /api/v1/projects/{id}/open|turns, POST /api/v1/projects/{id}/turns/{id}/interrupt, GET
  *     /api/v1/agent/status, GET /api/v1/skills, the approvals routes of both surfaces.
- *   - event streams: GET /api/events, GET /api/rpc/events, GET /api/v1/projects/{id}/events.
+ *   - event streams: GET /api/events, GET /api/rpc/events, GET /api/v1/projects/{id}/events,
+ *     GET /api/v1/desktop-chat/shoutbox/events.
  * On those routes path ids are never real ones, so lookups fail before any process starts.
  * GET /api/v1/permissions starts the caller's app-server once and answers from it; it stays fully fuzzed (quick).
  * Nothing is skipped entirely.
@@ -48,6 +49,7 @@ const LIMITED: Record<string, RouteLimit> = {
   'GET /api/events': { invalidQuery: { after: '-1' } },
   'GET /api/rpc/events': { invalidQuery: { after: '-1' } },
   'GET /api/v1/projects/{projectId}/events': { invalidQuery: { after: '-1' } },
+  'GET /api/v1/desktop-chat/shoutbox/events': { invalidQuery: { after_id: '-1' } },
 };
 
 const chat = { model: 'power-ai', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 16 };

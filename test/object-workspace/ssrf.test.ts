@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { signUp, type SignedUp } from '../chassis/support.js';
 import { blockedAddress } from '../../src/net/address-policy.js';
-import { checkTarget } from '../../src/net/safe-fetch.js';
+import { checkTarget, systemResolver } from '../../src/net/safe-fetch.js';
 import { makeCertificate, startRepoHost, startTrap, zip, type RepoHost, type Trap } from './support.js';
 
 /**
@@ -301,5 +301,58 @@ describe('object-workspace repository fetch: SSRF refusals', () => {
       port: 9,
     });
     expect(trap.connections).toEqual([]);
+  });
+});
+
+/**
+ * The same refusal with the service's own resolver (`dns.promises.lookup`, nothing stubbed): `localhost` in any
+ * spelling resolves to loopback through the system's resolver, and the fetch is refused before any connection.
+ */
+describe('object-workspace repository fetch: SSRF refusals through the system resolver', () => {
+  let context: TestContext;
+  let trap: Trap;
+  let alice: SignedUp;
+  const connects: { host?: string; port?: number }[] = [];
+
+  beforeAll(async () => {
+    trap = await startTrap();
+    context = await createTestContext({
+      config: { desktop: { objectWorkspace: { ports: [], maxRedirects: 3, timeoutMs: 10_000 } } } as never,
+    });
+    alice = await signUp(context, 'alice');
+    const original = tls.connect.bind(tls);
+    vi.spyOn(tls, 'connect').mockImplementation(((options: tls.ConnectionOptions) => {
+      connects.push({ host: options.host, port: options.port });
+      return original(options);
+    }) as never);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await context.close();
+    await trap.close();
+  });
+
+  it('keeps the default resolver and refuses localhost, localhost. and LOCALHOST as loopback', async () => {
+    expect(context.services.objectWorkspace.resolve).toBe(systemResolver);
+    // The system resolver really answers loopback for the name, so the refusal below is the address check's.
+    expect((await systemResolver('localhost')).map(({ address }) => blockedAddress(address))).not.toContain(null);
+    for (const host of ['localhost', 'localhost.', 'LOCALHOST', 'LocalHost.']) {
+      const url = `https://${host}:${trap.port}/repo.zip`;
+      const response = await context.app.inject({
+        method: 'POST',
+        url: `/api/v1/assistant-desktop/object-workspace/repositories/target?sourceUrl=${encodeURIComponent(url)}`,
+        headers: bearer(alice.systemToken),
+      });
+      expect(response.statusCode, `${url}: ${response.body}`).toBe(422);
+      expect(response.json().detail, url).toMatch(/refused: the host resolves to a non-public address \(loopback/);
+    }
+    expect(trap.connections).toEqual([]);
+    expect(connects).toEqual([]);
+    const stored = await context.storage.db
+      .selectFrom('object_workspace_repositories')
+      .selectAll()
+      .where('customer_id', '=', alice.customerId)
+      .execute();
+    expect(stored).toEqual([]);
   });
 });

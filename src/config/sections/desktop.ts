@@ -37,6 +37,18 @@ export const DesktopSection = Type.Object(
           default: 6,
           description: 'Messages one customer may post per minute (429 beyond).',
         }),
+        heartbeatMs: Type.Integer({
+          minimum: 100,
+          maximum: 15_000,
+          default: 15_000,
+          description: 'Heartbeat comment interval of the live shoutbox stream.',
+        }),
+        pollMs: Type.Integer({
+          minimum: 100,
+          maximum: 60_000,
+          default: 2_000,
+          description: "How often a node with open shoutbox streams checks for other nodes' posts.",
+        }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -1,6 +1,8 @@
-/** The shared desktop shoutbox: bootstrap, messages (plain text, JSON only) and the caller's username. */
+/** The shared desktop shoutbox: bootstrap, messages (plain text, JSON only), their live stream (SSE) and the caller's username. */
 import { Type } from '@sinclair/typebox';
+import { SSE_HEADERS } from '../../../../kernel/sse.js';
 import { customerOf } from '../../../caller.js';
+import { cursorFrom } from '../../shared/event-cursor.js';
 import { SHOUTBOX_USERNAME_PATTERN } from '../../../../desktop/shoutbox.js';
 import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
@@ -29,11 +31,12 @@ const DesktopShoutboxProfileBody = Type.Object(
 const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 
 export interface DesktopShoutboxRouteDeps {
-  desktop: Pick<DesktopServices, 'shoutbox'>;
+  desktop: Pick<DesktopServices, 'shoutbox' | 'shoutboxFeed'>;
 }
 
 export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRouteDeps): Promise<void> {
-  const { shoutbox } = deps.desktop;
+  const { shoutbox, shoutboxFeed } = deps.desktop;
+  app.addHook('preClose', async () => shoutboxFeed.endStreams());
 
   app.get(
     '/api/v1/desktop-chat/shoutbox/bootstrap',
@@ -73,6 +76,32 @@ export async function desktopShoutboxRoutes(app: App, deps: DesktopShoutboxRoute
       },
     },
     async (request, reply) => reply.code(201).send(await shoutbox.post(customerOf(request).customerId, request.body.text)),
+  );
+
+  app.get(
+    '/api/v1/desktop-chat/shoutbox/events',
+    {
+      config: customerAccount,
+      schema: {
+        tags: ['desktop'],
+        summary:
+          'Live shoutbox (text/event-stream): event message {id, username, text, created_at, mine} with id: the message id, oldest first; resumes after Last-Event-ID (or ?after_id=) from the stored messages, else new messages only; heartbeat comments',
+        querystring: Type.Object({ after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }),
+      },
+    },
+    async (request, reply) => {
+      const customerId = customerOf(request).customerId;
+      const after = cursorFrom(request.headers['last-event-id'], request.query.after_id);
+      reply.hijack();
+      reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
+      try {
+        await shoutboxFeed.stream({ customerId, after, sink: reply.raw });
+      } catch (error) {
+        request.log.error({ err: error, requestId: request.id }, 'shoutbox stream failed');
+      } finally {
+        if (!reply.raw.writableEnded) reply.raw.end();
+      }
+    },
   );
 
   app.post(

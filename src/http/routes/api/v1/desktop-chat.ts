@@ -140,7 +140,7 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
       schema: {
         tags: ['desktop'],
         summary:
-          'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at}]}',
+          'Messages of your conversation, oldest first: {conversation, data:[{id, role, content, model, input_tokens, output_tokens, created_at, research}]}; research is null except on the reply of a research message: {status (pending | running | completed | failed), title, sections, sources, calls, error, created_at, completed_at}',
         params: ConversationParams,
         querystring: MessagesQuery,
       },
@@ -227,6 +227,12 @@ export async function desktopChatRoutes(app: App, deps: DesktopChatRouteDeps): P
         summary:
           'PDF of your completed research analysis (title, sections, cited sources); message_id is the reply message; 404 until it completes or when not yours',
         params: MessageParams,
+        response: {
+          200: {
+            description: 'The research report (application/pdf, inline)',
+            content: { 'application/pdf': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+        },
       },
     },
     async (request, reply) => {

@@ -46,7 +46,8 @@ export async function desktopRoutes(app: App, deps: DesktopRouteDeps): Promise<v
       config: customerAccount,
       schema: {
         tags: ['desktop'],
-        summary: 'Verifies the token; account, wallet, usage of the last days, inbox and push messages, client releases',
+        summary:
+          'Verifies the token; account, wallet, usage of the last days, inbox and push messages, coder {projects, slots} (as GET /api/v1/desktop/coder/projects), client releases',
         querystring: BootstrapQuery,
       },
     },
