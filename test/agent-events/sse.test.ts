@@ -40,6 +40,9 @@ describe('project events over SSE', () => {
     expect(client.response.headers['content-type']).toContain('text/event-stream');
     expect(client.response.headers['cache-control']).toContain('no-cache');
     expect(client.response.headers['x-request-id']).toBe('sse-live-1');
+    // The body ends with the connection: frames are written as they are, without chunked framing.
+    expect(client.response.headers['transfer-encoding']).toBeUndefined();
+    expect(client.response.headers.connection).toBe('close');
     await waitForSubscribers(1);
     await context.services.projectEvents.append(project.id, 'turn/started', { turnId: 't1' });
     await context.services.projectEvents.append(project.id, 'item/agentMessage/delta', { delta: 'hé\nllo' });

@@ -18,13 +18,13 @@ const REPLAY_PAGE_SIZE = 500;
 /** How long an ended stream's client may take to accept the last frames before the socket is destroyed. */
 const OVERFLOW_GRACE_MS = 2_000;
 
-/** Frames are encoded once per event and shared by every subscriber. */
-const frameCache = new WeakMap<ProjectEvent, string>();
+/** Frames are encoded once per event, to UTF-8 bytes, and shared by every subscriber. */
+const frameCache = new WeakMap<ProjectEvent, Buffer>();
 
-function eventFrame(event: ProjectEvent): string {
+function eventFrame(event: ProjectEvent): Buffer {
   let frame = frameCache.get(event);
   if (frame === undefined) {
-    frame = encodeSseFrame({ id: event.seq, event: event.type, data: event.dataJson });
+    frame = Buffer.from(encodeSseFrame({ id: event.seq, event: event.type, data: event.dataJson }), 'utf8');
     frameCache.set(event, frame);
   }
   return frame;
@@ -198,7 +198,7 @@ export class EventStream {
     this.lastWrittenSeq = event.seq;
   }
 
-  private writeNow(chunk: string): void {
+  private writeNow(chunk: string | Buffer): void {
     if (!this.options.sink.write(chunk)) this.blocked = true;
   }
 

@@ -29,7 +29,10 @@ export async function projectEventRoutes(app: App, deps: ProjectEventRouteDeps):
       const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       const after = cursorFrom(request.headers['last-event-id'], request.query.after);
       reply.hijack();
-      reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id });
+      // The body ends with the connection (no chunked framing): each frame is one write of shared bytes to the
+      // socket, which is what bounds the fan-out to many subscribers.
+      reply.raw.useChunkedEncodingByDefault = false;
+      reply.raw.writeHead(200, { ...SSE_HEADERS, connection: 'close', 'x-request-id': request.id });
       reply.raw.write(encodeSseComment('connected'));
       try {
         await deps.projectEvents.stream({ projectId: project.id, after, sink: reply.raw });
