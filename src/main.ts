@@ -74,7 +74,10 @@ export async function startService(config: AppConfig = loadConfig(), options: St
       app.drain.begin();
       services.projectEvents.endStreams('draining');
       const deadlineMs = Date.now() + config.server.drainTimeoutMs;
-      await services.agent.drain(deadlineMs);
+      // A failure here still lets the listener and the services close (they stop whatever is left).
+      await services.agent
+        .drain(deadlineMs)
+        .catch((error: unknown) => services.logger.error({ err: error }, 'draining agent turns failed'));
       // Streams opened while the turns finished end too.
       services.projectEvents.endStreams('draining');
       const force = setTimeout(
