@@ -63,17 +63,30 @@ export async function startService(config: AppConfig = loadConfig(), options: St
     throw error;
   }
   let stopping: Promise<void> | undefined;
-  // Graceful drain: readiness turns 503, project event streams get a final `reconnect` frame with their cursor,
-  // the listener stops accepting, in-flight requests and model streams get server.drainTimeoutMs to finish (then
-  // their connections are closed), and only then do the services close (calls settle, holds release).
+  // Graceful drain: readiness turns 503 and project event streams get a final `reconnect` frame with their cursor.
+  // No agent turn starts here any more; running turns get server.drainTimeoutMs to finish while the listener still
+  // serves their model requests (those left near the deadline are interrupted and logged as ended), then the
+  // app-servers stop and their leases are released. Then the listener stops accepting, in-flight requests and model
+  // streams get the rest of the drain time (at least CLOSE_MIN_MS) before their connections are closed, and only
+  // then do the services close (calls settle, holds release).
   const stop = () =>
     (stopping ??= (async () => {
       app.drain.begin();
       services.projectEvents.endStreams('draining');
-      const force = setTimeout(() => {
-        services.logger.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain time over; closing the remaining connections');
-        app.server.closeAllConnections();
-      }, config.server.drainTimeoutMs);
+      const deadlineMs = Date.now() + config.server.drainTimeoutMs;
+      // A failure here still lets the listener and the services close (they stop whatever is left).
+      await services.agent
+        .drain(deadlineMs)
+        .catch((error: unknown) => services.logger.error({ err: error }, 'draining agent turns failed'));
+      // Streams opened while the turns finished end too.
+      services.projectEvents.endStreams('draining');
+      const force = setTimeout(
+        () => {
+          services.logger.warn({ drainTimeoutMs: config.server.drainTimeoutMs }, 'drain time over; closing the remaining connections');
+          app.server.closeAllConnections();
+        },
+        Math.max(deadlineMs - Date.now(), Math.min(CLOSE_MIN_MS, config.server.drainTimeoutMs)),
+      );
       force.unref();
       try {
         await app.close();
@@ -85,6 +98,9 @@ export async function startService(config: AppConfig = loadConfig(), options: St
     })());
   return { app, services, url: address, stop };
 }
+
+/** Time in-flight requests get after the agent turns drained, even when those took the whole drain time. */
+const CLOSE_MIN_MS = 1_000;
 
 /** Time the services get to close after the drain (settling calls, releasing holds, stopping app-servers). */
 const CLOSE_AFTER_DRAIN_MS = 15_000;

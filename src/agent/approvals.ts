@@ -5,12 +5,17 @@
  * appended to the project's event log. `resolved` answers with the client's decision and `expired` with
  * `decline` (the app-server never times out an approval itself); a cancelled one is answered `cancel`, which
  * the app-server ignores because it closed the dialog already, and a lost one has no process left to answer.
+ * With several nodes every write is fenced like the event log: a node that no longer holds the customer's lease
+ * cannot record, decide or close an approval (the new holder's pending dialogs stay its own).
  */
 import type { Logger } from 'pino';
 import { AppError, notFound } from '../kernel/errors.js';
 import type { Clock, TimerHandle } from '../kernel/clock.js';
 import { newId } from '../kernel/ids.js';
 import type { Storage } from '../storage/database.js';
+import { FencedWriteError, type WriteFence } from '../scale/fence.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.js';
 import type { AgentApprovalsTable, ApprovalStatus } from '../storage/tables/agent.js';
 import type { ProjectEventSink } from './event-sink.js';
 
@@ -80,7 +85,23 @@ export class ApprovalBroker {
     private readonly clock: Clock,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
+    /** Scale-out: writes of a node that lost the customer's lease are refused. */
+    private readonly fence?: WriteFence,
   ) {}
+
+  /** Runs a write of one project's approvals, fenced in its own transaction when several nodes share the table. */
+  private write<T>(
+    projectId: string | ((db: Kysely<Database>) => Promise<string | undefined>),
+    work: (db: Kysely<Database>) => Promise<T>,
+  ): Promise<T> {
+    const fence = this.fence;
+    if (!fence) return work(this.storage.db);
+    return this.storage.db.transaction().execute(async (trx) => {
+      const id = typeof projectId === 'string' ? projectId : await projectId(trx);
+      if (id !== undefined) await fence.check(trx, [id]);
+      return work(trx);
+    });
+  }
 
   /** Records a new pending approval and resolves with the reply for the app-server once it is decided. */
   async request(context: ApprovalContext): Promise<{ decision: string }> {
@@ -113,7 +134,7 @@ export class ApprovalBroker {
     };
     this.inserting.set(row.id, inserting);
     try {
-      await this.storage.db.insertInto('agent_approvals').values(row).execute();
+      await this.write(context.projectId, (db) => db.insertInto('agent_approvals').values(row).execute());
     } finally {
       this.inserting.delete(row.id);
     }
@@ -184,6 +205,23 @@ export class ApprovalBroker {
     for (const row of rows) await this.finish(row.id, 'lost', null);
   }
 
+  /**
+   * This node lost the customer's lease: its app-server stops, so the dialogs it had open here end. Each is marked
+   * lost where the fence still allows it; otherwise it is only let go here (the new holder marks its row lost).
+   */
+  async abandonCustomer(customerId: number): Promise<void> {
+    for (const entry of this.inserting.values()) if (entry.customerId === customerId) entry.ended ??= 'lost';
+    for (const waiter of [...this.waiters.values()].filter((entry) => entry.customerId === customerId)) {
+      try {
+        await this.finish(waiter.id, 'lost', null);
+      } catch (error) {
+        if (!(error instanceof FencedWriteError))
+          this.logger.warn({ err: error, approvalId: waiter.id }, 'marking an approval lost failed');
+      }
+      this.forget(waiter.id);
+    }
+  }
+
   /** At service start: every pending approval belonged to an app-server of the previous service process. */
   async markAllPendingLost(): Promise<void> {
     const rows = await this.storage.db.selectFrom('agent_approvals').select('id').where('status', '=', 'pending').execute();
@@ -214,24 +252,32 @@ export class ApprovalBroker {
   /** Moves a pending approval to its final state; null when it was no longer pending. */
   private async finish(id: string, status: Exclude<ApprovalStatus, 'pending'>, decision: string | null): Promise<ApprovalView | null> {
     const decisionJson = decision === null ? null : JSON.stringify(decision);
-    const result = await this.storage.db
-      .updateTable('agent_approvals')
-      .set({ status, decision: decisionJson, finished_at: this.clock.nowMs() })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
+    const projectOf = async (db: Kysely<Database>) =>
+      (await db.selectFrom('agent_approvals').select('project_id').where('id', '=', id).executeTakeFirst())?.project_id;
+    const result = await this.write(projectOf, (db) =>
+      db
+        .updateTable('agent_approvals')
+        .set({ status, decision: decisionJson, finished_at: this.clock.nowMs() })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst(),
+    );
     if (Number(result.numUpdatedRows) !== 1) return null;
     const row = await this.storage.db.selectFrom('agent_approvals').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const view = approvalView(row);
     await this.events.append(row.project_id, `approval/${status}`, view);
-    const waiter = this.waiters.get(id);
-    if (waiter) {
-      this.clock.clearTimeout(waiter.timer);
-      this.waiters.delete(id);
-      this.byServerKey.delete(waiter.serverKey);
-      waiter.answer({ decision: decision ?? 'cancel' });
-    }
+    this.forget(id, decision ?? 'cancel');
     this.logger.info({ approvalId: id, status, decision }, 'approval finished');
     return view;
+  }
+
+  /** Lets the approval's waiter go (answering the app-server with `decision`, which a stopped one never reads). */
+  private forget(id: string, decision = 'cancel'): void {
+    const waiter = this.waiters.get(id);
+    if (!waiter) return;
+    this.clock.clearTimeout(waiter.timer);
+    this.waiters.delete(id);
+    this.byServerKey.delete(waiter.serverKey);
+    waiter.answer({ decision });
   }
 }

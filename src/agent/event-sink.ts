@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { ProjectEventLog } from './events/types.js';
 
 export class ProjectEventSink {
+  private last: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly log: ProjectEventLog,
     private readonly logger: Logger,
@@ -16,9 +18,15 @@ export class ProjectEventSink {
 
   /** Queues one event; resolves once it (and everything queued before it for the project) is appended. */
   append(projectId: string, type: string, data: unknown): Promise<void> {
-    return this.log.append(projectId, type, data).then(
+    this.last = this.log.append(projectId, type, data).then(
       () => undefined,
       (error: Error) => this.logger.error({ err: error, projectId, type }, 'project event append failed'),
     );
+    return this.last;
+  }
+
+  /** Resolves once every event queued so far is appended (or failed): the log commits in the order of appends. */
+  settled(): Promise<void> {
+    return this.last;
   }
 }

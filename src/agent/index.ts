@@ -56,6 +56,14 @@ export interface AgentServices {
   setServiceUrl(url: string): void;
   serviceUrl(): string;
   start(): Promise<void>;
+  /**
+   * Rolling restart, before the HTTP listener closes (the app-servers reach the model through it): no turn starts
+   * here any more; running turns get until `deadlineMs` to finish, those still running a little before it are
+   * interrupted, and any that did not end by the deadline is logged as ended (`runtime/exited`, reason
+   * `draining`). Then the app-servers stop and the leases are released, so another node takes the customers
+   * over at once.
+   */
+  drain(deadlineMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,8 +80,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   let serviceUrl = config.publicBaseUrl;
 
   const events = new ProjectEventSink(domains.projectEvents, log);
-  const approvals = new ApprovalBroker(storage, events, clock, agentConfig.approvalTimeoutMs, log);
   const scale = domains.scale ?? null;
+  const approvals = new ApprovalBroker(storage, events, clock, agentConfig.approvalTimeoutMs, log, scale?.fence);
   const threads = new ThreadRepository(storage, clock, scale?.fence);
   const runtimeKeys = new RuntimeKeys(storage, deps.keys, clock);
   // Decided once, with one start-up log line saying which isolation every app-server gets.
@@ -202,6 +210,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     },
     onLost: async (customerId) => {
       runtime.leaseLost(customerId);
+      await approvals.abandonCustomer(customerId);
       await supervisor.stop(customerId);
     },
     inUse: (customerId) => supervisor.has(customerId),
@@ -225,11 +234,48 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       // several nodes the others' dialogs live on: a customer's are marked lost when its lease is taken over.
       if (!scale) await approvals.markAllPendingLost();
     },
+    async drain(deadlineMs) {
+      router.refuseTurnStarts();
+      scale?.leases.stopAcquiring();
+      const running = () =>
+        supervisor.status().flatMap(({ customerId }) => router.runningTurns(customerId).map((turn) => ({ customerId, ...turn })));
+      const interruptAtMs = deadlineMs - Math.min(INTERRUPT_GRACE_MS, Math.max(deadlineMs - Date.now(), 0) / 4);
+      if (running().length > 0) log.info({ turns: running().length }, 'draining: waiting for the running turns to finish');
+      await waitUntil(() => running().length === 0, interruptAtMs);
+      const left = running();
+      if (left.length > 0) {
+        log.warn({ turns: left.length }, 'drain time nearly over; interrupting the turns still running');
+        for (const turn of left)
+          void supervisor
+            .peek(turn.customerId)
+            ?.call('turn/interrupt', { threadId: turn.threadId, turnId: turn.turnId })
+            .catch((error: unknown) => log.warn({ err: error, turnId: turn.turnId }, 'interrupting a turn at drain failed'));
+        await waitUntil(() => running().length === 0, deadlineMs);
+      }
+      for (const { customerId } of supervisor.status()) {
+        if (router.runningTurns(customerId).length > 0) await router.stopping(customerId, 'draining');
+        await approvals.abandonCustomer(customerId);
+      }
+      // Every event of the ended turns is in the log before the lease that fences it goes.
+      await events.settled();
+      await supervisor.close();
+      await scale?.leases.close();
+    },
     async close() {
       await supervisor.close();
       approvals.close();
     },
   };
+}
+
+/** The part of the drain kept for interrupting the turns still running (at most a quarter of it). */
+const INTERRUPT_GRACE_MS = 5_000;
+
+/** Resolves when `done()` holds or at `deadlineMs`, whichever comes first. */
+async function waitUntil(done: () => boolean, deadlineMs: number): Promise<void> {
+  while (!done() && Date.now() < deadlineMs) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, Math.max(deadlineMs - Date.now(), 1))));
+  }
 }
 
 /**

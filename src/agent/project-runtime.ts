@@ -137,6 +137,24 @@ export class ProjectRuntime implements ThreadOwner {
     }
   }
 
+  runningTurns(customerId: number): { threadId: string; turnId: string }[] {
+    return this.turns.running(customerId);
+  }
+
+  refuseTurnStarts(): void {
+    this.turns.refuseStarts();
+  }
+
+  async onStopping(customerId: number, reason: string): Promise<void> {
+    const ended = this.turns.running(customerId).map((turn) => ({ ...turn, projectId: this.turns.get(turn.threadId)!.projectId }));
+    this.turns.crashed(customerId);
+    await Promise.all(
+      ended.map((turn) =>
+        this.deps.events.append(turn.projectId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId }),
+      ),
+    );
+  }
+
   /** This node lost the customer's lease: it forgets their running turns (another node serves them now). */
   leaseLost(customerId: number): void {
     this.turns.crashed(customerId);

@@ -1,4 +1,4 @@
-/** Project → thread records and the turn-start idempotency records. */
+/** Project → thread records and the turn-start idempotency records (both fenced with several nodes). */
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { WriteFence } from '../scale/fence.js';
@@ -106,16 +106,18 @@ export class ThreadRepository {
   }
 
   async recordTurnRequest(projectId: string, idempotencyKey: string, requestHash: string, response: unknown): Promise<void> {
-    await this.storage.db
-      .insertInto('agent_turn_requests')
-      .values({
-        project_id: projectId,
-        idempotency_key: idempotencyKey,
-        request_hash: requestHash,
-        response_json: JSON.stringify(response),
-        created_at: this.clock.nowMs(),
-      })
-      .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
-      .execute();
+    await this.write(projectId, (db) =>
+      db
+        .insertInto('agent_turn_requests')
+        .values({
+          project_id: projectId,
+          idempotency_key: idempotencyKey,
+          request_hash: requestHash,
+          response_json: JSON.stringify(response),
+          created_at: this.clock.nowMs(),
+        })
+        .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
+        .execute(),
+    );
   }
 }

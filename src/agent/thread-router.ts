@@ -17,6 +17,15 @@ export interface ThreadOwner {
   onNodeLost(customerId: number, node: string): void | Promise<void>;
   /** A running turn (or a listener the surface counts) holds the customer's app-server up. */
   isBusy(customerId: number): boolean;
+  /** The turns running on the customer's threads of this surface. */
+  runningTurns(customerId: number): { threadId: string; turnId: string }[];
+  /** The node drains: no turn starts here any more (running ones go on). */
+  refuseTurnStarts(): void;
+  /**
+   * The customer's app-server is stopped on purpose (`reason`, e.g. the node drains) while turns still run: each
+   * running turn is logged as ended with a `runtime/exited` event and forgotten. Resolves once the events are queued.
+   */
+  onStopping(customerId: number, reason: string): Promise<void>;
 }
 
 /** The thread a notification or request is about (`threadId`, or the `thread` it carries). */
@@ -75,5 +84,17 @@ export class ThreadRouter {
 
   isBusy(customerId: number): boolean {
     return this.owners.some((owner) => owner.isBusy(customerId));
+  }
+
+  runningTurns(customerId: number): { threadId: string; turnId: string }[] {
+    return this.owners.flatMap((owner) => owner.runningTurns(customerId));
+  }
+
+  refuseTurnStarts(): void {
+    for (const owner of this.owners) owner.refuseTurnStarts();
+  }
+
+  async stopping(customerId: number, reason: string): Promise<void> {
+    for (const owner of this.owners) await owner.onStopping(customerId, reason);
   }
 }

@@ -31,6 +31,7 @@ export type ThreadDetails<State extends TurnState> = Omit<State, 'activeTurnId' 
  */
 export class ThreadTurns<State extends TurnState> {
   private readonly states = new Map<string, State>();
+  private refusing = false;
 
   /** `principals` learns which key each turn acts for, so the turn's model requests are policed as that key. */
   constructor(private readonly principals?: TurnPrincipals) {}
@@ -71,6 +72,19 @@ export class ThreadTurns<State extends TurnState> {
     return this.ofCustomer(customerId).some(isTurnBusy);
   }
 
+  /** The turns running (started, not yet ended) on the customer's threads. */
+  running(customerId: number): { threadId: string; turnId: string }[] {
+    const found: { threadId: string; turnId: string }[] = [];
+    for (const [threadId, state] of this.states)
+      if (state.customerId === customerId && state.activeTurnId !== null) found.push({ threadId, turnId: state.activeTurnId });
+    return found;
+  }
+
+  /** The node drains: running turns go on, every later start is refused (503, the client retries at another node). */
+  refuseStarts(): void {
+    this.refusing = true;
+  }
+
   /** The customer's app-server died: no turn of theirs runs any more, and no start is waiting for an answer. */
   crashed(customerId: number): State[] {
     const states = this.ofCustomer(customerId);
@@ -93,6 +107,7 @@ export class ThreadTurns<State extends TurnState> {
   ): Promise<T> {
     const state = this.states.get(threadId);
     if (!state) throw new AppError('INTERNAL', 'thread state missing');
+    if (this.refusing) throw new AppError('UPSTREAM_UNAVAILABLE', 'This node is shutting down; retry shortly', { retryAfterSeconds: 1 });
     if (isTurnBusy(state)) throw new AppError('CONFLICT', conflictMessage, { details: { turn_id: state.activeTurnId } });
     // Bound before the app-server hears of the turn: its first model request may come before turn/start answers.
     this.principals?.bind(threadId, state, startedBy?.kind === 'customer' ? startedBy : null);

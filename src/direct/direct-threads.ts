@@ -166,6 +166,22 @@ export class DirectThreads implements ThreadOwner {
     this.onCrash(customerId);
   }
 
+  runningTurns(customerId: number): { threadId: string; turnId: string }[] {
+    return this.turns.running(customerId);
+  }
+
+  refuseTurnStarts(): void {
+    this.turns.refuseStarts();
+  }
+
+  async onStopping(customerId: number, reason: string): Promise<void> {
+    const ended = this.turns.running(customerId);
+    this.turns.crashed(customerId);
+    await Promise.all(
+      ended.map((turn) => this.append(customerId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId })),
+    );
+  }
+
   /** A running turn, or a client listening to the direct events (as a project subscriber holds the process). */
   isBusy(customerId: number): boolean {
     return this.turns.isBusy(customerId) || this.deps.subscriberCount(directStreamId(customerId)) > 0;

@@ -1,11 +1,14 @@
 /**
  * This node's side of the customer leases. `locate` answers where a customer's app-server runs: here (the lease
  * is held, or was free and is taken now) or at another node's URL. Held leases are renewed every third of the
- * TTL; one the table no longer confirms is lost: the owner stops the customer's app-server. A lease whose
- * customer has no app-server here for a whole TTL is released, and so is every lease at close (drain).
+ * TTL; one the table no longer confirms is lost: the owner stops the customer's app-server. Each held lease also
+ * keeps a local expiry (the TTL counted from the start of its last successful take or renewal): when renewals
+ * fail (database unreachable, a renewal that hangs) and the local expiry comes within a third of the TTL, the
+ * lease is given up as lost, so this node stops serving the customer before another node can take it over. A
+ * lease whose customer has no app-server here for a whole TTL is released, and so is every lease at close (drain).
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../kernel/clock.js';
+import type { Clock, TimerHandle } from '../kernel/clock.js';
 import { AppError } from '../kernel/errors.js';
 import type { LeaseStore } from './lease-store.js';
 
@@ -30,13 +33,16 @@ export type LeaseLocation = { local: true; token: number } | { local: false; hol
 interface Held {
   token: number;
   lastUsedMs: number;
+  /** Local expiry: the TTL from the start of the last take or renewal the table confirmed. */
+  expiresAtMs: number;
 }
 
 export class LeaseManager {
   private readonly held = new Map<number, Held>();
   private readonly acquiring = new Map<number, Promise<LeaseLocation>>();
-  private timer: NodeJS.Timeout | null = null;
-  private renewing: Promise<void> = Promise.resolve();
+  private timer: TimerHandle | null = null;
+  private renewing: Promise<void> | null = null;
+  private ticks = 0;
   private url = '';
   private closed = false;
 
@@ -55,16 +61,34 @@ export class LeaseManager {
     this.url = url.replace(/\/+$/, '');
   }
 
+  /**
+   * Ticks every sixth of the TTL: each tick checks the local expiries, every second one renews (unless the
+   * previous renewal still runs: a hanging renewal delays the next, never the expiry check).
+   */
   start(): void {
-    this.timer = setInterval(
-      () => {
-        this.renewing = this.renewing
-          .then(() => this.renewAll())
-          .catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease renewal failed'));
-      },
-      Math.max(Math.floor(this.options.ttlMs / 3), 100),
-    );
+    this.timer = this.options.clock.setInterval(() => this.tick(), Math.max(Math.floor(this.options.ttlMs / 6), 50));
     this.timer.unref();
+  }
+
+  private tick(): void {
+    this.expireUnrenewed();
+    this.ticks += 1;
+    if (this.ticks % 2 !== 0 || this.renewing || this.closed) return;
+    this.renewing = this.renewAll()
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease renewal failed'))
+      .finally(() => {
+        this.renewing = null;
+      });
+  }
+
+  /** Leases whose local expiry is less than a third of the TTL away are lost: another node may soon take them. */
+  private expireUnrenewed(): void {
+    const limit = this.options.clock.nowMs() + this.options.ttlMs / 3;
+    for (const [customerId, held] of [...this.held]) {
+      if (held.expiresAtMs > limit) continue;
+      this.options.logger.warn({ customerId, expiresAtMs: held.expiresAtMs }, 'lease renewal did not succeed in time');
+      this.lost(customerId);
+    }
   }
 
   /** Leases this node holds (metrics). */
@@ -116,25 +140,35 @@ export class LeaseManager {
       .catch((error: unknown) => this.options.logger.error({ err: error, customerId }, 'stopping after a lost lease failed'));
   }
 
+  /** Draining: no lease is taken here any more (requests for customers not held here answer 503 until another node serves them). */
+  stopAcquiring(): void {
+    this.closed = true;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    this.options.clock.clearInterval(this.timer);
     await this.renewing;
     await Promise.all([...this.held.keys()].map((customerId) => this.release(customerId).catch(() => undefined)));
   }
 
   private async tryAcquire(customerId: number): Promise<LeaseLocation> {
     if (this.closed) throw new AppError('UPSTREAM_UNAVAILABLE', 'This node is shutting down; retry shortly', { retryAfterSeconds: 1 });
+    const startedAtMs = this.options.clock.nowMs();
     const result = await this.store.acquire(customerId, this.options.nodeId, this.url, this.options.ttlMs);
     if (!result.acquired) {
       if (result.row.holderNode === this.options.nodeId) {
         // Taken by this node a moment ago through another path.
-        this.held.set(customerId, { token: result.row.token, lastUsedMs: this.options.clock.nowMs() });
+        this.held.set(customerId, { token: result.row.token, lastUsedMs: this.options.clock.nowMs(), expiresAtMs: result.row.expiresAt });
         return { local: true, token: result.row.token };
       }
       return { local: false, holderNode: result.row.holderNode, holderUrl: result.row.holderUrl };
     }
-    this.held.set(customerId, { token: result.token, lastUsedMs: this.options.clock.nowMs() });
+    this.held.set(customerId, {
+      token: result.token,
+      lastUsedMs: this.options.clock.nowMs(),
+      expiresAtMs: startedAtMs + this.options.ttlMs,
+    });
     if (result.previous?.holderNode !== this.options.nodeId || result.previous === null) {
       this.options.logger.info({ customerId, token: result.token, previous: result.previous?.holderNode ?? null }, 'lease taken');
     }
@@ -150,8 +184,18 @@ export class LeaseManager {
         await this.release(customerId);
         continue;
       }
-      const renewed = await this.store.renew(customerId, this.options.nodeId, held.token, this.options.ttlMs);
-      if (!renewed && this.held.get(customerId) === held) this.lost(customerId);
+      const startedAtMs = this.options.clock.nowMs();
+      let renewed: boolean;
+      try {
+        renewed = await this.store.renew(customerId, this.options.nodeId, held.token, this.options.ttlMs);
+      } catch (error) {
+        // Tried again at the next renewal; the local expiry decides when the lease is given up.
+        this.options.logger.warn({ err: error, customerId }, 'lease renewal failed');
+        continue;
+      }
+      if (this.held.get(customerId) !== held) continue;
+      if (renewed) held.expiresAtMs = startedAtMs + this.options.ttlMs;
+      else this.lost(customerId);
     }
   }
 }

@@ -9,6 +9,9 @@ function owner(name: string, seen: string[], busy = false): ThreadOwner {
     onCrash: (customerId) => void seen.push(`${name}:crash:${customerId}`),
     onNodeLost: (customerId, node) => void seen.push(`${name}:lost:${customerId}:${node}`),
     isBusy: () => busy,
+    runningTurns: () => [],
+    refuseTurnStarts: () => undefined,
+    onStopping: async (customerId, reason) => void seen.push(`${name}:stopping:${customerId}:${reason}`),
   };
 }
 

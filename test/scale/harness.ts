@@ -80,6 +80,8 @@ export interface TwoNodes {
   admin: TestContext;
   a: Node;
   b: Node;
+  /** Starts a node of this cluster again under its id (after it stopped), on a new port. */
+  startAgain(node: Node): Promise<Node>;
   close(): Promise<void>;
 }
 
@@ -110,13 +112,19 @@ export async function startTwoNodes(
   const databaseUrl = storage.location.databaseUrl!;
   const common = { dataDir, config, databaseUrl, redisUrl: options.redisUrl };
   const [a, b] = await Promise.all([startNode({ id: 'node-a', ...common }), startNode({ id: 'node-b', ...common })]);
+  const nodes = [a, b];
   return {
     upstream,
     admin,
     a,
     b,
+    async startAgain(node) {
+      const started = await startNode({ id: node.id, ...common });
+      nodes.push(started);
+      return started;
+    },
     async close() {
-      await Promise.all([a.stop(), b.stop()]);
+      await Promise.all(nodes.map((node) => node.stop()));
       await admin.close();
       await upstream.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

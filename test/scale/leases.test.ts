@@ -1,10 +1,13 @@
 /**
  * Customer leases and the write fence on the service's database (both dialects): one holder at a time, takeover
- * only after expiry or release with a higher token, and a holder that lost its lease has its event-log and
- * thread-record writes refused (and is told it lost the lease), while the new holder's go through.
+ * only after expiry or release with a higher token, and a holder that lost its lease has its event-log,
+ * thread-record, turn-request and approval writes refused (and is told it lost the lease), while the new
+ * holder's go through. A holder whose renewals fail gives the lease up before it expires.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalBroker } from '../../src/agent/approvals.js';
+import { ProjectEventSink } from '../../src/agent/event-sink.js';
 import { SqlEventLog } from '../../src/agent/events/event-log.js';
 import { ThreadRepository } from '../../src/agent/thread-repository.js';
 import { FakeClock } from '../../src/kernel/clock.js';
@@ -28,8 +31,7 @@ describe('customer leases and fenced writes', () => {
     await context?.close();
   });
 
-  function node(id: string, lost: number[] = [], acquired: unknown[] = []) {
-    const store = new LeaseStore(context.storage, clock);
+  function node(id: string, lost: number[] = [], acquired: unknown[] = [], store = new LeaseStore(context.storage, clock)) {
     const leases = new LeaseManager(
       store,
       { nodeId: id, ttlMs: TTL, clock, logger },
@@ -43,7 +45,8 @@ describe('customer leases and fenced writes', () => {
     const fence = new LeaseFence(store, leases);
     const log = new SqlEventLog({ storage: context.storage, clock, logger, retention: 1_000, onCommitted: () => undefined, fence });
     const threads = new ThreadRepository(context.storage, clock, fence);
-    return { leases, log, threads, lost, acquired };
+    const approvals = new ApprovalBroker(context.storage, new ProjectEventSink(log, logger), clock, 3_600_000, logger, fence);
+    return { leases, log, threads, approvals, lost, acquired };
   }
 
   async function newProject(): Promise<{ customerId: number; projectId: string }> {
@@ -123,6 +126,101 @@ describe('customer leases and fenced writes', () => {
     const [c, d] = [node('node-e'), node('node-f')];
     const results = await Promise.all([c.leases.locate(customerId), d.leases.locate(customerId)]);
     expect(results.filter((result) => result.local)).toHaveLength(1);
+  });
+
+  it('fences approval rows and turn-request records: the old holder can neither add nor decide them once the lease moved', async () => {
+    const { customerId, projectId } = await newProject();
+    const a = node('node-g');
+    const b = node('node-h');
+    await a.leases.locate(customerId);
+    await a.threads.record(projectId, customerId, 'thread-g');
+    const approval = (turnId: string) => ({
+      projectId,
+      customerId,
+      kind: 'commandExecution' as const,
+      serverRequestId: turnId,
+      params: { threadId: 'thread-g', turnId, itemId: `item-${turnId}` },
+    });
+    const pending = async () =>
+      context.storage.db.selectFrom('agent_approvals').select(['id', 'status', 'turn_id']).where('project_id', '=', projectId).execute();
+    void a.approvals.request(approval('turn-1'));
+    await expect.poll(pending).toHaveLength(1);
+    const [first] = await pending();
+    await a.threads.recordTurnRequest(projectId, 'key-1', 'hash-1', { turn_id: 'turn-1' });
+
+    clock.advance(TTL + 1);
+    expect((await b.leases.locate(customerId)).local).toBe(true);
+    await expect(a.approvals.request(approval('turn-2'))).rejects.toBeInstanceOf(FencedWriteError);
+    await expect(a.approvals.resolve(projectId, first!.id, 'accept')).rejects.toBeInstanceOf(FencedWriteError);
+    await expect(a.threads.recordTurnRequest(projectId, 'key-2', 'hash-2', {})).rejects.toBeInstanceOf(FencedWriteError);
+    expect(await pending()).toEqual([{ id: first!.id, status: 'pending', turn_id: 'turn-1' }]);
+
+    // The new holder closes what the old one left open, and records its own.
+    await b.approvals.markLostForCustomer(customerId);
+    expect((await pending()).map((row) => row.status)).toEqual(['lost']);
+    await b.threads.recordTurnRequest(projectId, 'key-2', 'hash-2', { turn_id: 'turn-2' });
+    expect((await b.threads.findTurnRequest(projectId, 'key-2'))?.requestHash).toBe('hash-2');
+    a.approvals.close();
+    b.approvals.close();
+    await Promise.all([a.log.close(), b.log.close()]);
+  });
+
+  it('a holder whose renewals keep failing gives the lease up before it expires, so it never serves beside the next holder', async () => {
+    const { customerId } = await newProject();
+    const store = new LeaseStore(context.storage, clock);
+    const renew = store.renew.bind(store);
+    let failing = false;
+    let renewals = 0;
+    // Counted once a renewal is answered (or failed).
+    store.renew = async (...args) => {
+      try {
+        if (failing) throw new Error('database unreachable');
+        return await renew(...args);
+      } finally {
+        renewals += 1;
+      }
+    };
+    const lost: number[] = [];
+    const a = node('node-i', lost, [], store);
+    const b = node('node-j');
+    const tick = Math.floor(TTL / 6);
+    await a.leases.locate(customerId);
+    a.leases.start();
+    try {
+      // Renewals every second tick keep the lease while they succeed.
+      for (let index = 1; index <= 8; index += 1) {
+        clock.advance(tick);
+        if (index % 2 === 0) await expect.poll(() => renewals).toBe(index / 2);
+      }
+      expect(lost).toEqual([]);
+      const expiresAt = clock.nowMs() + TTL;
+      const row = await context.storage.db
+        .selectFrom('scale_leases')
+        .selectAll()
+        .where('customer_id', '=', customerId)
+        .executeTakeFirstOrThrow();
+      expect(Number(row.expires_at)).toBe(expiresAt);
+
+      // The database fails: renewals throw (logged), the lease stays until its local expiry comes near.
+      failing = true;
+      let lostAt: number | null = null;
+      for (let index = 1; lostAt === null && index <= 12; index += 1) {
+        clock.advance(tick);
+        if (index % 2 === 0) await expect.poll(() => renewals).toBe(4 + index / 2);
+        if (lost.length > 0) lostAt = clock.nowMs();
+      }
+      expect(lost).toEqual([customerId]);
+      expect(a.leases.tokenOf(customerId)).toBeUndefined();
+      // Given up before the row expires (with at least a tick to spare), not earlier than a third of the TTL before.
+      expect(lostAt).toBeLessThanOrEqual(expiresAt - tick);
+      expect(lostAt).toBeGreaterThanOrEqual(expiresAt - TTL / 3 - tick);
+      // The other node still cannot take it: the holder stopped on its own, before anyone could take over.
+      expect((await b.leases.locate(customerId)).local).toBe(false);
+      clock.set(expiresAt + 1);
+      expect((await b.leases.locate(customerId)).local).toBe(true);
+    } finally {
+      await a.leases.close();
+    }
   });
 
   it('trusts a hop header only when it is signed with the shared secret, fresh, and for this very request', () => {
