@@ -12,21 +12,12 @@
  * released: holds (and the next batches) keep committing while the disk syncs, instead of queueing behind it. One
  * fsync covers every commit before it, so a durable settlement never lacks its hold.
  *
- * A hold is on the way of its call's answer, and a message to the thread and back costs more than the hold itself:
- * the main thread commits a hold itself, on its own connection, when the write lock is free (a short synchronous
- * transaction, synchronous=NORMAL like the thread's). That connection never waits for the lock: when another
- * writer has it (the thread committing a batch, the service's own connection inside a transaction, another
- * process), SQLite answers SQLITE_BUSY at once and the hold goes to the thread, which waits for the lock off the
- * event loop. It never checkpoints either, so the WAL's checkpoints stay on the thread.
- *
- * This is the main thread's side (the queue, one message per group commit, and the holds it commits itself); the
- * thread is the checked module sqlite-ledger-thread.ts, what both commit is sqlite-ledger-batches.ts, and the SQL
- * lives in storage/sqlite-ledger-statements.ts.
+ * This is the main thread's side (the queue and one message per group commit); the thread is the checked module
+ * sqlite-ledger-thread.ts, and its SQL lives in storage/sqlite-ledger-statements.ts.
  */
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../kernel/worker-script.js';
-import { openLedgerStatements, type CallColumnValue, type LedgerStatements } from '../storage/sqlite-ledger-statements.js';
-import { hold, messageOf } from './sqlite-ledger-batches.js';
+import type { CallColumnValue } from '../storage/sqlite-ledger-statements.js';
 
 export interface HoldOperation {
   kind: 'hold';
@@ -68,19 +59,6 @@ export interface LedgerAnswer {
   error?: string;
 }
 
-/** SQLite's answer when the lock is taken (SQLITE_BUSY and its extended codes). */
-const isBusy = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
-
-/** The main thread's hold connection, or null when the file cannot be opened (the thread then reports why). */
-function openInline(file: string): LedgerStatements | null {
-  try {
-    return openLedgerStatements(file, { busyTimeoutMs: 0, autoCheckpoint: false });
-  } catch {
-    return null;
-  }
-}
-
 /** The thread's start-up data. */
 export interface LedgerThreadData {
   file: string;
@@ -103,18 +81,13 @@ export class SqliteLedgerWorker {
   private drained: (() => void) | null = null;
   /** Set once the worker has died: every pending and later call fails with it instead of waiting forever. */
   private failure: Error | null = null;
-  /** The main thread's own connection for holds (null: every hold goes to the thread). */
-  private readonly inline: LedgerStatements | null;
-  /** Holds committed on the main thread and handed to the thread (a busy lock), since start. */
-  readonly holds = { inline: 0, handedOver: 0 };
 
   /** Operations sent to the worker (or about to be) and not answered yet (metrics). */
   get queueDepth(): number {
     return this.pending.size;
   }
 
-  constructor(file: string, maxBatch: number, options: { inlineHolds?: boolean } = {}) {
-    this.inline = options.inlineHolds === false ? null : openInline(file);
+  constructor(file: string, maxBatch: number) {
     const workerData: LedgerThreadData = { file, maxBatch };
     this.worker = new Worker(workerScript(new URL('./sqlite-ledger-thread.js', import.meta.url)), { workerData });
     this.worker.unref();
@@ -149,16 +122,6 @@ export class SqliteLedgerWorker {
 
   run(op: LedgerOperation): Promise<LedgerResult> {
     if (this.failure) return Promise.reject(this.failure);
-    if (op.kind === 'hold' && this.inline) {
-      try {
-        const placed = this.inline.immediate(() => hold(this.inline!, op));
-        this.holds.inline += 1;
-        return Promise.resolve(placed);
-      } catch (error) {
-        if (!isBusy(error)) return Promise.reject(new Error(`ledger write failed: ${messageOf(error)}`));
-        this.holds.handedOver += 1;
-      }
-    }
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
@@ -188,7 +151,6 @@ export class SqliteLedgerWorker {
 
   async close(): Promise<void> {
     if (this.pending.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    this.inline?.close();
     await this.worker.terminate();
   }
 }

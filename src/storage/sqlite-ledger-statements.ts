@@ -85,21 +85,9 @@ export interface LedgerStatements {
   close(): void;
 }
 
-export interface LedgerConnectionOptions {
-  /**
-   * 0: a write that finds the lock taken fails at once with SQLITE_BUSY instead of waiting (the main thread's hold
-   * connection, which must never block the event loop and hands such a hold to the ledger thread instead).
-   */
-  busyTimeoutMs?: number;
-  /** false: commits never run a checkpoint (the main thread's connection leaves them to the ledger thread's). */
-  autoCheckpoint?: boolean;
-}
-
-/** A ledger connection: synchronous=NORMAL, since the ledger thread syncs the WAL itself for settlements. */
-export function openLedgerStatements(file: string, options: LedgerConnectionOptions = {}): LedgerStatements {
+/** The ledger thread's connection: synchronous=NORMAL, since the thread syncs the WAL itself for settlements. */
+export function openLedgerStatements(file: string): LedgerStatements {
   const db = openSqliteConnection(file, { synchronous: 'NORMAL' });
-  if (options.busyTimeoutMs !== undefined) db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs)}`);
-  if (options.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
   const guard = db.prepare('UPDATE billing_accounts SET held_micros = held_micros + ? WHERE id = ? AND balance_micros - held_micros >= ?');
   const insertCall = db.prepare(
     `INSERT INTO billing_calls (${CALL_COLUMNS.join(', ')}) VALUES (${CALL_COLUMNS.map(() => '?').join(', ')})`,
