@@ -30,24 +30,30 @@ import { DrainState } from './drain.js';
 import { sendError, toAppError } from './error-handler.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import './route-config.js';
-import { coerceParameters, jsonTooDeep, MAX_JSON_DEPTH, needsCoercion, unusableBodyIssues, unusableValueIssues } from './validation.js';
+import {
+  bodySuspicions,
+  coerceParameters,
+  jsonTooDeep,
+  MAX_JSON_DEPTH,
+  needsCoercion,
+  unusableBodyIssues,
+  unusableValueIssues,
+  type BodySuspicions,
+} from './validation.js';
 import { registerRoutes } from './routes/index.js';
 import type { App } from './types.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
-    /** Set by the JSON parser when the raw text contains a NUL or surrogate escape or a number that may exceed 2^53. */
-    bodyMayHoldUnusableValues: boolean;
+    /** Set by the JSON parser: what the raw text could hold that no part of the service can use (null: nothing). */
+    bodySuspicions: BodySuspicions | null;
   }
   interface FastifyInstance {
     /** Set when the node starts draining (readiness answers 503). */
     drain: DrainState;
   }
 }
-
-/** `\u0000`, a surrogate escape (`\ud800`–`\udfff`), 16 or more digits in a row, or an exponent of two or more digits. */
-const MAY_HOLD_UNUSABLE_VALUES = /\\u0000|\\u[dD][89a-fA-F]|\d{16}|[eE][+-]?\d{2}/;
 
 /** Methods that change nothing: a cookie-authenticated request needs no CSRF token for these. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -105,7 +111,7 @@ export async function buildApp(services: Services): Promise<App> {
 
   app.decorate('drain', new DrainState());
   app.decorateRequest('principal', null);
-  app.decorateRequest('bodyMayHoldUnusableValues', false);
+  app.decorateRequest('bodySuspicions', null);
 
   // JSON bodies: an empty body is "no body" (so optional bodies work); malformed JSON is a 422, and so is JSON
   // nested deeper than MAX_JSON_DEPTH (every later walk of the body — validation, token estimation, Idempotency-Key
@@ -120,8 +126,9 @@ export async function buildApp(services: Services): Promise<App> {
         undefined,
       );
     }
-    // Only a body whose text could hold a NUL or an inexact number is walked value by value after validation.
-    request.bodyMayHoldUnusableValues = MAY_HOLD_UNUSABLE_VALUES.test(text);
+    // Only a body whose text could hold a NUL, a lone surrogate or an inexact number is walked after validation,
+    // and only for what its text could hold.
+    request.bodySuspicions = bodySuspicions(text);
     try {
       done(null, JSON.parse(text));
     } catch (error) {
@@ -225,7 +232,7 @@ export async function buildApp(services: Services): Promise<App> {
     const issues = [
       ...unusableValueIssues('query', request.query),
       ...unusableValueIssues('path', request.params),
-      ...(request.bodyMayHoldUnusableValues ? unusableBodyIssues(request.body) : []),
+      ...(request.bodySuspicions ? unusableBodyIssues(request.body, request.bodySuspicions) : []),
     ];
     done(issues.length > 0 ? validationError(issues) : undefined);
   });

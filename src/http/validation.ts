@@ -170,20 +170,41 @@ function stringIssue(value: string): { msg: string; type: string } | null {
   return null;
 }
 
-/** Numbers, strings and keys anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`). */
-export function unusableBodyIssues(body: unknown): ValidationIssue[] {
+/** What a JSON body's text could hold that `unusableBodyIssues` must look for; null when it can hold neither. */
+export interface BodySuspicions {
+  /** A NUL or a lone surrogate: in JSON text both can only come as a `\u` escape (a raw control character is invalid JSON, and decoded UTF-8 has no lone surrogate). */
+  strings: boolean;
+  /** A number beyond 2^53: it needs 16 or more digits, or an exponent of two or more. */
+  numbers: boolean;
+}
+
+const MAY_HOLD_UNUSABLE_STRINGS = /\\u0000|\\u[dD][89a-fA-F]/;
+const MAY_HOLD_UNUSABLE_NUMBERS = /\d{16}|[eE][+-]?\d{2}/;
+
+export function bodySuspicions(text: string): BodySuspicions | null {
+  const strings = MAY_HOLD_UNUSABLE_STRINGS.test(text);
+  const numbers = MAY_HOLD_UNUSABLE_NUMBERS.test(text);
+  return strings || numbers ? { strings, numbers } : null;
+}
+
+/**
+ * Numbers, strings and keys anywhere in a JSON body that no part of the service can use (see `unusableValueIssues`),
+ * looking only for what `suspicions` says the text could hold: a long prompt whose text could hold no bad string
+ * is not scanned string by string because a digit run somewhere could be an inexact number.
+ */
+export function unusableBodyIssues(body: unknown, suspicions: BodySuspicions = { strings: true, numbers: true }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const loc: (string | number)[] = ['body'];
   const visit = (value: unknown): void => {
     if (typeof value === 'number') {
-      if (!isUsableNumber(value)) issues.push({ loc: [...loc], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
+      if (suspicions.numbers && !isUsableNumber(value)) issues.push({ loc: [...loc], msg: UNUSABLE_NUMBER, type: 'less_than_equal' });
     } else if (typeof value === 'string') {
-      const issue = stringIssue(value);
+      const issue = suspicions.strings ? stringIssue(value) : null;
       if (issue) issues.push({ loc: [...loc], ...issue });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
         loc.push(key);
-        const keyIssue = typeof key === 'string' ? stringIssue(key) : null;
+        const keyIssue = suspicions.strings && typeof key === 'string' ? stringIssue(key) : null;
         if (keyIssue) issues.push({ loc: [...loc], ...keyIssue });
         visit(item);
         loc.pop();
