@@ -105,6 +105,24 @@ export async function walletOf(context: TestContext, customerId: number) {
   return context.services.billing.walletSummary(customerId);
 }
 
+/**
+ * The customer's wallet once no call of theirs is open. An answer ends before its settlement commits, and a call
+ * answered by another process settles there, where this process's wallet read cannot wait for it.
+ */
+export async function settledWalletOf(context: TestContext, customerId: number, timeoutMs = 15_000) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    const open = await context.storage.db
+      .selectFrom('billing_calls')
+      .select('id')
+      .where('customer_id', '=', customerId)
+      .where('status', '=', 'open')
+      .executeTakeFirst();
+    if (!open) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return walletOf(context, customerId);
+}
+
 export const CHAT_BODY = { model: 'power-ai', messages: [{ role: 'user', content: 'Count to three.' }], max_tokens: 50 };
 
 export async function chat(url: string, key: string, body: Record<string, unknown> = CHAT_BODY, signal?: AbortSignal): Promise<Response> {

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
 import { freshDatabase, TEST_DATABASE_URL, tempDir } from '../helpers/databases.js';
 import type { TestContext } from '../helpers/context.js';
-import { billingConfig, billingContext, chat, credit, expectLedgerConsistent, newCustomer, probeHold, walletOf } from './helpers.js';
+import {
+  billingConfig,
+  billingContext,
+  chat,
+  credit,
+  expectLedgerConsistent,
+  newCustomer,
+  probeHold,
+  settledWalletOf,
+  walletOf,
+} from './helpers.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from './processes.js';
 
 describe.skipIf(!TEST_DATABASE_URL)('two service processes on one PostgreSQL database', () => {
@@ -50,7 +60,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two service processes on one PostgreSQL dat
     expect(statuses.filter((status) => status === 402)).toHaveLength(1000 - K);
     const perProcess = [0, 1].map((parity) => statuses.filter((status, index) => index % 2 === parity && status === 200).length);
     expect(perProcess[0]! + perProcess[1]!).toBe(K);
-    expect(await walletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
+    expect(await settledWalletOf(context, buyer.customerId)).toMatchObject({ balanceMicros: 0, holdsMicros: 0, availableMicros: 0 });
     const nodes = await context.storage.db.selectFrom('billing_calls').select('node_id').distinct().execute();
     expect(nodes.length).toBe(2);
     await expectLedgerConsistent(context);
