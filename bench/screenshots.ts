@@ -13,13 +13,14 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadEnv } from '../src/config/env.js';
 import { systemClock, type Clock } from '../src/kernel/clock.js';
 import { deepFreeze, parseConfigFile, type AppConfig } from '../src/config/load-config.js';
 import { buildApp } from '../src/http/app.js';
 import { createServices } from '../src/services.js';
 import { startModelUpstream, type RecordedRequest, type Reply } from '../test/fakes/model-upstream.js';
+import { openBrowser, type BrowserSession } from '../test/helpers/chromium.js';
 
 const DAY_MS = 86_400_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
   const app = await buildApp(services);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const operator = { authorization: `Bearer ${OPERATOR}` };
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-chromium-'));
+  let browser: BrowserSession | undefined;
   try {
     const registered = await app.inject({
       method: 'POST',
@@ -209,22 +210,8 @@ async function main(): Promise<void> {
     }
 
     fs.mkdirSync(outDir, { recursive: true });
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      baseURL: url,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    const page: Page = context.pages()[0] ?? (await context.newPage());
+    browser = await openBrowser({ baseURL: url });
+    const { page } = browser;
     // `idle: false` for a page that keeps a connection open (the live view's event stream): its `ready` waits.
     const shoot = async (name: string, ready: () => Promise<unknown>, { idle = true } = {}) => {
       for (const [suffix, width, height] of [
@@ -278,13 +265,12 @@ async function main(): Promise<void> {
     await shoot('admin-customers', () => page.getByTestId('customer-balance').waitFor());
     await page.getByRole('link', { name: 'Routing and prices' }).click();
     await shoot('admin-routing', () => page.getByTestId('aliases').filter({ hasText: 'gpt-demo-coder' }).waitFor());
-    await context.close();
   } finally {
+    await browser?.close();
     await app.close();
     await services.close();
     await model.close();
     await agentModel.close();
-    fs.rmSync(userDataDir, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
