@@ -136,25 +136,21 @@ export class Shoutbox {
 
   /** Messages after `afterId`, oldest first (the live stream's order). */
   async since(customerId: number, afterId: number, limit: number): Promise<ShoutboxMessage[]> {
-    const rows = await this.storage.db
+    const rows = await this.messages().where('m.id', '>', afterId).orderBy('m.id', 'asc').limit(limit).execute();
+    return rows.map((row) => messageJson(row, customerId));
+  }
+
+  /** Messages with their author's username (the columns `messageJson` reads). */
+  private messages() {
+    return this.storage.db
       .selectFrom('shoutbox_messages as m')
       .innerJoin('shoutbox_profiles as p', 'p.customer_id', 'm.customer_id')
-      .select(['m.id', 'm.customer_id', 'p.username', 'm.text', 'm.created_at'])
-      .where('m.id', '>', afterId)
-      .orderBy('m.id', 'asc')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => messageJson(row, customerId));
+      .select(['m.id', 'm.customer_id', 'p.username', 'm.text', 'm.created_at']);
   }
 
   /** Newest first; `beforeId` pages back, `afterId` polls for newer ones. */
   async list(customerId: number, options: { limit: number; beforeId?: number; afterId?: number }) {
-    let query = this.storage.db
-      .selectFrom('shoutbox_messages as m')
-      .innerJoin('shoutbox_profiles as p', 'p.customer_id', 'm.customer_id')
-      .select(['m.id', 'm.customer_id', 'p.username', 'm.text', 'm.created_at'])
-      .orderBy('m.id', 'desc')
-      .limit(options.limit);
+    let query = this.messages().orderBy('m.id', 'desc').limit(options.limit);
     if (options.beforeId !== undefined) query = query.where('m.id', '<', options.beforeId);
     if (options.afterId !== undefined) query = query.where('m.id', '>', options.afterId);
     const rows = await query.execute();
