@@ -34,6 +34,7 @@ import { createRedisProbe } from './metrics/redis-probe.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createPlatformServices, type PlatformServices } from './platform/index.js';
 import { createScaleOut, type ScaleOut } from './scale/index.js';
+import { checkStoreCredentials } from './scale/store-credentials.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { databaseReadiness, type DatabaseReadiness } from './storage/readiness.js';
@@ -125,6 +126,10 @@ export async function openMigratedStorage(config: AppConfig): Promise<Storage> {
 export async function createServices(config: AppConfig, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.env.logLevel);
   const clock = options.clock ?? systemClock;
+  if (config.scaleOut.enabled) {
+    const { databaseUrl, redisUrl } = config.env;
+    await checkStoreCredentials({ databaseUrl, redisUrl, allowUnauthenticated: config.scaleOut.allowUnauthenticatedStores, logger });
+  }
   // A storage handed in is already migrated by its owner (tests migrate under their own lock).
   const storage = options.storage ?? (await openMigratedStorage(config));
 
@@ -235,6 +240,7 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     appServerCrashes: () => agent.supervisor.crashes,
     turnsRunning: () => deps.turnPrincipals.runningCount(),
     sse: () => projectEvents.stats(),
+    relayRejections: () => projectEvents.relayRejections(),
     databaseUp: () =>
       storage.db
         .selectFrom('customers')

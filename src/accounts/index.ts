@@ -8,7 +8,7 @@ import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
 import { OidcSignIn, type OidcDeps } from './oidc.js';
 import { OperatorSessions } from './operator-sessions.js';
-import { Lockout, MemoryFailureCounters, RedisFailureCounters, type FailureCounters } from './lockout.js';
+import { FlooredFailureCounters, Lockout, MemoryFailureCounters, RedisFailureCounters, type FailureCounters } from './lockout.js';
 import { createMailer, type Mailer } from './mailer.js';
 import { SecretBox } from './secrets.js';
 import { SessionService } from './sessions.js';
@@ -50,7 +50,10 @@ export function createAccountServices(
   const { config, storage, clock, logger } = deps;
   const box = new SecretBox(config.secret);
   const counters: FailureCounters = config.env.redisUrl
-    ? new RedisFailureCounters(new Redis(config.env.redisUrl, { maxRetriesPerRequest: 2 }), 'switchyard:lockout:')
+    ? new FlooredFailureCounters(
+        new RedisFailureCounters(new Redis(config.env.redisUrl, { maxRetriesPerRequest: 2 }), 'switchyard:lockout:'),
+        new MemoryFailureCounters(clock),
+      )
     : new MemoryFailureCounters(clock);
   const lockout = new Lockout(counters, config.accounts.lockout);
   const sessions = new SessionService(storage, box, clock, {

@@ -1,7 +1,9 @@
 /**
  * Brute-force counters for sign-in, 2FA and reset: failures per subject (an account or an IP address) in a
  * window that starts at the first failure. Over the limit, the flow answers 429 with Retry-After until the
- * window ends. In memory by default; with Redis (`REDIS_URL`) every node shares the counters.
+ * window ends. In memory by default; with Redis (`REDIS_URL`) every node shares the counters, and each node
+ * still keeps its own count underneath (`FlooredFailureCounters`): whoever can write to Redis may delete or
+ * lower the shared count, but never below what this node saw itself, so a deleted counter is never a pass.
  */
 import type { Redis } from 'ioredis';
 import { AppError } from '../kernel/errors.js';
@@ -68,6 +70,37 @@ export class RedisFailureCounters implements FailureCounters {
 
   async close() {
     this.redis.disconnect();
+  }
+}
+
+/**
+ * The shared counters with this node's own as a floor: a read is the higher of the two, a failure is recorded
+ * in both, a success clears both. A success on another node clears only the shared count, so this node may
+ * still count failures it saw itself until their window ends (stricter, never looser).
+ */
+export class FlooredFailureCounters implements FailureCounters {
+  constructor(
+    private readonly shared: FailureCounters,
+    private readonly local: FailureCounters,
+  ) {}
+
+  async read(subject: string) {
+    const [shared, local] = await Promise.all([this.shared.read(subject), this.local.read(subject)]);
+    return shared.count >= local.count ? shared : local;
+  }
+
+  async record(subject: string, windowMs: number) {
+    await this.local.record(subject, windowMs);
+    await this.shared.record(subject, windowMs);
+  }
+
+  async clear(subject: string) {
+    await this.local.clear(subject);
+    await this.shared.clear(subject);
+  }
+
+  async close() {
+    await Promise.all([this.shared.close(), this.local.close()]);
   }
 }
 

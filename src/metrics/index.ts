@@ -24,6 +24,8 @@ export interface ServiceMetrics extends GatewayMetrics {
    * already keeps (exposed with the Prometheus counter type), `gauge` otherwise.
    */
   gauge(name: string, help: string, read: GaugeReader, type?: 'gauge' | 'counter'): void;
+  /** A monotonic total some domain object keeps per value of one label, read when scraped (exposed as a counter). */
+  labeledCounter(name: string, help: string, label: string, read: () => Record<string, number>): void;
   /** The exposition text of every series. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -143,6 +145,20 @@ export function createMetrics(options: MetricsOptions = {}): ServiceMetrics {
         registers: [registry],
         async collect() {
           this.set(await value());
+        },
+      });
+    },
+    labeledCounter(name, help, label, read) {
+      if (gaugeNames.has(name)) throw new Error(`metric ${name} registered twice`);
+      gaugeNames.add(name);
+      new Counter({
+        name: `${PREFIX}${name}`,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [value, total] of Object.entries(read())) this.inc({ [label]: value }, total);
         },
       });
     },

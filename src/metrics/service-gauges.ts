@@ -19,6 +19,8 @@ export interface ServiceGaugeSources {
   databaseUp(): Promise<boolean>;
   /** PostgreSQL pool figures, when the storage is a pool. */
   pool?(): { total: number; idle: number; waiting: number };
+  /** Project event relay messages dropped because they failed verification, by reason. */
+  relayRejections(): Record<string, number>;
   /** True when Redis answers a PING (only when Redis is configured). */
   redisUp?(): Promise<boolean>;
 }
@@ -48,6 +50,12 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceG
     'Project event subscribers disconnected because they read too slowly (their queue filled up).',
     () => sources.sse().overflowDisconnects,
     'counter',
+  );
+  metrics.labeledCounter(
+    'relay_rejected_total',
+    'Project event relay messages from Redis dropped because they failed verification (unsigned, bad_signature, malformed, stale, not_in_log).',
+    'reason',
+    () => sources.relayRejections(),
   );
   metrics.gauge('database_up', '1 when the database answers a trivial query, else 0.', async () => ((await sources.databaseUp()) ? 1 : 0));
   if (sources.pool) {

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_EVENTS_CHANNEL } from '../../src/agent/events/redis-relay.js';
-import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
+import { RelayEnvelope } from '../../src/agent/events/relay-envelope.js';
+import { bearer, createTestContext, TEST_SECRET, type TestContext } from '../helpers/context.js';
 import { seqs, SseClient } from './sse-client.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -59,18 +60,15 @@ describe('project events across nodes through Redis', () => {
     const publisher = new Redis(REDIS_URL);
     try {
       const last = rows[2]!;
-      const message = {
-        node: 'another-node',
-        events: [{ projectId: project.id, seq: 4, type: last.type, dataJson: last.data, createdAt: last.created_at }],
-      };
-      await publisher.publish(PROJECT_EVENTS_CHANNEL, JSON.stringify(message));
+      const message = { node: 'another-node', at: Date.now(), refs: [[project.id, last.seq, last.seq]] };
+      await publisher.publish(PROJECT_EVENTS_CHANNEL, new RelayEnvelope(TEST_SECRET).seal(JSON.stringify(message)));
     } finally {
       publisher.disconnect();
     }
     await client.waitFor((c) => c.events.length === 4);
     expect(seqs(client.events)).toEqual([1, 2, 3, 4]);
     expect(client.events.map((event) => JSON.parse(event.data).n)).toEqual([1, 2, 3, 4]);
-    // The appending node's cached sequence is stale now; the primary key turns that into a retry, not a duplicate.
+    // The appending node heard the relay too: it dropped its cached sequence and reads the newest from the table.
     expect(await appending.services.projectEvents.append(project.id, 'turn/completed', { n: 5 })).toBe(5);
     await client.waitFor((c) => c.events.length === 5);
     client.close();

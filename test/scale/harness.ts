@@ -31,10 +31,14 @@ function accepts(port: number): Promise<boolean> {
 export class PrivateRedis {
   private child: ChildProcess | null = null;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly args: string[],
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  /** `args`: more redis-server options (e.g. `--requirepass`). */
+  static async start(args: string[] = []): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), args);
     await redis.restart();
     return redis;
   }
@@ -50,9 +54,13 @@ export class PrivateRedis {
   /** Starts the server again on the same port (nothing of before survives: no persistence). */
   async restart(): Promise<void> {
     if (this.child) throw new Error('redis-server is already running');
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args],
+      {
+        stdio: 'ignore',
+      },
+    );
     this.child = child;
     const deadline = Date.now() + 10_000;
     while (!(await accepts(this.port))) {
@@ -107,7 +115,8 @@ export async function startTwoNodes(
     regions: [],
     rateCards: admin.config.rateCards,
     billing: { redisPrefix: `switchyard:test:${randomBase62(8)}:` },
-    scaleOut: { enabled: true, leaseTtlMs: options.leaseTtlMs ?? 3_000 },
+    // This machine's PostgreSQL (trust) and Redis (no password) let anyone in: a development set-up.
+    scaleOut: { enabled: true, leaseTtlMs: options.leaseTtlMs ?? 3_000, allowUnauthenticatedStores: true },
   };
   const databaseUrl = storage.location.databaseUrl!;
   const common = { dataDir, config, databaseUrl, redisUrl: options.redisUrl };

@@ -95,10 +95,31 @@ export class SqlEventLog {
     return cached ?? (await maxSeq(this.options.storage.db, projectId));
   }
 
-  /** Another node appended this event (seen through the relay); keeps the cache from going stale. */
-  noteRemote(event: ProjectEvent): void {
-    const cached = this.lastSeq.get(event.projectId);
-    if (cached !== undefined && cached < event.seq) this.lastSeq.set(event.projectId, event.seq);
+  /**
+   * Events `fromSeq`..`toSeq` still kept, oldest first; at most the newest `limit` of them (a relay reference
+   * read back).
+   */
+  async readRange(projectId: string, fromSeq: number, toSeq: number, limit: number): Promise<ProjectEvent[]> {
+    const rows = await this.options.storage.db
+      .selectFrom('project_events')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('seq', '>=', fromSeq)
+      .where('seq', '<=', toSeq)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows
+      .reverse()
+      .map((row) => ({ projectId: row.project_id, seq: row.seq, type: row.type, dataJson: row.data, createdAt: row.created_at }));
+  }
+
+  /**
+   * Another node appended to this project (a relay message said so): the cached sequence is dropped, and the next
+   * append here reads the newest one from the table. What a message claims never becomes a sequence number.
+   */
+  forgetSeq(projectId: string): void {
+    this.lastSeq.delete(projectId);
   }
 
   /** Deletes events beyond retention for every project appended to since the last prune. */

@@ -6,7 +6,9 @@ import type { Writable } from 'node:stream';
 import { EventHub } from './event-hub.js';
 import { SqlEventLog } from './event-log.js';
 import { EventStream } from './event-stream.js';
+import { RelayRejections, type RelayRejectReason } from './relay-envelope.js';
 import { RedisRelay } from './redis-relay.js';
+import { RemoteEventFeed } from './remote-feed.js';
 import type { ProjectEvent, ProjectEventListener, ProjectEventLog, ProjectEventStats } from './types.js';
 import type { WriteFence } from '../../scale/fence.js';
 import type { BaseDeps } from '../../storage/base-deps.js';
@@ -26,6 +28,10 @@ export interface ProjectEvents extends ProjectEventLog {
   /** Applies retention now (it otherwise runs in the background shortly after appends). */
   prune(): Promise<void>;
   stats(): ProjectEventStats;
+  /** Relay messages from Redis dropped because they failed verification, by reason, since the start. */
+  relayRejections(): Record<RelayRejectReason, number>;
+  /** Resolves once every relayed reference heard so far was read back and delivered. */
+  remoteIdle(): Promise<void>;
   /** Live subscribers of one project on this node (keeps the project's app-server from idling out). */
   subscriberCount(projectId: string): number;
   /**
@@ -52,25 +58,27 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
       relay?.publish(events);
     },
   });
+  const rejections = new RelayRejections(logger.child({ domain: 'event-relay' }), () => deps.clock.nowMs());
+  const remote = new RemoteEventFeed({ log, hub, rejections, logger });
   if (config.env.redisUrl) {
-    const deliver = (events: ProjectEvent[]) => {
-      for (const event of events) log.noteRemote(event);
-      hub.publish(events);
-    };
     // After a Redis outage each subscribed project's newest logged event is delivered: a stream that missed
     // events sees the hole and fills it from the log at once, instead of at the project's next event.
     const resync = async () => {
       for (const projectId of hub.projectIds()) {
         const newest = await log.newest(projectId);
-        if (newest) deliver([newest]);
+        if (newest) hub.publish([newest]);
       }
     };
-    relay = new RedisRelay(
-      config.env.redisUrl,
+    relay = new RedisRelay({
+      redisUrl: config.env.redisUrl,
+      serverSecret: config.secret,
       logger,
-      deliver,
-      () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')),
-    );
+      nowMs: () => deps.clock.nowMs(),
+      rejections,
+      onRemote: (references) => remote.note(references),
+      onResubscribed: () =>
+        void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')),
+    });
   }
   const streams = new Set<EventStream>();
   const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };
@@ -106,6 +114,8 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
       commits: log.commits,
       queueLengthMaxSeen: Math.max(counters.queueLengthMaxSeen, ...[...streams].map((stream) => stream.queueLengthMaxSeen)),
     }),
+    relayRejections: () => rejections.totals(),
+    remoteIdle: () => remote.idle(),
     endStreams(reason) {
       for (const stream of streams) stream.stop(reason);
     },
@@ -116,6 +126,7 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
       for (const stream of streams) stream.stop();
       await log.close();
       await relay?.close();
+      await remote.idle();
     },
   };
 }

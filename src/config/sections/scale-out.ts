@@ -27,6 +27,11 @@ export const ScaleOutSection = Type.Object(
           'Base URL other nodes use to reach this node (default: http://<listen address>:<port>, the loopback address for a wildcard listen).',
       }),
     ),
+    allowUnauthenticatedStores: Type.Boolean({
+      default: false,
+      description:
+        'At start, scale-out connects to PostgreSQL and Redis with the credentials taken out (PostgreSQL as the configured user and as postgres without a password, Redis without AUTH) and refuses to start when either lets it in. true: start anyway with a warning (development machines with trust authentication only).',
+    }),
     forwardTimeoutMs: Type.Integer({
       minimum: 100,
       default: 5_000,

@@ -1,0 +1,116 @@
+/**
+ * Scale-out puts wallets, keys, leases, rate limits and the event relay in PostgreSQL and Redis, so a store that
+ * lets anyone in hands all of that to whoever reaches its port. Before the nodes start, this module tries for
+ * real: a connection to the same host, port (and database) with the credentials taken out — PostgreSQL as the
+ * configured user and as `postgres`, each offering no password; Redis without AUTH, answering a PING. Either
+ * succeeding means the store is open. Scale-out then refuses to start, unless `scaleOut.allowUnauthenticatedStores`
+ * (development machines, where trust authentication is common) turns the refusal into a warning.
+ */
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/env.js';
+
+const PROBE_TIMEOUT_MS = 3_000;
+
+/** A store that accepted a connection without credentials. */
+export interface OpenStore {
+  store: 'PostgreSQL' | 'Redis';
+  /** host:port (and database), never a credential. */
+  target: string;
+  /** How it let us in, e.g. `user "postgres" without a password`. */
+  how: string;
+}
+
+class PasswordRequested extends Error {}
+
+/** Tries the PostgreSQL of `databaseUrl` as the URL's user and as `postgres`, offering no password. */
+export async function probePostgres(databaseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<OpenStore | null> {
+  const url = new URL(databaseUrl);
+  const target = `${url.hostname || url.searchParams.get('host') || 'localhost'}:${url.port || '5432'}${url.pathname}`;
+  const configured = decodeURIComponent(url.username);
+  for (const user of [...new Set([configured, 'postgres'])]) {
+    const bare = new URL(url.href);
+    bare.password = '';
+    bare.username = user;
+    // pg calls the function only when the server asks for a password: being asked is the answer we want. The
+    // function also keeps PGPASSWORD and ~/.pgpass out of the attempt.
+    const client = new pg.Client({
+      connectionString: bare.href,
+      connectionTimeoutMillis: timeoutMs,
+      password: () => {
+        throw new PasswordRequested('password requested');
+      },
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return { store: 'PostgreSQL', target, how: `user "${user || 'default'}" without a password` };
+    } catch {
+      // Asked for a password, no such role, no pg_hba entry, unreachable: not open to this user.
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return null;
+}
+
+/** Connects to the Redis of `redisUrl` without AUTH (no user, no password) and sends a PING. */
+export async function probeRedis(redisUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<OpenStore | null> {
+  const url = new URL(redisUrl);
+  const target = `${url.hostname}:${url.port || '6379'}`;
+  const client = new Redis(`${url.protocol}//${url.host}`, {
+    lazyConnect: true,
+    enableReadyCheck: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const answer = await client.ping();
+    return answer === 'PONG' ? { store: 'Redis', target, how: 'commands without AUTH' } : null;
+  } catch {
+    // NOAUTH / WRONGPASS / NOPERM (the default user is off or restricted), or unreachable.
+    return null;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export interface StoreCheckOptions {
+  databaseUrl?: string;
+  redisUrl?: string;
+  allowUnauthenticated: boolean;
+  logger: Logger;
+}
+
+/** Throws (naming the store and the setting) when a store is open and that is not allowed; warns when it is. */
+export async function checkStoreCredentials(options: StoreCheckOptions): Promise<OpenStore[]> {
+  const open = (
+    await Promise.all([
+      options.databaseUrl ? probePostgres(options.databaseUrl) : null,
+      options.redisUrl ? probeRedis(options.redisUrl) : null,
+    ])
+  ).filter((store): store is OpenStore => store !== null);
+  if (open.length === 0) {
+    options.logger.info('scale-out: PostgreSQL and Redis refuse connections without credentials');
+    return open;
+  }
+  const what = open.map((store) => `${store.store} at ${store.target} accepts ${store.how}`).join('; ');
+  if (!options.allowUnauthenticated) {
+    throw new ConfigError(
+      `scale-out refused to start: ${what}. Anyone reaching that port could read and change what every node trusts; ` +
+        'require credentials there (a password for every role in pg_hba.conf, requirepass or an ACL without "nopass" ' +
+        'on Redis), or set scaleOut.allowUnauthenticatedStores: true on a development machine',
+    );
+  }
+  options.logger.warn(
+    { stores: open },
+    `UNAUTHENTICATED STORES: ${what}; allowed by scaleOut.allowUnauthenticatedStores (development only, never in production)`,
+  );
+  return open;
+}
