@@ -33,10 +33,16 @@ export async function probePostgres(databaseUrl: string, timeoutMs = PROBE_TIMEO
     const bare = new URL(url.href);
     bare.password = '';
     bare.username = user;
-    // pg calls the function only when the server asks for a password: being asked is the answer we want. The
-    // function also keeps PGPASSWORD and ~/.pgpass out of the attempt.
+    // The URL as pg reads it (host, port, database, TLS), with the user set and no password at all: pg calls the
+    // password function only when the server asks for one, and being asked is the answer we want. The function also
+    // keeps PGPASSWORD and ~/.pgpass out of the attempt.
+    const parsed = new pg.Client({ connectionString: bare.href });
     const client = new pg.Client({
-      connectionString: bare.href,
+      host: parsed.host,
+      port: parsed.port,
+      database: parsed.database,
+      user: parsed.user,
+      ssl: parsed.ssl as pg.ClientConfig['ssl'],
       connectionTimeoutMillis: timeoutMs,
       password: () => {
         throw new PasswordRequested('password requested');
@@ -45,14 +51,28 @@ export async function probePostgres(databaseUrl: string, timeoutMs = PROBE_TIMEO
     client.on('error', () => undefined);
     try {
       await client.connect();
-      return { store: 'PostgreSQL', target, how: `user "${user || 'default'}" without a password` };
+      return { store: 'PostgreSQL', target, how: `user "${parsed.user ?? 'default'}" without a password` };
     } catch {
       // Asked for a password, no such role, no pg_hba entry, unreachable: not open to this user.
     } finally {
-      await client.end().catch(() => undefined);
+      await endWithin(client, timeoutMs);
     }
   }
   return null;
+}
+
+/** Ends a probe connection; one the server does not close in time is dropped. */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    client.end().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  if (!ended) client.connection.stream.destroy();
 }
 
 /** Connects to the Redis of `redisUrl` without AUTH (no user, no password) and sends a PING. */
