@@ -128,3 +128,23 @@ function metadataOf(header: string | string[] | undefined): { threadId: string; 
     return undefined;
   }
 }
+
+/**
+ * Codex repeats the turn metadata in the Responses body (`client_metadata["x-codex-turn-metadata"]`), which a
+ * native destination would pass on: the credential is taken out of it, so it never leaves this service.
+ */
+export function scrubTurnCredential(body: unknown): void {
+  if (body === null || typeof body !== 'object') return;
+  const clientMetadata = (body as { client_metadata?: unknown }).client_metadata;
+  if (clientMetadata === null || typeof clientMetadata !== 'object') return;
+  const holder = clientMetadata as Record<string, unknown>;
+  const text = holder[TURN_METADATA_HEADER];
+  if (typeof text !== 'string' || !text.includes(TURN_CREDENTIAL_KEY)) return;
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    delete parsed[TURN_CREDENTIAL_KEY];
+    holder[TURN_METADATA_HEADER] = JSON.stringify(parsed);
+  } catch {
+    delete holder[TURN_METADATA_HEADER];
+  }
+}
