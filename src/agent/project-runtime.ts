@@ -230,7 +230,12 @@ export class ProjectRuntime implements ThreadOwner {
     );
     const params: TurnStartParams = { threadId, input, ...defaults, ...checked, ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
-    const result = await this.turns.start(threadId, conflict, () => agentCall(server.call('turn/start', params)), principal);
+    const result = await this.turns.start(
+      threadId,
+      conflict,
+      (credential) => agentCall(server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata })),
+      principal,
+    );
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }

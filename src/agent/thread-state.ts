@@ -4,7 +4,7 @@
  */
 import type { Thread } from '../appserver/protocol.js';
 import type { Principal } from '../accounts/principal.js';
-import type { TurnPrincipals } from '../accounts/turn-principals.js';
+import type { TurnCredential, TurnPrincipals } from '../accounts/turn-principals.js';
 import { AppError } from '../kernel/errors.js';
 
 /** The turn bookkeeping of one loaded thread. */
@@ -97,12 +97,13 @@ export class ThreadTurns<State extends TurnState> {
 
   /**
    * Runs `start` as the thread's one turn start; a CONFLICT (409) with `conflictMessage` while a turn runs or
-   * starts. The started turn becomes the running one unless its turn/completed was already read.
+   * starts. `start` gets the turn's fresh credential, to hand the app-server with `turn/start`
+   * (`responsesapiClientMetadata`). The started turn becomes the running one unless its turn/completed was already read.
    */
   async start<T extends { turn: { id: string } }>(
     threadId: string,
     conflictMessage: string,
-    start: () => Promise<T>,
+    start: (credential: TurnCredential) => Promise<T>,
     startedBy?: Principal,
   ): Promise<T> {
     const state = this.states.get(threadId);
@@ -110,12 +111,16 @@ export class ThreadTurns<State extends TurnState> {
     if (this.refusing) throw new AppError('UPSTREAM_UNAVAILABLE', 'This node is shutting down; retry shortly', { retryAfterSeconds: 1 });
     if (isTurnBusy(state)) throw new AppError('CONFLICT', conflictMessage, { details: { turn_id: state.activeTurnId } });
     // Bound before the app-server hears of the turn: its first model request may come before turn/start answers.
-    this.principals?.bind(threadId, state, startedBy?.kind === 'customer' ? startedBy : null);
+    const credential = this.principals?.bind(threadId, state, startedBy?.kind === 'customer' ? startedBy : null) ?? { metadata: {} };
     state.starting = true;
     try {
-      const result = await start();
+      const result = await start(credential);
+      this.principals?.started(threadId, result.turn.id);
       if (state.lastEndedTurnId !== result.turn.id) state.activeTurnId = result.turn.id;
       return result;
+    } catch (error) {
+      this.principals?.unbind(threadId);
+      throw error;
     } finally {
       state.starting = false;
     }

@@ -148,7 +148,11 @@ export class DirectService {
     await this.ensureLoaded(server, customerId, threadId);
     const params: TurnStartParams = { threadId, input, ...overrides };
     const result = await this.deps.threads
-      .startTurn(threadId, () => server.call('turn/start', params), principal)
+      .startTurn(
+        threadId,
+        (credential) => server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata }),
+        principal,
+      )
       .catch((error: unknown) => Promise.reject(mapAppServerError(error)));
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }

@@ -12,7 +12,7 @@ import type { ApprovalBroker } from '../agent/approvals.js';
 import type { ProjectEventSink } from '../agent/event-sink.js';
 import type { ThreadOwner, ThreadRouter } from '../agent/thread-router.js';
 import type { Principal } from '../accounts/principal.js';
-import type { TurnPrincipals } from '../accounts/turn-principals.js';
+import type { TurnCredential, TurnPrincipals } from '../accounts/turn-principals.js';
 import { applyNotification, ThreadTurns, type TurnState } from '../agent/thread-state.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
@@ -117,7 +117,11 @@ export class DirectThreads implements ThreadOwner {
   }
 
   /** Runs `start` as the thread's one turn start; 409 while a turn runs or starts. */
-  startTurn<T extends { turn: { id: string } }>(threadId: string, start: () => Promise<T>, startedBy?: Principal): Promise<T> {
+  startTurn<T extends { turn: { id: string } }>(
+    threadId: string,
+    start: (credential: TurnCredential) => Promise<T>,
+    startedBy?: Principal,
+  ): Promise<T> {
     return this.turns.start(threadId, 'A turn is already running on this thread; interrupt it or wait for it to finish', start, startedBy);
   }
 

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
+import type { TurnCredential } from '../accounts/turn-principals.js';
 import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
@@ -104,12 +105,16 @@ export class RpcPassthrough {
     const server = await this.deps.acquire(customerId);
     await this.checkModelSettings(server, method, confined, threadId);
     server.touch();
-    const call = () => server.client.callRaw(method, confined);
+    const call = (params = confined) => server.client.callRaw(method, params);
     let result: unknown;
     try {
       result =
         method === 'turn/start' && threadId !== null
-          ? await this.deps.threads.startTurn(threadId, async () => (await call()) as { turn: { id: string } }, principal)
+          ? await this.deps.threads.startTurn(
+              threadId,
+              async (credential) => (await call(withCredential(confined, credential))) as { turn: { id: string } },
+              principal,
+            )
           : await call();
     } catch (error) {
       if (newlyRouted && error instanceof AppServerError) this.deps.threads.forget(threadId);
@@ -218,4 +223,11 @@ function rpcError(error: unknown): { code: number; message: string; data?: unkno
     };
   }
   return { code: RPC_SERVER_ERROR, message: 'Internal error' };
+}
+
+/** The turn's own credential replaces whatever the caller put under its key in `responsesapiClientMetadata`. */
+function withCredential(params: Record<string, unknown>, credential: TurnCredential): Record<string, unknown> {
+  const given = params.responsesapiClientMetadata;
+  const metadata = given !== null && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  return { ...params, responsesapiClientMetadata: { ...metadata, ...credential.metadata } };
 }

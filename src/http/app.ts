@@ -19,7 +19,7 @@ import { cookieValue, CSRF_HEADER, SESSION_COOKIE } from '../accounts/sessions.j
 import { OPERATOR_COOKIE } from '../accounts/operator-sessions.js';
 import { safeEqual } from '../accounts/secrets.js';
 import { surfaceAllowed, type CustomerPrincipal, type Principal } from '../accounts/principal.js';
-import { TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
+import { scrubTurnCredential, TURN_METADATA_HEADER } from '../accounts/turn-principals.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
@@ -229,6 +229,8 @@ export async function buildApp(services: Services): Promise<App> {
   });
 
   app.addHook('preHandler', (request, _reply, done) => {
+    // An agent turn's model request: its turn credential is not passed on to any upstream.
+    if (request.principal?.kind === 'customer' && request.principal.agentTurn !== undefined) scrubTurnCredential(request.body);
     const issues = [
       ...unusableValueIssues('query', request.query),
       ...unusableValueIssues('path', request.params),

@@ -1,6 +1,7 @@
 /**
  * OpenAI Responses create body → normalized request. The original body rides along in `native`, so a destination
- * that speaks Responses receives it unchanged apart from `model`.
+ * that speaks Responses receives it unchanged apart from `model` (and an "aborted" output for any tool call that
+ * has none, see repair.ts).
  */
 import type { ContentPart, Message, NormalizedRequest, ToolChoice, ToolSpec } from '../../normalized/index.js';
 import {
@@ -13,6 +14,7 @@ import {
   type Json,
 } from '../shared/decode-helpers.js';
 import { parseMetadata } from '../../stored/metadata.js';
+import { withAbortedToolOutputs } from './repair.js';
 
 function partsOf(content: unknown, loc: (string | number)[], nativeOnly: string[]): ContentPart[] {
   if (content === undefined || content === null) return [];
@@ -162,9 +164,12 @@ export function inputItemsOf(input: unknown): unknown[] {
   return Array.isArray(input) ? input : [];
 }
 
-export function decodeResponsesRequest(body: Json): NormalizedRequest {
-  if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
-  if (body.input === undefined || body.input === null) invalid(['input'], 'is required');
+export function decodeResponsesRequest(given: Json): NormalizedRequest {
+  if (typeof given.model !== 'string' || given.model === '') invalid(['model'], 'must be a model id');
+  if (given.input === undefined || given.input === null) invalid(['input'], 'is required');
+  // A call left without its output (a crash mid-command) is answered "aborted", for every destination alike.
+  const input = Array.isArray(given.input) ? withAbortedToolOutputs(given.input) : given.input;
+  const body = input === given.input ? given : { ...given, input };
   const system: string[] = [];
   const nativeOnly: string[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') system.push(body.instructions);
