@@ -23,7 +23,9 @@ export async function prepareRuntimeFiles(dataDir: string, customerId: number): 
   const codexHome = path.join(await fs.realpath(homes), String(customerId));
   // The homes folder is the service's: the agent cannot replace its own home with a link, only what is inside.
   await fs.mkdir(codexHome, { recursive: true, mode: 0o700 });
-  await ensureFolder(path.join(codexHome, 'tmp'));
+  // The app-server's own temporary folder when there is no sandbox (a sandbox gives it a private /var/tmp). A name
+  // the agent turned into a link or a FIFO is left as it is: it only spoils the agent's own temporary files.
+  await ensureFolder(path.join(codexHome, 'tmp')).catch(() => undefined);
   const runtimeDir = await serviceFolder(path.join(dataDir, 'agent-runtime'), String(customerId));
   return { codexHome, runtimeDir, catalogFile: path.join(runtimeDir, 'model-catalog.json') };
 }
@@ -38,8 +40,7 @@ async function serviceFolder(parent: string, name: string): Promise<string> {
   const uid = process.getuid?.() ?? 0;
   for (const dir of [path.dirname(folder), folder]) {
     const stats = await fs.lstat(dir);
-    if (!stats.isDirectory() || stats.uid !== uid)
-      throw new SandboxUnavailableError(`${dir} is not a folder of the service's own user`);
+    if (!stats.isDirectory() || stats.uid !== uid) throw new SandboxUnavailableError(`${dir} is not a folder of the service's own user`);
     if ((stats.mode & 0o022) !== 0) await fs.chmod(dir, stats.mode & 0o755);
   }
   return folder;

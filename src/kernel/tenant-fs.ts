@@ -142,7 +142,11 @@ export async function ensureFolder(absolute: string, mode = 0o755): Promise<void
  * rename over the name — or, with `exclusive`, only when nothing has the name yet (409 otherwise). The file takes
  * the owner of its folder.
  */
-export async function writeFileIn(absolute: string, content: Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+export async function writeFileIn(
+  absolute: string,
+  content: Uint8Array,
+  options: { mode?: number; exclusive?: boolean } = {},
+): Promise<void> {
   const folder = await openFolder(path.dirname(absolute));
   const name = path.basename(absolute);
   const temp = options.exclusive ? name : `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`;
