@@ -1,5 +1,4 @@
 /** Agent domain composition: app-server supervisor, managed projects, event log, approvals, files. */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
@@ -13,6 +12,7 @@ import type { ProjectEvents } from './events/index.js';
 import { ProjectRuntime, type CustomerAgentDefaults } from './project-runtime.js';
 import type { ProjectStore } from './projects/types.js';
 import { codexDirs, defaultCodexBinary, hiddenServicePaths } from './runtime-config.js';
+import { prepareRuntimeFiles } from './runtime-files.js';
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentViews } from './agent-views.js';
 import { TurnPolicy } from './turn-policy.js';
@@ -74,7 +74,6 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   const { config, storage, clock, logger } = deps;
   const agentConfig = config.agent;
   const binary = agentConfig.codexBinary ?? defaultCodexBinary();
-  const homesDir = path.join(config.env.dataDir, 'codex-homes');
   const workspacesDir = path.join(config.env.dataDir, 'workspaces');
   const log = logger.child({ domain: 'agent' });
   let serviceUrl = config.publicBaseUrl;
@@ -103,14 +102,13 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     sandbox.check(customerId);
     // Several nodes: the customer's app-server runs only where its lease is held (503 while another node has it).
     if (scale && customerId !== CATALOGUE_CUSTOMER_ID) await scale.leases.ensureHeld(customerId);
-    const codexHome = path.join(homesDir, String(customerId));
-    await fs.mkdir(path.join(codexHome, 'tmp'), { recursive: true });
+    // What the service writes for the app-server lives in a folder of its own, bound read-only (runtime-files.ts).
+    const { codexHome, runtimeDir, catalogFile } = await prepareRuntimeFiles(config.env.dataDir, customerId);
     // Read once per service process; a failed read (its timeout under load, say) is tried again at the next start.
     bundledCatalog ??= readBundledCatalog(binary).catch((error: unknown) => {
       bundledCatalog = null;
       throw error;
     });
-    const catalogFile = path.join(codexHome, 'model-catalog.json');
     await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config, domains.gateway)));
     const token = customerId === CATALOGUE_CUSTOMER_ID ? '' : await runtimeKeys.issue(customerId);
     const settings = {
@@ -127,7 +125,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : path.join(workspacesDir, String(customerId));
     const command = await sandbox.prepare(
       customerId,
-      { workspaceRoot, codexHome },
+      { workspaceRoot, codexHome, runtimeDir },
       binary,
       appServerArgs(settings),
       appServerEnv(codexHome, token),

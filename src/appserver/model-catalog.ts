@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { writeFileIn } from '../kernel/tenant-fs.js';
 
 const run = promisify(execFile);
 
@@ -61,8 +62,10 @@ export function buildCatalog(bundled: ModelMetadata[], templateSlug: string, ent
   return { models };
 }
 
+/**
+ * Writes the catalog atomically (a fresh O_EXCL temp name, fsync, rename) into a service-owned folder — one the
+ * app-server sees read-only, never its writable Codex home — so nothing the agent plants can redirect the write.
+ */
 export async function writeCatalog(file: string, catalog: { models: ModelMetadata[] }): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temporary, JSON.stringify(catalog));
-  await fs.rename(temporary, file);
+  await writeFileIn(file, Buffer.from(JSON.stringify(catalog)), { mode: 0o644 });
 }

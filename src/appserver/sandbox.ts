@@ -16,6 +16,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
+import { handOverTree } from '../kernel/tenant-fs.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
 
@@ -38,6 +39,8 @@ export interface SandboxSettings {
 export interface SandboxPaths {
   workspaceRoot: string;
   codexHome: string;
+  /** The service-owned folder of what the service writes for the app-server (model catalog): bound read-only. */
+  runtimeDir?: string;
 }
 
 /** The command that starts one app-server, wrapped or not. */
@@ -147,7 +150,7 @@ export class AppServerSandbox {
     const realBinary = await fsp.realpath(binary);
     const sandboxArgs = bwrapArgs({
       hidden: this.settings.hidden,
-      readOnly: uniqueDirs([...this.settings.codexDirs, path.dirname(realBinary)]),
+      readOnly: uniqueDirs([...this.settings.codexDirs, path.dirname(realBinary), ...(paths.runtimeDir ? [paths.runtimeDir] : [])]),
       writable: [...new Set([workspaceRoot, codexHome])],
       chdir: codexHome,
       uid,
@@ -282,23 +285,12 @@ function uniqueDirs(dirs: string[]): string[] {
 }
 
 /**
- * Gives the tree to `uid` (lchown, never following links): entries the service owns are handed over; entries of
- * another owner and files with more than one hard link (which could be another tree's file) are left alone.
+ * Gives the tree to `uid` (through held folder descriptors, never following a link): entries the service owns
+ * are handed over; entries of another owner and files with more than one hard link (which could be another
+ * tree's file) are left alone.
  */
 export async function handOver(root: string, uid: number, serviceUid = process.getuid?.() ?? 0): Promise<void> {
-  const visit = async (target: string): Promise<void> => {
-    let stat: fs.Stats;
-    try {
-      stat = await fsp.lstat(target);
-    } catch {
-      return;
-    }
-    if (stat.uid === serviceUid && (stat.isDirectory() || stat.nlink <= 1)) await fsp.lchown(target, uid, uid).catch(() => undefined);
-    if (!stat.isDirectory()) return;
-    const entries = await fsp.readdir(target).catch(() => [] as string[]);
-    for (const entry of entries) await visit(path.join(target, entry));
-  };
-  await visit(root);
+  await handOverTree(root, uid, serviceUid);
 }
 
 /** Starts a throw-away sandbox exactly as app-servers get it; null when it ran, else why not. */
@@ -351,22 +343,4 @@ function run(binary: string, args: string[]): Promise<{ code: number | null; std
       resolve({ code, stderr });
     });
   });
-}
-
-/**
- * Folders the service creates inside a workspace while the customer's app-server may be running take the owner
- * of the folder they were created in (the customer's sandbox uid), so the agent can write in them. `first` is
- * what `mkdir({ recursive: true })` returned (the topmost folder it created, or undefined), `last` the deepest.
- */
-export async function ownLikeParent(first: string | undefined, last: string): Promise<void> {
-  if (first === undefined || process.getuid?.() !== 0) return;
-  const parent = await fsp.lstat(path.dirname(first)).catch(() => null);
-  if (!parent || parent.uid === 0) return;
-  const chain = [first];
-  const rest = path.relative(first, last);
-  if (rest !== '' && !rest.startsWith('..')) {
-    let current = first;
-    for (const segment of rest.split(path.sep)) chain.push((current = path.join(current, segment)));
-  }
-  for (const dir of chain) await fsp.lchown(dir, parent.uid, parent.gid).catch(() => undefined);
 }

@@ -47,7 +47,11 @@ export interface DesktopDomainDeps {
   gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute' | 'executeDeps'>;
   accounts: Pick<AccountServices, 'inbox'>;
   projects: Pick<ProjectStore, 'create' | 'remove'>;
-  agent: { runtime: Pick<AgentServices['runtime'], 'isProjectBusy'> };
+  agent: {
+    runtime: Pick<AgentServices['runtime'], 'isProjectBusy'>;
+    router: Pick<AgentServices['router'], 'isBusy'>;
+    supervisor: Pick<AgentServices['supervisor'], 'stop'>;
+  };
 }
 
 /**
@@ -74,6 +78,8 @@ function createCoderProjects(
     secrets: new SecretBox(config.secret),
     wallet: domains.billing.wallet,
     projectBusy: (customerId, projectId) => domains.agent.runtime.isProjectBusy(customerId, projectId),
+    agentBusy: (customerId) => domains.agent.router.isBusy(customerId),
+    stopAgent: (customerId) => domains.agent.supervisor.stop(customerId),
   });
 }
 

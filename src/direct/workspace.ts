@@ -5,10 +5,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ownLikeParent } from '../appserver/sandbox.js';
 import { realPathWithin } from '../agent/files/real-path-within.js';
 import { checkNameLengths, isInside, type PathLoc } from '../agent/files/workspace-path.js';
 import { AppError } from '../kernel/errors.js';
+import { ensureFolder } from '../kernel/tenant-fs.js';
 
 export class WorkspaceRoots {
   private readonly workspacesDir: string;
@@ -39,8 +39,9 @@ export class WorkspaceRoots {
     if (requested === undefined || requested === null || requested === '') return root;
     // Checked before mkdir, which would follow a symbolic link out of the root and create the directory there.
     const resolved = await this.inside(customerId, requested, loc);
-    // Created while the customer's app-server may run: the new folders take its sandbox uid like their parent.
-    await ownLikeParent(await fs.mkdir(resolved, { recursive: true }), resolved);
+    // Created while the customer's app-server may run: no-follow at every step (a folder swapped for a link is a
+    // 409, never a folder made elsewhere), and the new folders take its sandbox uid like their parent.
+    await ensureFolder(resolved);
     return this.checkReal(root, resolved, requested);
   }
 

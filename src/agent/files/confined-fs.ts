@@ -7,11 +7,12 @@
  */
 import { constants } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { AppError } from '../../kernel/errors.js';
+import { at, DIRECTORY_FLAGS, READ_FLAGS } from '../../kernel/tenant-fs.js';
 import { isInside } from './workspace-path.js';
 
-const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export { at, READ_FLAGS };
 
 export function outside(): AppError {
   return new AppError('FORBIDDEN', 'Path leaves the workspace');
@@ -19,11 +20,6 @@ export function outside(): AppError {
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException)?.code;
-}
-
-/** The path of `name` inside the directory held by `directory`. */
-export function at(directory: FileHandle, name: string): string {
-  return `/proc/self/fd/${directory.fd}/${name}`;
 }
 
 /** Where an open descriptor really points. */
@@ -68,7 +64,31 @@ export async function openEntry(root: string, directory: FileHandle, name: strin
     throw outside();
   }
   if (!isInside(root, target)) throw outside();
-  return checkedInside(root, await fs.open(target, flags | constants.O_NOFOLLOW));
+  return openResolved(root, target, flags);
+}
+
+/**
+ * Opens a link's resolved target again from the root, one no-follow step at a time: never by its absolute path,
+ * which a folder swapped meanwhile could carry elsewhere. A link met on the way (the tree changed) is refused.
+ */
+async function openResolved(root: string, target: string, flags: number): Promise<FileHandle> {
+  const segments = path.relative(root, target).split(path.sep).filter(Boolean);
+  let current = await openRoot(root);
+  try {
+    for (const [index, segment] of segments.entries()) {
+      const last = index === segments.length - 1;
+      const next = await fs.open(at(current, segment), (last ? flags : DIRECTORY_FLAGS) | constants.O_NOFOLLOW).catch((error: unknown) => {
+        if (errorCode(error) === 'ELOOP' || (!last && errorCode(error) === 'ENOTDIR')) throw outside();
+        throw error;
+      });
+      await current.close();
+      current = next;
+    }
+    return await checkedInside(root, current);
+  } catch (error) {
+    await current.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Opens the folder at `segments` below the root; with `create`, missing folders are made on the way. */

@@ -5,11 +5,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Selectable } from 'kysely';
-import { ownLikeParent } from '../../appserver/sandbox.js';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, notFound, validationError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
+import { makeFolders, removeTree } from '../../kernel/tenant-fs.js';
 import type { Storage } from '../../storage/database.js';
 import type { ProjectsTable } from '../../storage/tables/agent-projects.js';
 import type { Project, ProjectStore } from './types.js';
@@ -39,15 +39,16 @@ export class SqlProjectStore implements ProjectStore {
       throw new AppError('BAD_REQUEST', `Project name must be 1..${PROJECT_NAME_LENGTH_MAX} characters`);
     }
     const id = newId('prj');
-    const directory = path.join(this.workspacesRoot, String(customerId), id);
-    await ownLikeParent(await fs.mkdir(directory, { recursive: true, mode: 0o755 }), directory);
-    const workspaceDir = await fs.realpath(directory);
+    // The workspaces folder is the service's; below it every step is no-follow (the customer's folder is its agent's).
+    await fs.mkdir(this.workspacesRoot, { recursive: true, mode: 0o755 });
+    const workspaceDir = path.join(await fs.realpath(this.workspacesRoot), String(customerId), id);
+    await (await makeFolders(workspaceDir)).close();
     const row = { id, customer_id: customerId, name, workspace_dir: workspaceDir, created_at: this.clock.nowMs() };
     try {
       await this.storage.db.insertInto('projects').values(row).execute();
     } catch (error) {
       // The row is the only owner of the folder: without it the folder must not linger.
-      await fs.rm(directory, { recursive: true, force: true });
+      await removeTree(workspaceDir);
       throw error;
     }
     return toProject(row);
@@ -96,7 +97,8 @@ export class SqlProjectStore implements ProjectStore {
     const root = await fs.realpath(this.workspacesRoot).catch(() => this.workspacesRoot);
     const relative = path.relative(root, project.workspaceDir);
     if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
-      await fs.rm(project.workspaceDir, { recursive: true, force: true });
+      // No-follow and, under a sandbox uid, as that uid: a folder swapped for a link never redirects the delete.
+      await removeTree(project.workspaceDir);
     }
   }
 }

@@ -43,6 +43,13 @@ export interface CoderProjectsDeps {
   wallet: Pick<Wallet, 'creditIn'>;
   /** Whether an agent turn runs in the project right now. */
   projectBusy(customerId: number, projectId: string): boolean;
+  /** Whether any agent turn of the customer runs or starts right now (in any project or thread). */
+  agentBusy(customerId: number): boolean;
+  /**
+   * Stops the customer's app-server, and with it every process its commands left running (the sandbox's PID
+   * namespace ends with it), so nothing of the agent changes the workspace while it is deleted.
+   */
+  stopAgent(customerId: number): Promise<void>;
 }
 
 export interface SlotSummary {
@@ -289,12 +296,23 @@ export class CoderProjects {
           details: { project_id: found.project_id },
         });
       }
+      if (found.project_id !== null && this.deps.agentBusy(customerId)) {
+        throw new AppError(
+          'CONFLICT',
+          "A turn is running in another project of this account; deleting a project stops the account's agent and every process it left running, so wait for that turn to end or interrupt it first",
+          { retryAfterSeconds: 5 },
+        );
+      }
       await trx.updateTable('desktop_coder_projects').set({ status: 'deleting', updated_at: now }).where('id', '=', found.id).execute();
       return found;
     });
     try {
       await this.dropDatabase(row);
-      if (row.project_id !== null) await this.removeProject(row.project_id);
+      if (row.project_id !== null) {
+        // Background processes an earlier turn left behind end with the app-server, before the tree is touched.
+        await this.deps.stopAgent(customerId);
+        await this.removeProject(row.project_id);
+      }
     } catch (error) {
       // A later DELETE may finish the job at once (every step is safe to repeat).
       await storage.db.updateTable('desktop_coder_projects').set({ updated_at: 0 }).where('id', '=', row.id).execute();

@@ -6,11 +6,12 @@
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { ownLikeParent } from '../../appserver/sandbox.js';
 import { randomBase62 } from '../../kernel/ids.js';
+import { unlinkIn, writeFileIn } from '../../kernel/tenant-fs.js';
 
 export type DatabaseEngineName = 'postgres' | 'sqlite';
 
@@ -136,25 +137,35 @@ export class PostgresDatabases implements ManagedDatabaseEngine {
   }
 }
 
-/** The SQLite engine: `database.sqlite` in the project's workspace, so the project's agent can use it too. */
+/**
+ * The SQLite engine: `database.sqlite` in the project's workspace, so the project's agent can use it too. The
+ * workspace is the agent's, so SQLite never opens a path there: the database is made in a private folder of the
+ * service and its bytes written into the workspace through the no-follow file operations (a new file only).
+ */
 export class SqliteDatabases implements ManagedDatabaseEngine {
   readonly engine = 'sqlite' as const;
   static readonly FILE_NAME = 'database.sqlite';
 
   async create(input: { customerId: number; workspaceDir: string }): Promise<ProvisionedDatabase> {
     const file = path.join(input.workspaceDir, SqliteDatabases.FILE_NAME);
-    const database = new SQLite(file);
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'switchyard-sqlite-'));
     try {
-      database.pragma('journal_mode = WAL');
+      const database = new SQLite(path.join(scratch, SqliteDatabases.FILE_NAME));
+      try {
+        database.pragma('journal_mode = WAL');
+      } finally {
+        database.close();
+      }
+      await writeFileIn(file, await fs.readFile(path.join(scratch, SqliteDatabases.FILE_NAME)), { mode: 0o644, exclusive: true });
     } finally {
-      database.close();
+      await fs.rm(scratch, { recursive: true, force: true });
     }
-    await ownLikeParent(file, file);
     return { engine: 'sqlite', name: null, user: null, password: null, host: null, port: null, path: file };
   }
 
   async drop(database: { path: string | null }): Promise<void> {
     if (database.path === null) return;
-    for (const suffix of ['', '-wal', '-shm', '-journal']) await fs.rm(`${database.path}${suffix}`, { force: true });
+    // Whatever the agent put under these names instead of a file goes with the workspace itself.
+    for (const suffix of ['', '-wal', '-shm', '-journal']) await unlinkIn(`${database.path}${suffix}`).catch(() => undefined);
   }
 }

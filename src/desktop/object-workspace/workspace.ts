@@ -15,6 +15,7 @@ import type { ObjectWorkspaceConfig } from '../../config/sections/object-workspa
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, notFound } from '../../kernel/errors.js';
 import { randomBase62 } from '../../kernel/ids.js';
+import { removeTree } from '../../kernel/tenant-fs.js';
 import { SafeFetchError, safeDownload, systemResolver, type Resolver, type SafeFetchPolicy } from '../../net/safe-fetch.js';
 import type { Storage } from '../../storage/database.js';
 import { iso } from '../text.js';
@@ -159,7 +160,7 @@ export class ObjectWorkspaces {
         mode: 0o600,
       });
     } catch (error) {
-      await fs.promises.rm(folder, { recursive: true, force: true });
+      await removeFolder(folder);
       await db.deleteFrom('object_workspace_projects').where('project_id', '=', projectId).execute();
       throw error;
     }
@@ -176,8 +177,7 @@ export class ObjectWorkspaces {
       .executeTakeFirst();
     if (!deleted) throw notFound('Project');
     const folder = path.join(this.root(customerId), 'projects', projectId);
-    await fs.promises.rm(path.join(folder, MARKER), { force: true });
-    await fs.promises.rm(folder, { recursive: true, force: true });
+    await removeFolder(folder);
     return { project_id: projectId, deleted: true };
   }
 
@@ -248,11 +248,11 @@ export class ObjectWorkspaces {
       );
       await fs.promises.rename(staging, target);
     } catch (error) {
-      await fs.promises.rm(staging, { recursive: true, force: true });
+      await removeFolder(staging);
       if (replaced) await fs.promises.rename(retired, target).catch(() => undefined);
       throw error;
     }
-    await fs.promises.rm(retired, { recursive: true, force: true });
+    await removeFolder(retired);
 
     const now = this.deps.clock.nowMs();
     const row = {
@@ -281,6 +281,15 @@ export class ObjectWorkspaces {
       .execute();
     return { ...this.repositoryJson(row), final_url: downloaded.finalUrl, embedded_commit: archive.embeddedCommit, replaced };
   }
+}
+
+/**
+ * Removes a folder of the workspace without following a link anywhere in it (the same no-follow delete as the
+ * agent's workspaces get); its parent, a folder of the service, is resolved first.
+ */
+async function removeFolder(folder: string): Promise<void> {
+  const parent = await fs.promises.realpath(path.dirname(folder)).catch(() => null);
+  if (parent !== null) await removeTree(path.join(parent, path.basename(folder)));
 }
 
 /** Writes the checked entries under `folder` (created fresh); each path is re-checked to stay inside it. */
