@@ -57,7 +57,7 @@ describe('no plaintext secret in the database or the logs', () => {
       method: 'POST',
       url: '/api/v1/me/2fa/enable',
       headers: withSession(dashboard),
-      payload: { code: codeAt(setup.secret, clock.nowMs()) },
+      payload: { code: codeAt(setup.secret, clock.nowMs()), password: alice.password },
     });
     clock.advance(60_000);
     const challenge = (
