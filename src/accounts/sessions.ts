@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import { parsePolicy, type CustomerPrincipal, type KeyPolicy } from './principal.js';
+import { parsePolicy, type CustomerPrincipal, type KeyPolicy, type Surface } from './principal.js';
 import { SecretBox } from './secrets.js';
 
 export const SESSION_COOKIE = 'sy_session';
@@ -20,16 +20,20 @@ export const CSRF_COOKIE = 'sy_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
 export interface SessionPrincipal extends CustomerPrincipal {
-  session: { id: number; authenticatedAt: number | null };
+  /** `derived`: opened from a link, so `policy` is the minting key's and the routes check its surfaces. */
+  session: { id: number; authenticatedAt: number | null; derived: boolean };
 }
 
 /** How a session was opened: with a checked password (or code), or from a link carrying a key's policy. */
 export type SessionOrigin = { authenticated: true } | { authenticated: false; policy: KeyPolicy };
 
+/** Surfaces a dashboard session reaches at most (app.ts accepts the session cookie on these routes only). */
+const SESSION_SURFACES: Surface[] = ['account', 'projects'];
+
 /** The dashboard's own policy (the account surface), narrowed by the policy a link carried. */
 export function sessionPolicy(carried: KeyPolicy | null): KeyPolicy {
   if (carried === null) return { surfaces: ['account'] };
-  const surfaces = (carried.surfaces ?? ['account']).filter((surface) => surface === 'account');
+  const surfaces = (carried.surfaces ?? SESSION_SURFACES).filter((surface) => SESSION_SURFACES.includes(surface));
   const { agentRuntime: _runtime, rpc: _rpc, ...rest } = carried;
   return { ...rest, surfaces };
 }
@@ -93,7 +97,17 @@ export class SessionService {
     const row = await this.storage.db
       .selectFrom('dashboard_sessions as s')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select(['s.id', 's.customer_id', 's.last_seen_at', 's.expires_at', 's.ended_at', 's.authenticated_at', 's.policy_json', 'c.status', 'c.vip'])
+      .select([
+        's.id',
+        's.customer_id',
+        's.last_seen_at',
+        's.expires_at',
+        's.ended_at',
+        's.authenticated_at',
+        's.policy_json',
+        'c.status',
+        'c.vip',
+      ])
       .where('s.session_hash', '=', this.box.hash('session', token))
       .executeTakeFirst();
     if (!row || row.ended_at !== null || row.status !== 'active') return null;
@@ -116,7 +130,11 @@ export class SessionService {
       keyKind: 'wallet',
       policy: sessionPolicy(row.policy_json === null ? null : parsePolicy(row.policy_json)),
       vip: Number(row.vip) === 1,
-      session: { id: Number(row.id), authenticatedAt: row.authenticated_at === null ? null : Number(row.authenticated_at) },
+      session: {
+        id: Number(row.id),
+        authenticatedAt: row.authenticated_at === null ? null : Number(row.authenticated_at),
+        derived: row.policy_json !== null,
+      },
     };
   }
 

@@ -151,6 +151,11 @@ export async function buildApp(services: Services): Promise<App> {
         const session = await services.accounts.sessions.resolve(sessionToken);
         if (session === null) throw unauthenticated();
         checkCsrf(request.method, request.headers[CSRF_HEADER], services.accounts.sessions.csrfFor(sessionToken));
+        // A session opened from an SSO link reaches only the surfaces of the key that minted the link.
+        const surface = routeConfig.surface ?? 'account';
+        if (session.session.derived && !surfaceAllowed(session.policy, surface)) {
+          throw new AppError('SURFACE_NOT_ALLOWED', `This session is not allowed to use the ${surface} surface`);
+        }
         request.principal = session;
         return;
       }
