@@ -20,6 +20,19 @@ export const KEY_ALERT_CAUSES = [
   'new_network',
 ] as const;
 
+/** Changes of the account's credentials, each its own alert (raised by the routes that make them). */
+export const CREDENTIAL_ALERT_CAUSES = [
+  'key_created',
+  'key_changed',
+  'username_token_rotated',
+  'sso_link_issued',
+  'email_changed',
+  'email_change_undone',
+  'password_changed',
+  'two_factor_enabled',
+  'two_factor_disabled',
+] as const;
+
 export interface AlertInput {
   cause: string;
   causeKey: string;

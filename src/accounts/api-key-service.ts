@@ -11,7 +11,7 @@ import type { Storage } from '../storage/database.js';
 import type { ApiKeyKind } from '../storage/tables/chassis.js';
 import type { ApiKeyRow, KeyRepository } from './key-repository.js';
 import { applyPolicyInput, keyView, type KeyPolicyInput, type KeyView } from './key-policy.js';
-import { parsePolicy, type CustomerPrincipal } from './principal.js';
+import { parsePolicy } from './principal.js';
 
 export const USERNAME_ROTATION_INTERVAL_MS = 24 * 3600_000;
 
@@ -28,16 +28,6 @@ export interface ApiKeyServiceOptions {
   knownModels: () => ReadonlySet<string>;
   /** Configured rate-limit plan names, for checking `rate_limit_plan`. */
   knownRateLimitPlans: () => ReadonlySet<string>;
-}
-
-/**
- * User API Keys are the restricted keys customers hand to tools; letting one mint or widen keys would undo
- * its restrictions, so key management needs the System Token, the username token or a login key.
- */
-export function assertMayManageKeys(principal: CustomerPrincipal): void {
-  if (principal.keyKind === 'user') {
-    throw new AppError('FORBIDDEN', 'A User API Key cannot manage keys; use the System Token');
-  }
 }
 
 const viewOf = (row: ApiKeyRow): KeyView => keyView(row, parsePolicy(row.policy_json));

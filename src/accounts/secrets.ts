@@ -17,6 +17,10 @@ export type SecretPurpose =
   | 'network'
   | 'totp'
   | 'sso-link'
+  | 'email-undo'
+  | 'email-verify'
+  | 'address-prefix'
+  | 'altcha'
   | 'oidc'
   | 'coder-database';
 

@@ -5,11 +5,14 @@
  *
  * A session resolves to a customer principal that customer handlers accept unchanged: `keyKind` is `wallet`
  * and `keyId` is the customer's System Token (so it may manage keys as the System Token may), its policy allows
- * only the `account` surface, and `session.id` marks it as a dashboard session.
+ * only the `account` surface (narrowed further by the policy of the key it was derived from, for a session opened
+ * from an SSO link), and `session.id` marks it as a dashboard session. `session.authenticatedAt` is when a password
+ * or an authenticator code was last checked for it (null for a session opened from a link): credential-rules.ts
+ * lets only a recent one mint or change credentials.
  */
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
-import type { CustomerPrincipal } from './principal.js';
+import { parsePolicy, type CustomerPrincipal, type KeyPolicy, type Surface } from './principal.js';
 import { SecretBox } from './secrets.js';
 
 export const SESSION_COOKIE = 'sy_session';
@@ -17,7 +20,22 @@ export const CSRF_COOKIE = 'sy_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
 export interface SessionPrincipal extends CustomerPrincipal {
-  session: { id: number };
+  /** `derived`: opened from a link, so `policy` is the minting key's and the routes check its surfaces. */
+  session: { id: number; authenticatedAt: number | null; derived: boolean };
+}
+
+/** How a session was opened: with a checked password (or code), or from a link carrying a key's policy. */
+export type SessionOrigin = { authenticated: true } | { authenticated: false; policy: KeyPolicy };
+
+/** Surfaces a dashboard session reaches at most (app.ts accepts the session cookie on these routes only). */
+const SESSION_SURFACES: Surface[] = ['account', 'projects'];
+
+/** The dashboard's own policy (the account surface), narrowed by the policy a link carried. */
+export function sessionPolicy(carried: KeyPolicy | null): KeyPolicy {
+  if (carried === null) return { surfaces: ['account'] };
+  const surfaces = (carried.surfaces ?? SESSION_SURFACES).filter((surface) => SESSION_SURFACES.includes(surface));
+  const { agentRuntime: _runtime, rpc: _rpc, ...rest } = carried;
+  return { ...rest, surfaces };
 }
 
 export function isSessionPrincipal(principal: unknown): principal is SessionPrincipal {
@@ -52,7 +70,7 @@ export class SessionService {
     return this.box.hash('csrf', token);
   }
 
-  async open(customerId: number): Promise<OpenedSession> {
+  async open(customerId: number, origin: SessionOrigin): Promise<OpenedSession> {
     const token = SecretBox.token();
     const now = this.clock.nowMs();
     const expiresAt = now + this.rules.absoluteMs;
@@ -64,6 +82,8 @@ export class SessionService {
         created_at: now,
         last_seen_at: now,
         expires_at: expiresAt,
+        authenticated_at: origin.authenticated ? now : null,
+        policy_json: origin.authenticated ? null : JSON.stringify(origin.policy),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -77,7 +97,17 @@ export class SessionService {
     const row = await this.storage.db
       .selectFrom('dashboard_sessions as s')
       .innerJoin('customers as c', 'c.id', 's.customer_id')
-      .select(['s.id', 's.customer_id', 's.last_seen_at', 's.expires_at', 's.ended_at', 'c.status', 'c.vip'])
+      .select([
+        's.id',
+        's.customer_id',
+        's.last_seen_at',
+        's.expires_at',
+        's.ended_at',
+        's.authenticated_at',
+        's.policy_json',
+        'c.status',
+        'c.vip',
+      ])
       .where('s.session_hash', '=', this.box.hash('session', token))
       .executeTakeFirst();
     if (!row || row.ended_at !== null || row.status !== 'active') return null;
@@ -98,10 +128,24 @@ export class SessionService {
       customerId: Number(row.customer_id),
       keyId: systemToken ? Number(systemToken.id) : 0,
       keyKind: 'wallet',
-      policy: { surfaces: ['account'] },
+      policy: sessionPolicy(row.policy_json === null ? null : parsePolicy(row.policy_json)),
       vip: Number(row.vip) === 1,
-      session: { id: Number(row.id) },
+      session: {
+        id: Number(row.id),
+        authenticatedAt: row.authenticated_at === null ? null : Number(row.authenticated_at),
+        derived: row.policy_json !== null,
+      },
     };
+  }
+
+  /** Records a password or code just checked for the session (re-authentication); it counts as recent from now. */
+  async reauthenticated(sessionId: number): Promise<void> {
+    await this.storage.db
+      .updateTable('dashboard_sessions')
+      .set({ authenticated_at: this.clock.nowMs() })
+      .where('id', '=', sessionId)
+      .where('ended_at', 'is', null)
+      .execute();
   }
 
   async end(sessionId: number): Promise<void> {

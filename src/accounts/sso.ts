@@ -2,15 +2,16 @@
  * Signed single-sign-on links to the dashboard. A token is `<payload>.<signature>`: the payload (base64url
  * JSON: customer id, random link id, expiry) signed with HMAC-SHA256 under a key derived from the server secret,
  * compared in constant time as text (so no two spellings of one signature pass). Links live at most 5 minutes
- * and are used once: the database holds a keyed hash of the whole token and its use time.
+ * and are used once: the database holds a keyed hash of the whole token and its use time, and the policy of the
+ * credential that minted the link, which the session it opens carries (sessions.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
+import { parsePolicy, type KeyPolicy } from './principal.js';
 import { safeEqual, type SecretBox } from './secrets.js';
 
 export const SSO_TTL_MS = 5 * 60_000;
-export const DEFAULT_RETURN_TO = '/dashboard.html';
 
 interface SsoPayload {
   c: number;
@@ -25,7 +26,7 @@ export class SsoLinks {
     private readonly clock: Clock,
   ) {}
 
-  async issue(customerId: number, ttlMs = SSO_TTL_MS): Promise<{ token: string; expiresAt: number }> {
+  async issue(customerId: number, policy: KeyPolicy, ttlMs = SSO_TTL_MS): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock.nowMs();
     const expiresAt = now + Math.min(ttlMs, SSO_TTL_MS);
     const payload = Buffer.from(
@@ -34,13 +35,19 @@ export class SsoLinks {
     const token = `${payload}.${this.box.hash('sso', payload)}`;
     await this.storage.db
       .insertInto('sso_links')
-      .values({ customer_id: customerId, link_hash: this.box.hash('sso-link', token), expires_at: expiresAt, created_at: now })
+      .values({
+        customer_id: customerId,
+        link_hash: this.box.hash('sso-link', token),
+        expires_at: expiresAt,
+        created_at: now,
+        policy_json: JSON.stringify(policy),
+      })
       .execute();
     return { token, expiresAt };
   }
 
-  /** The customer id of a valid, unexpired, unused link (and marks it used); null otherwise. */
-  async redeem(token: string): Promise<number | null> {
+  /** The customer and carried policy of a valid, unexpired, unused link (and marks it used); null otherwise. */
+  async redeem(token: string): Promise<{ customerId: number; policy: KeyPolicy } | null> {
     if (token.length > 512) return null;
     const parts = token.split('.');
     if (parts.length !== 2) return null;
@@ -64,21 +71,13 @@ export class SsoLinks {
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)
       .where('customer_id', '=', parsed.c)
+      .returning('policy_json')
       .executeTakeFirst();
-    return Number(used.numUpdatedRows) === 1 ? parsed.c : null;
+    if (used === undefined) return null;
+    // A link stored before links carried a policy opens an account-only session, as links always did.
+    return { customerId: parsed.c, policy: used.policy_json === null ? {} : parsePolicy(used.policy_json) };
   }
 }
 
-/** Only this site's own absolute paths (`/x`, not `//host` or `/\host`); anything else is the default. */
-export function safeReturnTo(value: string | undefined): string {
-  if (value === undefined || value === '') return DEFAULT_RETURN_TO;
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return DEFAULT_RETURN_TO;
-  if (/[\u0000-\u001f\\]/.test(value) || value.length > 512) return DEFAULT_RETURN_TO;
-  try {
-    const url = new URL(value, 'http://self.invalid');
-    if (url.origin !== 'http://self.invalid') return DEFAULT_RETURN_TO;
-    return `${url.pathname}${url.search}${url.hash}`;
-  } catch {
-    return DEFAULT_RETURN_TO;
-  }
-}
+/** The one redirect rule of the server and the pages (kernel/return-to.ts). */
+export { DEFAULT_RETURN_TO, safeReturnTo } from '../kernel/return-to.js';

@@ -17,6 +17,8 @@ import { newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 export const RESET_TTL_MS = 30 * 60_000;
+/** How long the old address's link can undo an email change. */
+export const EMAIL_UNDO_TTL_MS = 7 * 24 * 3_600_000;
 
 export type WebLoginResult =
   { kind: 'session'; session: OpenedSession; customerId: number } | { kind: 'challenge'; challenge: string; expiresAt: number };
@@ -87,7 +89,7 @@ export class WebAuth {
         .execute();
       return { kind: 'challenge', challenge, expiresAt: now + CHALLENGE_TTL_MS };
     }
-    return { kind: 'session', session: await this.deps.sessions.open(customerId), customerId };
+    return { kind: 'session', session: await this.deps.sessions.open(customerId, { authenticated: true }), customerId };
   }
 
   /** Completes a web login with an authenticator code; the challenge is used once, even by a wrong code. */
@@ -123,7 +125,7 @@ export class WebAuth {
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) throw new AppError('UNAUTHENTICATED', 'Unknown or expired sign-in challenge; sign in again');
     await this.deps.lockout.succeed('2fa', String(customerId));
-    return { session: await this.deps.sessions.open(customerId), customerId };
+    return { session: await this.deps.sessions.open(customerId, { authenticated: true }), customerId };
   }
 
   // ---- TOTP ------------------------------------------------------------------------------------------------
@@ -149,10 +151,12 @@ export class WebAuth {
     return { secret, otpauth_uri: otpauthUri(secret, customer.email) };
   }
 
-  async enableTwoFactor(customerId: number, code: string, ip: string | undefined): Promise<void> {
+  /** Turns 2FA on: the account's password and a current code of the pending secret. */
+  async enableTwoFactor(customerId: number, code: string, password: string, ip: string | undefined): Promise<void> {
     const row = await this.db.selectFrom('totp_credentials').select('enabled_at').where('customer_id', '=', customerId).executeTakeFirst();
     if (!row) throw new AppError('CONFLICT', 'Start with POST /api/v1/me/2fa/setup');
     if (row.enabled_at !== null) throw new AppError('CONFLICT', 'Two-factor authentication is already enabled');
+    await this.requirePassword(customerId, password);
     await this.deps.lockout.check('2fa', String(customerId), ip);
     if (!(await this.acceptCode(customerId, code, true))) {
       await this.deps.lockout.fail('2fa', String(customerId), ip);
@@ -265,6 +269,32 @@ export class WebAuth {
 
   // ---- Settings that touch credentials ------------------------------------------------------------------
 
+  /** The account's password, checked with the per-account failure count (422 on `body.password` when wrong). */
+  async requirePassword(customerId: number, password: string): Promise<void> {
+    const row = await this.db.selectFrom('customers').select('password_hash').where('id', '=', customerId).executeTakeFirstOrThrow();
+    await this.deps.lockout.check('password', String(customerId), undefined);
+    if (!(await verifyPassword(row.password_hash, password))) {
+      await this.deps.lockout.fail('password', String(customerId), undefined);
+      throw validationError([{ loc: ['body', 'password'], msg: 'The password is wrong', type: 'value_error' }]);
+    }
+  }
+
+  /**
+   * Re-authentication of a dashboard session: the password, or a current authenticator code when 2FA is on.
+   * The session then counts as recently signed in (credential-rules.ts).
+   */
+  async reauthenticate(customerId: number, sessionId: number, proof: { password?: string; code?: string }): Promise<void> {
+    if (proof.code !== undefined) {
+      await this.deps.lockout.check('2fa', String(customerId), undefined);
+      if (!(await this.acceptCode(customerId, proof.code))) {
+        await this.deps.lockout.fail('2fa', String(customerId), undefined);
+        throw validationError([{ loc: ['body', 'code'], msg: 'Invalid authenticator code', type: 'value_error' }]);
+      }
+    } else if (proof.password !== undefined) await this.requirePassword(customerId, proof.password);
+    else throw validationError([{ loc: ['body', 'password'], msg: 'Give the password or an authenticator code', type: 'missing' }]);
+    await this.deps.sessions.reauthenticated(sessionId);
+  }
+
   /** Changes the password (current one required); every other dashboard session ends. */
   async changePassword(customerId: number, current: string, next: string, keepSession: number | undefined): Promise<void> {
     const row = await this.db.selectFrom('customers').select('password_hash').where('id', '=', customerId).executeTakeFirstOrThrow();
@@ -281,7 +311,12 @@ export class WebAuth {
     await this.deps.sessions.endAll(customerId, keepSession);
   }
 
-  async changeEmail(customerId: number, email: string): Promise<string> {
+  /**
+   * Changes the email: the password is required, and the old address is told, with a link that undoes the change
+   * within 7 days. The new address is not verified yet. Returns the new address and the change's id.
+   */
+  async changeEmail(customerId: number, email: string, password: string): Promise<{ email: string; changeId: number }> {
+    await this.requirePassword(customerId, password);
     const normalized = normalizeEmail(email);
     const taken = await this.db
       .selectFrom('customers')
@@ -290,14 +325,83 @@ export class WebAuth {
       .where('id', '!=', customerId)
       .executeTakeFirst();
     if (taken) throw new AppError('CONFLICT', 'This email is used by another account');
+    const old = await this.db.selectFrom('customers').select('email').where('id', '=', customerId).executeTakeFirstOrThrow();
+    const token = SecretBox.token();
+    const now = this.deps.clock.nowMs();
+    let changeId: number;
     try {
-      await this.db.updateTable('customers').set({ email: normalized }).where('id', '=', customerId).execute();
+      changeId = await this.db.transaction().execute(async (trx) => {
+        await trx.updateTable('customers').set({ email: normalized, email_verified_at: null }).where('id', '=', customerId).execute();
+        const row = await trx
+          .insertInto('email_changes')
+          .values({
+            customer_id: customerId,
+            old_email: old.email,
+            new_email: normalized,
+            token_hash: this.deps.box.hash('email-undo', token),
+            expires_at: now + EMAIL_UNDO_TTL_MS,
+            created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return Number(row.id);
+      });
     } catch (error) {
       if (/UNIQUE|23505|duplicate/i.test(String((error as Error).message) + String((error as { code?: string }).code))) {
         throw new AppError('CONFLICT', 'This email is used by another account');
       }
       throw error;
     }
-    return normalized;
+    this.mailQuietly(
+      old.email,
+      'Your Switchyard email address was changed',
+      `The email address of this account was changed to ${normalized}. If it was not you, open this link within 7 days to undo the change (it also signs every dashboard session out):\n\n${this.deps.publicBaseUrl}/login.html#email_undo=${token}`,
+    );
+    return { email: normalized, changeId };
+  }
+
+  /**
+   * Undoes an email change from the link mailed to the old address (once, within 7 days): the old address comes
+   * back if no other account took it meanwhile, and every dashboard session ends. Returns the customer id.
+   */
+  async undoEmailChange(token: string, ip: string | undefined): Promise<number> {
+    await this.deps.lockout.check('email-undo', undefined, ip);
+    const now = this.deps.clock.nowMs();
+    const customerId = await this.db.transaction().execute(async (trx) => {
+      const change = await trx
+        .updateTable('email_changes')
+        .set({ used_at: now })
+        .where('token_hash', '=', this.deps.box.hash('email-undo', token))
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning(['customer_id', 'old_email'])
+        .executeTakeFirst();
+      if (!change) return null;
+      const taken = await trx
+        .selectFrom('customers')
+        .select('id')
+        .where('email', '=', change.old_email)
+        .where('id', '!=', change.customer_id)
+        .executeTakeFirst();
+      if (taken) throw new AppError('CONFLICT', 'The old address now belongs to another account; contact support');
+      await trx
+        .updateTable('customers')
+        .set({ email: change.old_email, email_verified_at: now })
+        .where('id', '=', change.customer_id)
+        .execute();
+      return Number(change.customer_id);
+    });
+    if (customerId === null) {
+      await this.deps.lockout.fail('email-undo', undefined, ip);
+      throw validationError([{ loc: ['body', 'token'], msg: 'This link is invalid, expired or already used', type: 'value_error' }]);
+    }
+    await this.deps.sessions.endAll(customerId);
+    return customerId;
+  }
+
+  private mailQuietly(to: string, subject: string, text: string): void {
+    void this.deps.mailer
+      .send({ to, subject, text })
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, `sending the mail "${subject}" failed`));
   }
 }

@@ -3,7 +3,7 @@
  * destination), spending limit per key and period, VIP entitlement.
  */
 import type { Kysely } from 'kysely';
-import type { CustomerPrincipal, KeyPolicy } from '../accounts/principal.js';
+import type { CustomerPrincipal, KeyPolicy, Principal } from '../accounts/principal.js';
 import type { AppConfig } from '../config/load-config.js';
 import { AppError } from '../kernel/errors.js';
 import { moneyJson } from '../kernel/money.js';
@@ -13,6 +13,16 @@ import { keySpendMicros, periodStartMs } from '../accounts/key-spend.js';
 export function modelAllowed(policy: KeyPolicy, requestedModel: string, modelId: string): boolean {
   if (policy.models === undefined) return true;
   return policy.models.includes(requestedModel) || policy.models.includes(modelId);
+}
+
+/**
+ * `allowed_models` for a route that names a model without calling it (token counts): the same 403 a model call
+ * gets, so a key learns nothing of a model it may not use. Operators have no key policy.
+ */
+export function assertModelAllowed(principal: Principal, requestedModel: string, modelId: string): void {
+  if (principal.kind === 'customer' && !modelAllowed(principal.policy, requestedModel, modelId)) {
+    throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${requestedModel}`);
+  }
 }
 
 export async function checkSpendingLimit(db: Kysely<Database>, principal: CustomerPrincipal, nowMs: number): Promise<void> {

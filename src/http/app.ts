@@ -25,7 +25,7 @@ import { randomBase62 } from '../kernel/ids.js';
 import { SERVICE_VERSION } from '../kernel/version.js';
 import type { Services } from '../services.js';
 import { forwardedClientIp, registerAffinity } from './affinity.js';
-import { callerCheck } from './caller.js';
+import { callerCheck, credentialCheck } from './caller.js';
 import { DrainState } from './drain.js';
 import { sendError, toAppError } from './error-handler.js';
 import { lazyChildLogger } from './lazy-logger.js';
@@ -151,6 +151,11 @@ export async function buildApp(services: Services): Promise<App> {
         const session = await services.accounts.sessions.resolve(sessionToken);
         if (session === null) throw unauthenticated();
         checkCsrf(request.method, request.headers[CSRF_HEADER], services.accounts.sessions.csrfFor(sessionToken));
+        // A session opened from an SSO link reaches only the surfaces of the key that minted the link.
+        const surface = routeConfig.surface ?? 'account';
+        if (session.session.derived && !surfaceAllowed(session.policy, surface)) {
+          throw new AppError('SURFACE_NOT_ALLOWED', `This session is not allowed to use the ${surface} surface`);
+        }
         request.principal = session;
         return;
       }
@@ -206,12 +211,18 @@ export async function buildApp(services: Services): Promise<App> {
   // (decimal only, see `coerceParameters`); other routes pay nothing for it.
   // A route whose config names a `caller` rule gets its check as the first route-level preHandler: after validation
   // and the hooks above, before anything of its own (http/caller.ts); other routes pay nothing for it.
+  // A `sensitive` action's credential check (the table in accounts/credential-rules.ts) runs right after it.
+  const recentAuthMs = config.accounts.recentAuthMinutes * 60_000;
   app.addHook('onRoute', (routeOptions) => {
     const rule = routeOptions.config?.caller;
-    if (rule === undefined) return;
-    const check = callerCheck(rule);
+    const action = routeOptions.config?.sensitive;
+    if (rule === undefined && action === undefined) return;
+    const checks = [
+      ...(rule === undefined ? [] : [callerCheck(rule)]),
+      ...(action === undefined ? [] : [credentialCheck(action, () => services.clock.nowMs(), recentAuthMs)]),
+    ];
     const existing = routeOptions.preHandler;
-    routeOptions.preHandler = existing === undefined ? check : [check, ...(Array.isArray(existing) ? existing : [existing])];
+    routeOptions.preHandler = [...checks, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])];
   });
 
   app.addHook('onRoute', (routeOptions) => {

@@ -4,7 +4,7 @@
  * handler never repeats it and a new route cannot forget it. Handlers read the customer with `customerOf`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { assertMayManageKeys } from '../accounts/api-key-service.js';
+import { credentialKindOf, mayPerform, refusalFor, type SensitiveAction } from '../accounts/credential-rules.js';
 import type { CustomerPrincipal, Principal } from '../accounts/principal.js';
 import { AppError, notFound } from '../kernel/errors.js';
 import type { CallerRule } from './route-config.js';
@@ -22,10 +22,6 @@ const CALLER_RULES: Record<CallerRule, (principal: Principal | null) => void> = 
   // An operator has no wallet: the wallet is "not found", as for a customer without one.
   'wallet-owner': customerOnly(() => notFound('Wallet')),
   'project-owner': customerOnly(() => new AppError('FORBIDDEN', 'Projects belong to customers; use a customer key')),
-  'key-manager': (principal) => {
-    CALLER_RULES.customer(principal);
-    assertMayManageKeys(principal as CustomerPrincipal);
-  },
 };
 
 /** The preHandler app.ts gives every route whose config names a `caller` rule (after validation, like the handler). */
@@ -38,6 +34,25 @@ export function callerCheck(rule: CallerRule) {
       return done(error as Error);
     }
     done();
+  };
+}
+
+/**
+ * The preHandler app.ts gives every route whose config names a `sensitive` action: the credential table decides
+ * (accounts/credential-rules.ts). `recentMs` is how long a checked password keeps a dashboard session recent.
+ */
+export function credentialCheck(action: SensitiveAction, nowMs: () => number, recentMs: number) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    const principal = request.principal;
+    if (principal === null) return done(new AppError('UNAUTHENTICATED', 'Missing or invalid bearer token'));
+    const kind = credentialKindOf(principal, nowMs(), recentMs);
+    if (mayPerform(kind, action)) return done();
+    const refusal = refusalFor(kind);
+    done(
+      new AppError('FORBIDDEN', refusal.message, {
+        details: { credential: kind, action, ...(refusal.reauthenticate ? { reauthenticate: '/api/v1/auth/reauthenticate' } : {}) },
+      }),
+    );
   };
 }
 

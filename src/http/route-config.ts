@@ -1,4 +1,5 @@
 /** Per-route options every route module declares in `config`. */
+import type { SensitiveAction } from '../accounts/credential-rules.js';
 import type { Surface } from '../accounts/principal.js';
 
 export interface RouteOptionsConfig {
@@ -12,13 +13,18 @@ export interface RouteOptionsConfig {
   /**
    * Who among authenticated callers may use the route, checked before the handler (http/caller.ts): `customer`
    * (operators: 403 "This route needs a customer key"), `wallet-owner` (operators: 404 "Wallet not found"),
-   * `project-owner` (operators: 403 "Projects belong to customers…"), `key-manager` (customers whose key may
-   * manage keys; a User API Key: 403). Handlers that read the customer (`customerOf`) need one.
+   * `project-owner` (operators: 403 "Projects belong to customers…"). Handlers that read the customer
+   * (`customerOf`) need one.
    */
   caller?: CallerRule;
+  /**
+   * A sensitive action (minting or changing credentials): the caller's kind of credential must be allowed it by
+   * the table in accounts/credential-rules.ts, checked after the caller rule (http/caller.ts).
+   */
+  sensitive?: SensitiveAction;
 }
 
-export type CallerRule = 'customer' | 'wallet-owner' | 'project-owner' | 'key-manager';
+export type CallerRule = 'customer' | 'wallet-owner' | 'project-owner';
 
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteOptionsConfig {}

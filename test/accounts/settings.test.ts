@@ -38,12 +38,19 @@ describe('account settings, inbox, alerts and toolbox', () => {
     expect((await post('/api/v1/me/edge-region', alice, { region: 'chicago', extra: 1 })).statusCode).toBe(422);
   });
 
-  it('email: format checked, unique (409), saved', async () => {
-    expect((await post('/api/v1/me/email', alice, { email: 'not-an-email' })).statusCode).toBe(422);
+  it('email: password required, format checked, unique (409), saved', async () => {
+    const password = alice.password;
+    expect((await post('/api/v1/me/email', alice, { email: 'not-an-email', password })).statusCode).toBe(422);
     expect((await post('/api/v1/me/email', alice, {})).statusCode).toBe(422);
-    expect((await post('/api/v1/me/email', alice, { email: bob.email.toUpperCase() })).statusCode).toBe(409);
+    const withoutPassword = await post('/api/v1/me/email', alice, { email: `x.${alice.email}` });
+    expect(withoutPassword.json().detail[0].loc).toEqual(['body', 'password']);
+    const wrongPassword = await post('/api/v1/me/email', alice, { email: `x.${alice.email}`, password: 'not-the-password' });
+    expect(wrongPassword.statusCode).toBe(422);
+    expect(wrongPassword.json().detail[0].loc).toEqual(['body', 'password']);
+    expect((await get('/api/v1/me', alice)).json().customer.email).toBe(alice.email);
+    expect((await post('/api/v1/me/email', alice, { email: bob.email.toUpperCase(), password })).statusCode).toBe(409);
     const next = `renamed.${alice.email}`;
-    const saved = await post('/api/v1/me/email', alice, { email: next });
+    const saved = await post('/api/v1/me/email', alice, { email: next, password });
     expect(saved.statusCode, saved.body).toBe(200);
     expect((await get('/api/v1/me', alice)).json().customer.email).toBe(next);
     alice.email = next;

@@ -4,6 +4,7 @@ import { FakeClock } from '../../src/kernel/clock.js';
 import { bearer, createTestContext, type TestContext } from '../helpers/context.js';
 import { signUp, uniqueEmail, type SignedUp } from '../chassis/support.js';
 import { cookiesOf } from './support.js';
+import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
 
 describe('signed SSO links', () => {
   let context: TestContext;
@@ -89,6 +90,21 @@ describe('signed SSO links', () => {
     }
     expect(safeReturnTo('https://evil.example')).toBe('/dashboard.html');
     expect(safeReturnTo('//evil.example')).toBe('/dashboard.html');
+  });
+
+  it('returnTo: every spelling that normalises or decodes to another host stays on the site', async () => {
+    for (const target of FOREIGN_RETURN_TO) {
+      const { token } = await issue();
+      const response = await open(`token=${encodeURIComponent(token)}&returnTo=${encodeURIComponent(target)}`);
+      expect(response.statusCode).toBe(302);
+      const location = String(response.headers.location);
+      expect(location, JSON.stringify(target)).toBe('/dashboard.html');
+      expect(staysOn('https://site.example', location)).toBe(true);
+      expect(safeReturnTo(target), JSON.stringify(target)).toBe('/dashboard.html');
+    }
+    // Own paths keep their query and fragment, normalised.
+    expect(safeReturnTo('/x/../billing.html?tab=cards#top')).toBe('/billing.html?tab=cards#top');
+    expect(safeReturnTo('/dashboard.html#/keys')).toBe('/dashboard.html#/keys');
   });
 });
 

@@ -286,14 +286,14 @@ describe('dashboard web login, sessions and CSRF', () => {
       method: 'POST',
       url: '/api/v1/me/2fa/enable',
       headers: bearer(carol.systemToken),
-      payload: { code: '000000' === codeAt(secret, clock.nowMs()) ? '111111' : '000000' },
+      payload: { code: '000000' === codeAt(secret, clock.nowMs()) ? '111111' : '000000', password: carol.password },
     });
     expect(badEnable.statusCode).toBe(422);
     const enable = await context.app.inject({
       method: 'POST',
       url: '/api/v1/me/2fa/enable',
       headers: bearer(carol.systemToken),
-      payload: { code: codeAt(secret, clock.nowMs()) },
+      payload: { code: codeAt(secret, clock.nowMs()), password: carol.password },
     });
     expect(enable.statusCode, enable.body).toBe(200);
 
@@ -369,7 +369,7 @@ describe('dashboard web login, sessions and CSRF', () => {
       method: 'POST',
       url: '/api/v1/me/2fa/enable',
       headers: bearer(dave.systemToken),
-      payload: { code: codeAt(secret, clock.nowMs()) },
+      payload: { code: codeAt(secret, clock.nowMs()), password: dave.password },
     });
     clock.advance(60_000);
     const { challenge } = (

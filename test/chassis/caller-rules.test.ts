@@ -63,7 +63,7 @@ describe('caller rules in the route config', () => {
         payload: method === 'PATCH' || url.endsWith('api-keys') ? { name: 'x' } : undefined,
       });
       expect(response.statusCode, `${method} ${url}`).toBe(403);
-      expect(response.json().detail).toBe('A User API Key cannot manage keys; use the System Token');
+      expect(response.json().detail).toBe('This needs the System Token or a dashboard session with a recent sign-in');
     }
     const stillThere = await context.app.inject({ method: 'GET', url: '/api/v1/me/api-keys', headers: bearer(alice.systemToken) });
     expect(stillThere.json().data.some((key: { id: number; revoked?: boolean }) => key.id === userKey.id)).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODEL, fundedCustomer, storedSetup, walletBalance, type FundedCustomer, type StoredSetup } from './support.js';
+import { MODEL, OTHER_MODEL, fundedCustomer, storedSetup, walletBalance, type FundedCustomer, type StoredSetup } from './support.js';
 
 describe('legacy completions, compaction and input tokens', () => {
   let setup: StoredSetup;
@@ -130,6 +130,46 @@ describe('legacy completions, compaction and input tokens', () => {
       payload: { input: 'x' },
     });
     expect(missing.statusCode).toBe(422);
+  });
+
+  it('binds input-token counts to the key\'s allowed_models on every count route', async () => {
+    const created = await setup.context.app.inject({
+      method: 'POST',
+      url: '/api/v1/me/api-keys',
+      headers: { authorization: `Bearer ${customer.key}` },
+      payload: { name: 'one model', allowed_models: [OTHER_MODEL] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const restricted = created.json().key as string;
+    for (const url of ['/v1/responses/count_tokens', '/v1/responses/input_tokens', '/v1/messages/count_tokens']) {
+      const body = url.startsWith('/v1/messages')
+        ? { model: MODEL, messages: [{ role: 'user', content: 'hello' }] }
+        : { model: MODEL, input: 'hello' };
+      const refused = await setup.context.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${restricted}` },
+        payload: body,
+      });
+      expect(refused.statusCode, `${url} ${refused.body}`).toBe(403);
+      expect(refused.body).toContain(`may not use model ${MODEL}`);
+      // The alias of a forbidden model is as forbidden as the model itself.
+      const viaAlias = await setup.context.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${restricted}` },
+        payload: { ...body, model: 'power-ai' },
+      });
+      expect(viaAlias.statusCode, `${url} ${viaAlias.body}`).toBe(403);
+      const allowed = await setup.context.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${restricted}` },
+        payload: { ...body, model: OTHER_MODEL },
+      });
+      expect(allowed.statusCode, `${url} ${allowed.body}`).toBe(200);
+      expect(allowed.json().input_tokens).toBeGreaterThan(0);
+    }
   });
 
   it('compacts a stored response through a billed upstream call (spec form)', async () => {

@@ -162,6 +162,7 @@ describe('sign-in page', () => {
     expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     totpSecret = (await page.getByTestId('totp-secret').textContent())!.trim();
     await page.getByLabel('Code from the app').fill(totp());
+    await page.getByRole('form', { name: 'Confirm two-factor sign-in' }).getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Two-factor sign-in is on.').waitFor();
     await expectAccessible();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from '../helpers/browser.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { ensureWebBuilt } from '../helpers/web.js';
+import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const EMAIL = 'checked@example.com';
@@ -77,5 +78,36 @@ describe('sign-in page with a human check after failures and an identity provide
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/dashboard\.html#\/settings$/);
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  });
+});
+
+describe('sign-in page redirects', () => {
+  it('keeps every foreign returnTo spelling on the site, by the same rule as the server', async () => {
+    const button = page.getByRole('link', { name: 'Continue with your identity provider' });
+    for (const target of FOREIGN_RETURN_TO) {
+      await page.goto(`/login.html?returnTo=${encodeURIComponent(target)}`);
+      await button.waitFor();
+      expect(await button.getAttribute('href'), JSON.stringify(target)).toBe(
+        `/api/v1/auth/idp/start?returnTo=${encodeURIComponent('/dashboard.html')}`,
+      );
+    }
+  });
+
+  it('signs in and lands on the site for spellings that once left it', async () => {
+    const origin = new URL(page.url()).origin;
+    // Raw in the query (as a crafted link carries them) and encoded.
+    const queries = ['/%09/evil.example', '/.//evil.example', '/x/../..//evil.example', '/%5C/evil.example', '/\\/evil.example'].flatMap(
+      (target) => [target, encodeURIComponent(target)],
+    );
+    for (const query of queries) {
+      await page.context().clearCookies();
+      await page.goto(`/login.html?returnTo=${query}`);
+      await page.getByLabel('Email or username').fill(EMAIL);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => !url.pathname.endsWith('/login.html'));
+      expect(staysOn(origin, page.url()), `${query} -> ${page.url()}`).toBe(true);
+      expect(new URL(page.url()).pathname).toBe('/dashboard.html');
+    }
   });
 });

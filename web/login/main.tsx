@@ -4,6 +4,7 @@
  * emailed reset link opens (`/login.html#token=…`). `?returnTo=` (own paths only) is where a session lands;
  * `?error=<code>` from a failed single sign-on is shown as a sentence.
  */
+import { safeReturnTo } from '../../src/kernel/return-to.js';
 import '../shared/styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -29,12 +30,6 @@ const ERRORS: Record<string, string> = {
   idp_email_unverified: 'Your identity-provider account has no verified email address, so it cannot sign you in here.',
   account_disabled: 'This account is disabled. Contact support.',
 };
-
-/** Only paths of this site: no other host, no scheme, no `//host`. */
-export function safeReturnTo(value: string | null): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/dashboard.html';
-  return value;
-}
 
 const params = new URLSearchParams(location.search);
 const returnTo = safeReturnTo(params.get('returnTo'));

@@ -42,7 +42,27 @@ export interface RequestOptions {
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * Minting or changing credentials needs a recent sign-in: the server answers 403 with `reauthenticate`; the page
+ * asks for the password once, confirms it (POST /api/v1/auth/reauthenticate) and repeats the request.
+ */
 export async function request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  try {
+    return await send<T>(method, path, options);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 403 || !needsReauthentication(error.body)) throw error;
+    const password = window.prompt('Confirm your password to continue');
+    if (!password) throw error;
+    await send('POST', '/api/v1/auth/reauthenticate', { body: { password } });
+    return send<T>(method, path, options);
+  }
+}
+
+function needsReauthentication(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && typeof (body as { reauthenticate?: unknown }).reauthenticate === 'string';
+}
+
+async function send<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   let body: BodyInit | undefined;
   if (options.body !== undefined) {

@@ -15,6 +15,13 @@ export const AccountsSection = Type.Object(
       default: 7 * 24,
       description: 'A dashboard session ends this long after sign-in, used or not.',
     }),
+    recentAuthMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 24 * 60,
+      default: 15,
+      description:
+        'A dashboard session may mint or change credentials (keys, SSO links, email, password, 2FA) this long after its password or authenticator code was checked.',
+    }),
     lockout: Type.Object(
       {
         maxFailures: Type.Integer({

@@ -12,6 +12,7 @@ import { resolveModel, type ExecuteDeps } from '../execute.js';
 import type { NormalizedRequest } from '../normalized/index.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { countInputTokens } from '../tokens.js';
+import { assertModelAllowed } from '../../billing/policy.js';
 import { BackgroundResponses, type BackgroundRun } from './background.js';
 import { CompactionSeal } from './compaction-seal.js';
 import { compactConversation, expandCompactionItems } from './compaction.js';
@@ -97,6 +98,9 @@ export class ResponsesLifecycle {
     if (typeof body.model !== 'string' || body.model === '') {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
     }
+    // The key's model policy binds a count as it binds a call (an unknown model is the same 404 too).
+    const destination = resolveModel(this.options.executeDeps.routing, body.model);
+    assertModelAllowed(principal, body.model, destination.model.id);
     const prepared = { ...body, stream: false };
     await this.prepareInput(principal, prepared);
     return { object: 'response.input_tokens', input_tokens: await countInputTokens(this.options.decode(prepared)) };

@@ -19,6 +19,7 @@ import * as desktopChatResearch from './0017-desktop-chat-research.js';
 import * as objectWorkspaceChatbot from './0018-object-workspace-chatbot.js';
 import * as scaleLeases from './0019-scale-leases.js';
 import * as moneyChecks from './0020-money-checks.js';
+import * as credentialScope from './0021-credential-scope.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0018-object-workspace-chatbot': objectWorkspaceChatbot,
   '0019-scale-leases': scaleLeases,
   '0020-money-checks': moneyChecks,
+  '0021-credential-scope': credentialScope,
 };

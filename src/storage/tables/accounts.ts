@@ -11,6 +11,10 @@ export interface DashboardSessionsTable {
   /** Absolute expiry; the idle expiry is `last_seen_at` plus the configured idle time. */
   expires_at: number;
   ended_at: number | null;
+  /** When a password or an authenticator code was last checked for it; null = opened from a link. */
+  authenticated_at: Generated<number | null>;
+  /** The key policy it was derived from (an SSO link's), JSON; null = the dashboard's own. */
+  policy_json: Generated<string | null>;
 }
 
 export interface LoginChallengesTable {
@@ -47,6 +51,39 @@ export interface SsoLinksTable {
   link_hash: string;
   expires_at: number;
   used_at: number | null;
+  created_at: number;
+  /** The policy of the credential that minted the link, carried into the session it opens. */
+  policy_json: Generated<string | null>;
+}
+
+export interface EmailChangesTable {
+  id: Generated<number>;
+  customer_id: number;
+  old_email: string;
+  new_email: string;
+  /** Keyed hash of the undo token mailed to the old address. */
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface EmailVerificationsTable {
+  id: Generated<number>;
+  customer_id: number;
+  email: string;
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface AddressEventsTable {
+  id: Generated<number>;
+  /** `signup` or `promotion`. */
+  action: string;
+  /** Keyed hash of the address prefix (/24 IPv4, /64 IPv6). */
+  prefix_hash: string;
   created_at: number;
 }
 
@@ -138,4 +175,7 @@ export interface AccountTables {
   inbox_messages: InboxMessagesTable;
   inbox_reads: InboxReadsTable;
   signup_attributions: SignupAttributionsTable;
+  email_changes: EmailChangesTable;
+  email_verifications: EmailVerificationsTable;
+  address_events: AddressEventsTable;
 }

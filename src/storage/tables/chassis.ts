@@ -10,6 +10,8 @@ export interface CustomersTable {
   status: string;
   vip: number;
   created_at: number;
+  /** When the account proved it receives mail at `email` (sign-up link); null = not verified. */
+  email_verified_at: Generated<number | null>;
 }
 
 export type ApiKeyKind = 'wallet' | 'username' | 'user' | 'managed';

@@ -140,9 +140,10 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          await api.post('/api/v1/me/2fa/enable', { code: code.trim() });
+          await api.post('/api/v1/me/2fa/enable', { code: code.trim(), password });
           setSetup(null);
           setCode('');
+          setPassword('');
           await reloadMe();
           return 'Two-factor sign-in is on.';
         });
@@ -163,6 +164,7 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
         maxLength={6}
         required
       />
+      <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" required />
       <button type="submit" disabled={action.busy}>
         Turn on
       </button>
@@ -209,6 +211,7 @@ function Identity({ me, profile, reloadMe }: { me: ViewProps['me']; profile: Pro
   const [first, setFirst] = useState(profile.first_name ?? '');
   const [surname, setSurname] = useState(profile.surname ?? '');
   const [email, setEmail] = useState(me.customer.email);
+  const [emailPassword, setEmailPassword] = useState('');
   const action = useAction();
   return (
     <>
@@ -237,13 +240,22 @@ function Identity({ me, profile, reloadMe }: { me: ViewProps['me']; profile: Pro
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await api.post('/api/v1/me/email', { email: email.trim() });
+            await api.post('/api/v1/me/email', { email: email.trim(), password: emailPassword });
+            setEmailPassword('');
             await reloadMe();
-            return 'Email changed.';
+            return 'Email changed. Your previous address got a link that undoes the change.';
           });
         }}
       >
         <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required />
+        <Field
+          label="Password (to change the email)"
+          type="password"
+          value={emailPassword}
+          onValue={setEmailPassword}
+          autoComplete="current-password"
+          required
+        />
         <button type="submit" disabled={action.busy}>
           Change email
         </button>

@@ -3,7 +3,7 @@
  * whose reply is relayed as sent), our tokenizer's estimate otherwise. Not billed; the key's model policy applies.
  */
 import type { Principal } from '../../../accounts/principal.js';
-import { modelAllowed } from '../../../billing/policy.js';
+import { assertModelAllowed } from '../../../billing/policy.js';
 import type { Clock } from '../../../kernel/clock.js';
 import { AppError } from '../../../kernel/errors.js';
 import { resolveModel, type Routing } from '../../execute.js';
@@ -23,9 +23,7 @@ export async function countMessageTokens(
   const request = decodeMessagesRequest(options.body, { requireMaxTokens: false, headers: options.headers });
   const destination = resolveModel(routing, request.model);
   const { principal } = options;
-  if (principal.kind === 'customer' && !modelAllowed(principal.policy, request.model, destination.model.id)) {
-    throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${request.model}`);
-  }
+  assertModelAllowed(principal, request.model, destination.model.id);
   const adapter = routing.adapterFor(destination);
   if (!adapter.countTokens) return { kind: 'counted', body: { input_tokens: await countInputTokens(request) } };
   try {

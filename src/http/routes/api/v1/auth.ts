@@ -12,6 +12,7 @@ import type { AccountServices } from '../../../../accounts/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { Clock } from '../../../../kernel/clock.js';
 import type { App } from '../../../types.js';
+import { customerOf } from '../../../caller.js';
 import { clearSessionCookies, sessionView, setSessionCookies } from './session-cookies.js';
 
 const HumanCheckFields = {
@@ -53,6 +54,19 @@ const SsoQuery = Type.Object({
   returnTo: Type.Optional(Type.String({ maxLength: 2048 })),
 });
 
+const ReauthenticateBody = Type.Object(
+  {
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'A current authenticator-app code (when 2FA is on).' })),
+  },
+  { additionalProperties: false },
+);
+
+const EmailUndoBody = Type.Object(
+  { token: Type.String({ minLength: 20, maxLength: 200, description: 'The token from the link mailed to the old address.' }) },
+  { additionalProperties: false },
+);
+
 const IdpStartQuery = Type.Object({
   planId: Type.Optional(Type.String({ maxLength: 100 })),
   amountUsd: Type.Optional(
@@ -82,7 +96,7 @@ const IdpCallbackQuery = Type.Object({
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
 export interface AuthRouteDeps {
-  accounts: Pick<AccountServices, 'humanCheckRequired' | 'humanChecks' | 'oidc' | 'sessions' | 'sso' | 'webAuth'>;
+  accounts: Pick<AccountServices, 'alerts' | 'humanCheckRequired' | 'humanChecks' | 'oidc' | 'sessions' | 'sso' | 'webAuth'>;
   config: AppConfig;
   clock: Clock;
 }
@@ -194,11 +208,12 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
     },
     async (request, reply) => {
       const returnTo = safeReturnTo(request.query.returnTo);
-      const customerId = request.query.token === undefined ? null : await accounts.sso.redeem(request.query.token);
+      const link = request.query.token === undefined ? null : await accounts.sso.redeem(request.query.token);
       reply.header('cache-control', 'no-store');
       reply.header('referrer-policy', 'no-referrer');
-      if (customerId === null) return reply.redirect(`/login.html?error=sso_link_invalid`, 302);
-      const session = await accounts.sessions.open(customerId);
+      if (link === null) return reply.redirect(`/login.html?error=sso_link_invalid`, 302);
+      // No password was checked: the session carries the link's policy and is not a recent sign-in.
+      const session = await accounts.sessions.open(link.customerId, { authenticated: false, policy: link.policy });
       setSessionCookies(reply, session, clock.nowMs(), config.publicBaseUrl);
       return reply.redirect(returnTo, 302);
     },
@@ -248,13 +263,51 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
       const raw = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       try {
         const done = await accounts.oidc.complete(new URLSearchParams(raw));
-        const session = await accounts.sessions.open(done.customerId);
+        // The identity provider has just authenticated the person: a recent sign-in, like a password.
+        const session = await accounts.sessions.open(done.customerId, { authenticated: true });
         setSessionCookies(reply, session, clock.nowMs(), config.publicBaseUrl);
         return reply.redirect(done.returnTo, 302);
       } catch (error) {
         if (error instanceof OidcError) return reply.redirect(`/login.html?error=${error.code}`, 302);
         throw error;
       }
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/reauthenticate',
+    {
+      config: { auth: 'api', surface: 'account', caller: 'customer' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Confirms the password (or a current authenticator code) for the calling dashboard session',
+        description:
+          'A session may mint or change credentials only within accounts.recentAuthMinutes of a checked password or code; a session opened from an SSO link starts without one.',
+        body: ReauthenticateBody,
+      },
+    },
+    async (request) => {
+      const caller = customerOf(request);
+      if (!isSessionPrincipal(caller)) throw new AppError('BAD_REQUEST', 'Only a dashboard session re-authenticates; keys need not');
+      await accounts.webAuth.reauthenticate(caller.customerId, caller.session.id, request.body);
+      return { reauthenticated: true, recent_for_seconds: config.accounts.recentAuthMinutes * 60 };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/email-change/undo',
+    {
+      config: publicAccount,
+      schema: {
+        tags: ['auth'],
+        summary: 'Undoes an email change from the link mailed to the old address (once, within 7 days); ends every dashboard session',
+        body: EmailUndoBody,
+      },
+    },
+    async (request) => {
+      const customerId = await accounts.webAuth.undoEmailChange(request.body.token, request.ip);
+      await accounts.alerts.raise(customerId, { cause: 'email_change_undone', causeKey: `undo:${clock.nowMs()}`, details: {} });
+      return { email_change_undone: true };
     },
   );
 

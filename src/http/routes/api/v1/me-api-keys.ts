@@ -15,7 +15,9 @@ const KeyParams = Type.Object({ key_id: Type.Integer({ minimum: 1 }) });
 const KeyIdParams = Type.Object({ key_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
 const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
-const keyManager = { auth: 'api', surface: 'account', caller: 'key-manager' } as const;
+/** Minting or changing keys: the credential table (accounts/credential-rules.ts) names who may. */
+const keyAction = (action: 'create-key' | 'change-key' | 'revoke-key' | 'replace-key' | 'rotate-username-token') =>
+  ({ auth: 'api', surface: 'account', caller: 'customer', sensitive: action }) as const;
 const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 
 export interface ApiKeyRouteDeps {
@@ -40,12 +42,18 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
   app.post(
     '/api/v1/me/api-keys',
     {
-      config: keyManager,
+      config: keyAction('create-key'),
       schema: { tags: ['accounts'], summary: 'Create a User API Key; the secret is returned once', body: UserApiKeyCreateBody },
     },
     async (request, reply) => {
       const caller = customerOf(request);
       const issued = await apiKeys.create(caller.customerId, request.body);
+      await alerts.raise(caller.customerId, {
+        cause: 'key_created',
+        causeKey: `key:${issued.view.id}`,
+        keyId: issued.view.id,
+        details: { key_id: issued.view.id },
+      });
       return reply.code(201).send({ ...issued.view, key: issued.key });
     },
   );
@@ -53,18 +61,25 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
   app.patch(
     '/api/v1/me/api-keys/:key_id',
     {
-      config: keyManager,
+      config: keyAction('change-key'),
       schema: { tags: ['accounts'], summary: 'Change a User API Key policy', params: KeyIdParams, body: UserApiKeyUpdateBody },
     },
     async (request) => {
       const caller = customerOf(request);
-      return apiKeys.update(caller.customerId, request.params.key_id, request.body);
+      const updated = await apiKeys.update(caller.customerId, request.params.key_id, request.body);
+      await alerts.raise(caller.customerId, {
+        cause: 'key_changed',
+        causeKey: `key:${request.params.key_id}:${Date.now()}`,
+        keyId: request.params.key_id,
+        details: { key_id: request.params.key_id },
+      });
+      return updated;
     },
   );
 
   app.delete(
     '/api/v1/me/api-keys/:key_id',
-    { config: keyManager, schema: { tags: ['accounts'], summary: 'Revoke one of your keys', params: KeyIdParams } },
+    { config: keyAction('revoke-key'), schema: { tags: ['accounts'], summary: 'Revoke one of your keys', params: KeyIdParams } },
     async (request) => {
       const caller = customerOf(request);
       const revoked = await apiKeys.revoke(caller.customerId, request.params.key_id);
@@ -81,7 +96,7 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
   app.post(
     '/api/v1/me/api-keys/:key_id/replace',
     {
-      config: keyManager,
+      config: keyAction('replace-key'),
       schema: { tags: ['accounts'], summary: 'Revoke a key and issue a new secret with the same policy', params: KeyIdParams },
     },
     async (request, reply) => {
@@ -99,10 +114,16 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
 
   app.post(
     '/api/v1/me/api-token/rotate',
-    { config: keyManager, schema: { tags: ['accounts'], summary: 'Rotate the username token (once per 24 hours)' } },
+    { config: keyAction('rotate-username-token'), schema: { tags: ['accounts'], summary: 'Rotate the username token (once per 24 hours)' } },
     async (request) => {
       const caller = customerOf(request);
       const rotated = await apiKeys.rotateUsernameToken(caller.customerId);
+      await alerts.raise(caller.customerId, {
+        cause: 'username_token_rotated',
+        causeKey: `key:${rotated.view.id}`,
+        keyId: rotated.view.id,
+        details: { key_id: rotated.view.id },
+      });
       return { ...rotated.view, username_token: rotated.key, next_rotation_at: rotated.nextRotationAt };
     },
   );

@@ -2,10 +2,12 @@
  * The account, `GET /api/v1/me`, and its settings (`api`, account surface: System Token, username token, login key or
  * dashboard session): authenticator-app 2FA, edge region, email, password, profile name, SSO links and key alerts.
  */
+import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { describeAccount } from '../../../../accounts/account-profile.js';
 import { customerOf } from '../../../caller.js';
+import type { SensitiveAction } from '../../../../accounts/credential-rules.js';
 import type { CustomerService } from '../../../../accounts/customer-service.js';
 import type { AccountServices } from '../../../../accounts/index.js';
 import type { BillingServices } from '../../../../billing/index.js';
@@ -14,7 +16,8 @@ import type { GatewayServices } from '../../../../gateway/index.js';
 import type { App } from '../../../types.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$', description: 'A 6-digit authenticator-app code.' });
-const EnableBody = Type.Object({ code: Code }, { additionalProperties: false });
+const AccountPassword = Type.String({ minLength: 1, maxLength: 256, description: 'The account password.' });
+const EnableBody = Type.Object({ code: Code, password: AccountPassword }, { additionalProperties: false });
 const DisableBody = Type.Object(
   { code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) },
   { additionalProperties: false },
@@ -24,7 +27,7 @@ const EdgeRegionBody = Type.Object(
   { additionalProperties: false },
 );
 const EmailBody = Type.Object(
-  { email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }) },
+  { email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }), password: AccountPassword },
   { additionalProperties: false },
 );
 const PasswordBody = Type.Object(
@@ -46,6 +49,8 @@ const AlertParams = Type.Object({ event_id: Type.Integer({ minimum: 1, maximum: 
 const AlertQuery = Type.Object({ include_acknowledged: Type.Optional(Type.Boolean({ default: false })) });
 
 const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
+/** A sensitive action of the account (accounts/credential-rules.ts decides who may). */
+const sensitive = <A extends SensitiveAction>(action: A) => ({ ...customerAccount, sensitive: action }) as const;
 
 export interface MeRouteDeps {
   accounts: Pick<AccountServices, 'alerts' | 'settings' | 'sso' | 'webAuth'>;
@@ -57,6 +62,9 @@ export interface MeRouteDeps {
 
 export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   const { accounts, config, customers } = deps;
+  /** Every change of a credential lands in the account's alerts (each occurrence its own alert). */
+  const raiseChange = (customerId: number, cause: string, details: Record<string, unknown>, causeKey?: string) =>
+    accounts.alerts.raise(customerId, { cause, causeKey: causeKey ?? `at:${Date.now()}:${randomUUID()}`, details });
 
   app.get(
     '/api/v1/me',
@@ -82,7 +90,7 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   app.post(
     '/api/v1/me/2fa/setup',
     {
-      config: customerAccount,
+      config: sensitive('enrol-2fa'),
       schema: { tags: ['account'], summary: 'Starts authenticator-app 2FA: {secret, otpauth_uri, enabled:false}; active after /enable' },
     },
     async (request) => ({ ...(await accounts.webAuth.setupTwoFactor(customerOf(request).customerId)), enabled: false }),
@@ -91,11 +99,17 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   app.post(
     '/api/v1/me/2fa/enable',
     {
-      config: customerAccount,
-      schema: { tags: ['account'], summary: 'Confirms 2FA with a current code; web login then asks for a code', body: EnableBody },
+      config: sensitive('enrol-2fa'),
+      schema: {
+        tags: ['account'],
+        summary: 'Confirms 2FA with the password and a current code; web login then asks for a code',
+        body: EnableBody,
+      },
     },
     async (request) => {
-      await accounts.webAuth.enableTwoFactor(customerOf(request).customerId, request.body.code, request.ip);
+      const { customerId } = customerOf(request);
+      await accounts.webAuth.enableTwoFactor(customerId, request.body.code, request.body.password, request.ip);
+      await raiseChange(customerId, 'two_factor_enabled', {});
       return { enabled: true };
     },
   );
@@ -103,11 +117,13 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   app.post(
     '/api/v1/me/2fa/disable',
     {
-      config: customerAccount,
+      config: sensitive('remove-2fa'),
       schema: { tags: ['account'], summary: 'Turns 2FA off with a current code or the password', body: DisableBody },
     },
     async (request) => {
-      await accounts.webAuth.disableTwoFactor(customerOf(request).customerId, request.body, request.ip);
+      const { customerId } = customerOf(request);
+      await accounts.webAuth.disableTwoFactor(customerId, request.body, request.ip);
+      await raiseChange(customerId, 'two_factor_disabled', {});
       return { enabled: false };
     },
   );
@@ -124,22 +140,32 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   app.post(
     '/api/v1/me/email',
     {
-      config: customerAccount,
-      schema: { tags: ['account'], summary: 'Changes the account email (unique; 409 when taken)', body: EmailBody },
+      config: sensitive('change-email'),
+      schema: {
+        tags: ['account'],
+        summary: 'Changes the account email with the password (unique; 409 when taken); the old address gets a link that undoes it',
+        body: EmailBody,
+      },
     },
-    async (request) => ({ email: await accounts.webAuth.changeEmail(customerOf(request).customerId, request.body.email) }),
+    async (request) => {
+      const { customerId } = customerOf(request);
+      const changed = await accounts.webAuth.changeEmail(customerId, request.body.email, request.body.password);
+      await raiseChange(customerId, 'email_changed', { email: changed.email }, `change:${changed.changeId}`);
+      return { email: changed.email, email_verified: false };
+    },
   );
 
   app.post(
     '/api/v1/me/password',
     {
-      config: customerAccount,
+      config: sensitive('change-password'),
       schema: { tags: ['account'], summary: 'Changes the dashboard password; every other dashboard session ends', body: PasswordBody },
     },
     async (request) => {
       const caller = customerOf(request);
       const keep = isSessionPrincipal(caller) ? caller.session.id : undefined;
       await accounts.webAuth.changePassword(caller.customerId, request.body.current_password, request.body.new_password, keep);
+      await raiseChange(caller.customerId, 'password_changed', {});
       return { password_changed: true };
     },
   );
@@ -159,7 +185,7 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
   app.post(
     '/api/v1/me/sso-link',
     {
-      config: customerAccount,
+      config: sensitive('mint-sso-link'),
       schema: {
         tags: ['account'],
         summary: 'A signed single-use dashboard link valid at most 5 minutes: {url, expires_at}',
@@ -168,7 +194,9 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
     },
     async (request, reply) => {
       const caller = customerOf(request);
-      const issued = await accounts.sso.issue(caller.customerId, (request.body.ttlSeconds ?? 300) * 1000);
+      // The session the link opens carries the minting credential's policy (never wider than it).
+      const issued = await accounts.sso.issue(caller.customerId, caller.policy, (request.body.ttlSeconds ?? 300) * 1000);
+      await raiseChange(caller.customerId, 'sso_link_issued', { expires_at: new Date(issued.expiresAt).toISOString() });
       const query = new URLSearchParams({ token: issued.token });
       if (request.body.returnTo !== undefined) query.set('returnTo', request.body.returnTo);
       reply.header('cache-control', 'no-store');
