@@ -1,6 +1,13 @@
 /** Request checks that hold for every protocol and destination: tool results present, capabilities honoured. */
 import { AppError } from '../kernel/errors.js';
-import { hasImages, webSearchCapable, type Destination, type NormalizedRequest } from './normalized/index.js';
+import {
+  hasImages,
+  webSearchCapable,
+  type Destination,
+  type NativeBody,
+  type NormalizedRequest,
+  type ToolSpec,
+} from './normalized/index.js';
 
 /**
  * Every assistant tool call must be answered by a tool result before the next assistant turn: a history with a
@@ -58,20 +65,59 @@ export function checkCapabilities(destination: Destination, request: NormalizedR
   }
 }
 
-const isWebSearch = (tool: NormalizedRequest['tools'][number]): boolean => tool.type === 'builtin' && tool.name === 'web_search';
+/** The hosted tools of a request the destination does not run, and the request without them. */
+export interface HostedTools {
+  request: NormalizedRequest;
+  /** Names of the tools left out (`web_search`), for the `x-switchyard-dropped-tools` header. */
+  dropped: string[];
+}
+
+/** A hosted tool the destination runs: web search where it is offered, Anthropic's own versioned server tools. */
+function runs(destination: Destination, tool: Extract<ToolSpec, { type: 'builtin' }>, native: boolean): boolean {
+  if (tool.name === 'web_search') return webSearchCapable(destination);
+  // A native body goes to an upstream of its own protocol, which runs its own hosted tools.
+  if (native) return true;
+  const versioned = tool.config.type;
+  return destination.provider.kind === 'anthropic' && typeof versioned === 'string' && /_\d{8}$/.test(versioned);
+}
 
 /**
- * Web search goes only to a destination that runs it itself. An API caller who asked for it on another model gets
- * a clear 400; an agent turn (whose model catalog may offer the tool everywhere) goes on without it.
+ * Hosted tools go only to a destination that runs them; elsewhere they are left out and named, and the call goes
+ * on (Codex sends `web_search` on every turn, whatever the model). A model whose policy is `refuse` answers 400 to
+ * an API caller instead; an agent turn (whose catalog may offer the tool everywhere) always goes on. A native body
+ * (Responses to a Responses model, chat to an OpenAI-kind model) loses the same tools, so both forms agree.
  */
-export function webSearchFor(destination: Destination, request: NormalizedRequest, options: { agentTurn: boolean }): NormalizedRequest {
-  if (!request.tools.some(isWebSearch) || webSearchCapable(destination)) return request;
-  if (options.agentTurn) return { ...request, tools: request.tools.filter((tool) => !isWebSearch(tool)) };
-  throw new AppError(
-    'BAD_REQUEST',
-    `Model ${destination.requestedModel} does not offer web search; remove the web_search tool or choose a model with web search`,
-    {
-      details: { param: 'tools' },
-    },
-  );
+export function hostedToolsFor(
+  destination: Destination,
+  request: NormalizedRequest,
+  options: { agentTurn: boolean; native: boolean },
+): HostedTools {
+  const dropped = request.tools.filter((tool) => tool.type === 'builtin' && !runs(destination, tool, options.native)).map((tool) => tool.name);
+  if (dropped.length === 0) return { request, dropped };
+  if (destination.model.unsupportedHostedTools === 'refuse' && !options.agentTurn) {
+    const names = [...new Set(dropped)].join(', ');
+    throw new AppError(
+      'BAD_REQUEST',
+      `Model ${destination.requestedModel} does not offer ${names === 'web_search' ? 'web search' : names}; remove the ${names} tool or choose a model that runs it`,
+      { details: { param: 'tools' } },
+    );
+  }
+  const tools = request.tools.filter((tool) => tool.type !== 'builtin' || runs(destination, tool, options.native));
+  return { request: { ...request, tools, native: request.native && withoutHostedTools(request.native, new Set(dropped)) }, dropped: [...new Set(dropped)] };
+}
+
+/** The native body without the named hosted tools (Responses `tools[]` entries, chat `web_search_options`). */
+function withoutHostedTools(native: NativeBody, names: Set<string>): NativeBody {
+  const body = { ...native.body };
+  if (native.protocol === 'openai-chat') {
+    if (names.has('web_search')) delete body.web_search_options;
+    return { ...native, body };
+  }
+  if (!Array.isArray(body.tools)) return native;
+  body.tools = body.tools.filter((tool: unknown) => {
+    const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
+    const name = typeof type === 'string' && type.startsWith('web_search') ? 'web_search' : type;
+    return typeof name !== 'string' || !names.has(name);
+  });
+  return { ...native, body };
 }

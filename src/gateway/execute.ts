@@ -27,10 +27,10 @@ import type { Meter, MeteredCall, MeteredUsage, SettleOutcome } from '../billing
 import { AppError } from '../kernel/errors.js';
 import type { GatewayMetrics, UpstreamCallProbe } from '../metrics/recorder.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { checkCapabilities, checkToolResults, webSearchFor } from './checks.js';
+import { checkCapabilities, checkToolResults, hostedToolsFor } from './checks.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './normalized/index.js';
-import { UpstreamError, mergeUsage } from './normalized/index.js';
+import { UpstreamError, droppedFieldsOf, mergeUsage, nativeStructuredOutput } from './normalized/index.js';
 import { countInputTokens, countTextTokens, estimateInputTokensUpperBound, inputSizeOf, type InputSize } from './tokens.js';
 import type { CallSignal } from './normalized/index.js';
 
@@ -66,12 +66,21 @@ export interface ExecuteOptions {
   host?: string;
 }
 
+export interface Dropped {
+  /** Hosted tools the destination does not run (`web_search`). */
+  tools: string[];
+  /** Request fields the translation to the destination's protocol could not carry (see normalized/field-fates.ts). */
+  fields: string[];
+}
+
 export interface GatewayCall {
   destination: Destination;
   /** The request's input size, for protocols that show an input estimate before the upstream reports usage. */
   inputSize: InputSize;
-  /** `native-event` parts carry the upstream's own Responses stream. */
+  /** `native-event` parts carry the upstream's own stream (its protocol is the caller's). */
   native: boolean;
+  /** What the destination does not take and the call went on without (named in response headers). */
+  dropped: Dropped;
   parts: AsyncGenerator<StreamPart, void, undefined>;
 }
 
@@ -89,7 +98,7 @@ export function resolveModel(routing: Routing, model: string): Destination {
 function resolveOrThrow(routing: Routing, request: NormalizedRequest, agentTurn: boolean): Destination {
   const destination = resolveModel(routing, request.model);
   checkCapabilities(destination, request);
-  webSearchFor(destination, request, { agentTurn });
+  hostedToolsFor(destination, request, { agentTurn, native: isNative(destination, request) });
   return destination;
 }
 
@@ -97,6 +106,9 @@ function isNative(destination: Destination, request: NormalizedRequest): boolean
   if (request.native?.protocol === 'openai-responses')
     return destination.provider.kind === 'openai' && destination.model.capabilities.responsesApi;
   if (request.native?.protocol === 'anthropic-messages') return destination.provider.kind === 'anthropic';
+  // Chat to an OpenAI-kind model, unless its structured output is emulated with a forced tool (a translation).
+  if (request.native?.protocol === 'openai-chat')
+    return destination.provider.kind === 'openai' && (request.responseFormat === undefined || nativeStructuredOutput(destination));
   return false;
 }
 
@@ -125,15 +137,23 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   let destination: Destination;
   let upstream: AsyncIterable<StreamPart>;
   let native = false;
+  let dropped: Dropped = { tools: [], fields: [] };
   try {
     destination = resolveOrThrow(deps.routing, request, agentTurn);
     native = isNative(destination, request);
-    request = webSearchFor(destination, request, { agentTurn });
+    const hosted = hostedToolsFor(destination, request, { agentTurn, native });
+    request = hosted.request;
+    dropped = { tools: hosted.dropped, fields: droppedFieldsOf(request, destination, native) };
+    if (dropped.tools.length > 0 || dropped.fields.length > 0)
+      deps.logger.info({ requestId: options.requestId, model: destination.model.id, dropped }, 'model call sent without what its destination does not take');
     if (!native && request.nativeOnly?.length) {
-      const speaks =
-        request.native?.protocol === 'anthropic-messages' ? 'an Anthropic-kind model' : 'a model that speaks the Responses API natively';
+      const speaks = {
+        'anthropic-messages': 'an Anthropic-kind model',
+        'openai-chat': 'an OpenAI-kind model',
+        'openai-responses': 'a model that speaks the Responses API natively',
+      }[request.native?.protocol ?? 'openai-responses'];
       throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {
-        details: { param: request.native?.protocol === 'anthropic-messages' ? 'messages' : 'input' },
+        details: { param: { 'anthropic-messages': 'messages', 'openai-chat': 'messages', 'openai-responses': 'input' }[request.native?.protocol ?? 'openai-responses'] },
       });
     }
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');
@@ -150,7 +170,7 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
   const tracker = new UsageTracker(request);
   const abandoned = { value: false };
   const parts = meteredParts(deps.logger, upstream, { metered, tracker, signal, requestId: options.requestId, leave, abandoned, probe });
-  return { destination, inputSize, native, parts: new SettledOnClose(parts, signal, abandoned) };
+  return { destination, inputSize, native, dropped, parts: new SettledOnClose(parts, signal, abandoned) };
 }
 
 /**

@@ -54,8 +54,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   if (error.status === 401) reply.header('www-authenticate', 'Bearer');
   const shape = format ?? (request.routeOptions?.url === undefined ? errorFormatFor(request.url) : formatOf(request));
+  // OpenAI and Anthropic answer an invalid request with 400 `invalid_request_error`; the 422 stays on `/api`.
+  const status = shape !== 'api' && error.status === 422 ? 400 : error.status;
   return reply
-    .code(error.status)
+    .code(status)
     .type('application/json; charset=utf-8')
     .send(renderError(shape, error, request.id));
 }

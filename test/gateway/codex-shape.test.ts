@@ -7,7 +7,9 @@ import { createGatewayContext, MODELS, type GatewayTestContext } from './gateway
 
 let gateway: GatewayTestContext;
 beforeAll(async () => {
-  gateway = await createGatewayContext();
+  gateway = await createGatewayContext({
+    models: [{ id: 'search-refusing', provider: 'openai-fake', upstreamModel: 'upstream-gpt', unsupportedHostedTools: 'refuse' }],
+  });
 });
 afterAll(async () => gateway.close());
 beforeEach(() => {
@@ -52,7 +54,9 @@ function codexBody(model: string, extraInput: unknown[] = []): Record<string, un
   };
 }
 
-async function events(body: Record<string, unknown>): Promise<{ status: number; frames: { event: string; data: any }[] }> {
+async function events(
+  body: Record<string, unknown>,
+): Promise<{ status: number; headers: Headers; frames: { event: string; data: any }[] }> {
   const response = await fetch(`${gateway.url}/v1/responses`, {
     method: 'POST',
     headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -66,7 +70,7 @@ async function events(body: Record<string, unknown>): Promise<{ status: number; 
       const [eventLine, dataLine] = frame.split('\n');
       return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) };
     });
-  return { status: response.status, frames };
+  return { status: response.status, headers: response.headers, frames };
 }
 
 describe('Codex provider traffic', () => {
@@ -99,9 +103,7 @@ describe('Codex provider traffic', () => {
       callId: 'call_patch_2',
     });
     const body = codexBody(model);
-    // A chat-only model has no web search: an API caller leaves the tool out (see the refusal below).
-    if (model === MODELS.openai) body.tools = (body.tools as { type: string }[]).filter((tool) => tool.type !== 'web_search');
-    const { status, frames } = await events(body);
+    const { status, headers, frames } = await events(body);
     expect(status).toBe(200);
     const done = frames.find((frame) => frame.event === 'response.output_item.done' && frame.data.item.type === 'custom_tool_call');
     expect(done!.data.item).toMatchObject({ call_id: 'call_patch_2', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' });
@@ -109,8 +111,14 @@ describe('Codex provider traffic', () => {
     const sent = gateway.upstream.requests[0]!.body;
     if (model === MODELS.openai) {
       expect(sent.messages[0]).toEqual({ role: 'system', content: 'You are Codex, a coding agent.\n\n<permissions instructions>' });
+      // A chat-only model has no web search: the tool is left out and named, the turn goes on.
       expect(sent.web_search_options).toBeUndefined();
+      expect(headers.get('x-switchyard-dropped-tools')).toBe('web_search');
       expect(sent.reasoning_effort).toBe('xhigh');
+      // What chat has too arrives; what it has not is named.
+      expect(sent.prompt_cache_key).toBe('thread-1');
+      expect(sent.verbosity).toBe('low');
+      expect(headers.get('x-switchyard-dropped-fields')).toBe('include, client_metadata');
       expect(sent.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['exec_command', 'apply_patch']);
     } else {
       expect(sent.system).toBe('You are Codex, a coding agent.\n\n<permissions instructions>');
@@ -119,11 +127,11 @@ describe('Codex provider traffic', () => {
     }
   });
 
-  it('refuses web_search for a chat-only model with a clear 400, without calling it', async () => {
+  it('refuses web_search with a clear 400, without calling it, for a model whose policy is to refuse', async () => {
     const response = await fetch(`${gateway.url}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gateway.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ...codexBody(MODELS.openai), stream: false }),
+      body: JSON.stringify({ ...codexBody('search-refusing'), stream: false }),
     });
     expect(response.status).toBe(400);
     expect((await response.json()).error.message).toContain('does not offer web search');

@@ -151,16 +151,20 @@ describe('upstream failures before the answer', () => {
     expect(gateway.upstream.requests.length).toBe(before);
   });
 
-  it('rejects malformed bodies with 422 before any upstream call', async () => {
+  it('rejects malformed bodies with 400 invalid_request_error, in each protocol\'s shape, before any upstream call', async () => {
     const response = await post('/v1/chat/completions', { model: MODELS.openai });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'messages' });
     const messages = await post(
       '/v1/messages',
       { model: MODELS.anthropic, messages: [{ role: 'user', content: 'hi' }] },
       { apiKeyHeader: true },
     );
-    expect(messages.status).toBe(422);
-    expect((await messages.json()).error.message).toContain('max_tokens');
+    expect(messages.status).toBe(400);
+    const body = await messages.json();
+    expect(body.type).toBe('error');
+    expect(body.error.type).toBe('invalid_request_error');
+    expect(body.error.message).toContain('max_tokens');
   });
 });
 

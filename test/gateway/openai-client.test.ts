@@ -71,7 +71,8 @@ describe.each([
       ]);
       expect(sent!.body.tools).toEqual([WEATHER_TOOL]);
       expect(sent!.body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
-      expect(sent!.body.max_completion_tokens).toBe(300);
+      // The caller's body as sent: its own max_tokens, not a translation of it.
+      expect(sent!.body.max_tokens).toBe(300);
     } else {
       expect(sent!.headers['x-api-key']).toBe('sk-upstream-anthropic');
       expect(sent!.headers['anthropic-version']).toBe('2023-06-01');

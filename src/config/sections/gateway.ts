@@ -47,6 +47,11 @@ export const ModelEntry = Type.Object({
   capabilities: ModelCapabilities,
   rateCard: Type.String({ minLength: 1, default: 'standard' }),
   hidden: Type.Boolean({ default: false }),
+  /**
+   * A hosted tool the model does not run (web search on a chat-only model): `drop` leaves it out and names it in
+   * the `x-switchyard-dropped-tools` response header, the call goes on; `refuse` answers 400.
+   */
+  unsupportedHostedTools: Type.Union([Type.Literal('drop'), Type.Literal('refuse')], { default: 'drop' }),
 });
 export type ModelConfig = Static<typeof ModelEntry>;
 

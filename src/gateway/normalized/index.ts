@@ -7,3 +7,4 @@ export * from './destination.js';
 export * from './provider.js';
 export * from './stored-objects.js';
 export * from './call-signal.js';
+export * from './field-fates.js';

@@ -4,7 +4,8 @@
  */
 
 export type ContentPart =
-  | { type: 'text'; text: string }
+  /** `cacheControl`: the caller's cache mark (Anthropic `cache_control`, chat messages' `cache_control`). */
+  | { type: 'text'; text: string; cacheControl?: Record<string, unknown> }
   /** `url` is an `https:` URL or a `data:<mediaType>;base64,…` URL; `detail` is OpenAI's image detail hint. */
   | { type: 'image'; url: string; detail?: string };
 
@@ -52,7 +53,13 @@ export interface NativeMessagesBody {
   headers: Record<string, string>;
 }
 
-export type NativeBody = NativeResponsesBody | NativeMessagesBody;
+/** The original body of a chat completions request, sent as-is (model rewritten) to an OpenAI-kind destination. */
+export interface NativeChatBody {
+  protocol: 'openai-chat';
+  body: Record<string, unknown>;
+}
+
+export type NativeBody = NativeResponsesBody | NativeMessagesBody | NativeChatBody;
 
 /** Structured output the caller asked for (chat `response_format`, Responses `text.format`). */
 export type ResponseFormat =
@@ -86,6 +93,16 @@ export interface NormalizedRequest {
    * The call may go only to a destination that takes the native body; elsewhere it is refused, never trimmed.
    */
   nativeOnly?: string[];
+  /** The inbound protocol and the caller's body, whose fields a translation may drop (see field-fates.ts). */
+  source?: { protocol: 'chat' | 'responses' | 'messages' | 'completions'; body: Record<string, unknown> };
+  /** End-user id (chat/Responses `user` or `safety_identifier`, Anthropic `metadata.user_id`). */
+  endUser?: string;
+  /** OpenAI-only hints a translation to chat carries (Responses `prompt_cache_key`, `text.verbosity`, …). */
+  openaiHints?: { promptCacheKey?: string; verbosity?: string; serviceTier?: string; topLogprobs?: number; user?: string; safetyIdentifier?: string };
+  /** Cache mark on the system prompt (chat system message `cache_control`), kept toward Anthropic. */
+  systemCache?: Record<string, unknown>;
+  /** Chat legacy `functions`: the answer's calls come back as `function_call`. */
+  legacyFunctions?: boolean;
 }
 
 export function hasImages(request: NormalizedRequest): boolean {

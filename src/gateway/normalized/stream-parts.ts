@@ -32,4 +32,6 @@ export type StreamPart =
    * Faithful passthrough of a native Responses upstream. Providers emit it alongside the normalized parts
    * (which execute uses for metering); the Responses protocol in native mode writes only these.
    */
-  | { type: 'native-event'; event: NativeResponsesEvent };
+  | { type: 'native-event'; event: NativeResponsesEvent }
+  /** One chunk (or the whole body) of an OpenAI chat upstream answering a chat caller's own body, parsed. */
+  | { type: 'native-chunk'; chunk: Record<string, unknown> };

@@ -26,6 +26,16 @@ export interface DriveInput {
   /** Fires when the client goes away. */
   signal: CallSignal;
   host?: string;
+  /** Sets headers on a JSON answer (the dropped tools and fields); a stream gets them from `openStream`. */
+  answerHeaders?(headers: Record<string, string>): void;
+}
+
+/** The response headers naming what the call's destination did not take (absent when nothing was dropped). */
+export function droppedHeaders(call: GatewayCall): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (call.dropped.tools.length > 0) headers['x-switchyard-dropped-tools'] = call.dropped.tools.join(', ');
+  if (call.dropped.fields.length > 0) headers['x-switchyard-dropped-fields'] = call.dropped.fields.join(', ');
+  return headers;
 }
 
 /** Where a streamed answer goes (the HTTP layer's SSE writer). Opened only once the upstream answered. */
@@ -40,7 +50,7 @@ export async function drive<D extends Decoded>(
   deps: DriverDeps,
   protocol: InboundProtocol<D>,
   input: DriveInput,
-  openStream: () => StreamSink,
+  openStream: (headers: Record<string, string>) => StreamSink,
 ): Promise<Json | undefined> {
   const decoded = protocol.decode(input.body, input.headers);
   const start = (request: NormalizedRequest): Promise<GatewayCall> =>
@@ -55,13 +65,15 @@ export async function drive<D extends Decoded>(
   const context: CallContext = { principal: input.principal, requestId: input.requestId, nowMs: deps.clock.nowMs(), start };
   let call: GatewayCall | undefined = await start(decoded.request);
   try {
+    const headers = droppedHeaders(call);
     if (!decoded.request.stream) {
+      input.answerHeaders?.(headers);
       const result = await protocol.collect(decoded, call, context);
       await store(deps, protocol, decoded, result, context);
       return result;
     }
     const encoder = protocol.stream(decoded, call, context);
-    const sink = openStream();
+    const sink = openStream(headers);
     try {
       await sink.write(encoder.opening());
       while (call) {

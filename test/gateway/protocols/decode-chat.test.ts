@@ -140,7 +140,10 @@ describe('decodeChatRequest', () => {
   ];
 
   it.each(rows)('%s', (_name, body, expected) => {
-    expect(JSON.parse(JSON.stringify(decodeChatRequest(body).request))).toEqual(JSON.parse(JSON.stringify(expected)));
+    const { native, source, endUser: _user, ...rest } = decodeChatRequest(body).request;
+    expect(native).toEqual({ protocol: 'openai-chat', body });
+    expect(source).toEqual({ protocol: 'chat', body });
+    expect(JSON.parse(JSON.stringify(rest))).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 
   it('keeps the stream options, the store flag and the messages as sent', () => {
@@ -153,11 +156,21 @@ describe('decodeChatRequest', () => {
     expect(decodeChatRequest({ model: 'm', messages })).toMatchObject({ includeUsage: false, store: false });
   });
 
+  it('several choices go only where the body is sent as given; legacy functions and web_search_options are read', () => {
+    const messages = [{ role: 'user', content: 'x' }];
+    expect(decodeChatRequest({ model: 'm', n: 2, messages }).request.nativeOnly).toEqual(['n=2']);
+    const legacy = decodeChatRequest({ model: 'm', messages, functions: [{ name: 'f' }], web_search_options: { search_context_size: 'low' } });
+    expect(legacy.request.legacyFunctions).toBe(true);
+    expect(legacy.request.tools).toEqual([
+      { type: 'function', name: 'f' },
+      { type: 'builtin', name: 'web_search', config: { type: 'web_search', search_context_size: 'low' } },
+    ]);
+  });
+
   const refused: [string, Record<string, unknown>, number, RegExp][] = [
     ['no model', { messages: [{ role: 'user', content: 'x' }] }, 422, /model/],
     ['no messages', { model: 'm', messages: [] }, 422, /messages/],
     ['an unknown role', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 422, /role/],
-    ['n other than 1', { model: 'm', n: 2, messages: [{ role: 'user', content: 'x' }] }, 400, /n=1/],
     ['an unsupported content part', { model: 'm', messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] }, 400, /input_audio/],
     ['a tool message without tool_call_id', { model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 422, /tool_call_id/],
     [

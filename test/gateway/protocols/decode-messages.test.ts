@@ -6,8 +6,9 @@ import type { NormalizedRequest } from '../../../src/gateway/normalized/index.js
 const text = (value: string) => ({ type: 'text' as const, text: value });
 
 function decoded(body: Record<string, unknown>, headers: Record<string, string> = {}): Partial<NormalizedRequest> {
-  const { native, ...rest } = decodeMessagesRequest(body, { requireMaxTokens: true, headers });
+  const { native, source, endUser: _user, ...rest } = decodeMessagesRequest(body, { requireMaxTokens: true, headers });
   expect(native).toMatchObject({ protocol: 'anthropic-messages', body });
+  expect(source).toEqual({ protocol: 'messages', body });
   return JSON.parse(JSON.stringify(rest));
 }
 

@@ -5,10 +5,11 @@ import type { NormalizedRequest } from '../../../src/gateway/normalized/index.js
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
 
-/** The normalized request without the native body every Responses request carries. */
+/** The normalized request without the native body, source and chat hints every Responses request carries. */
 function decoded(body: Record<string, unknown>): Partial<NormalizedRequest> {
-  const { native, ...rest } = decodeResponsesRequest(body);
+  const { native, source, openaiHints: _hints, endUser: _user, ...rest } = decodeResponsesRequest(body);
   expect(native).toEqual({ protocol: 'openai-responses', body });
+  expect(source).toEqual({ protocol: 'responses', body });
   return JSON.parse(JSON.stringify(rest));
 }
 

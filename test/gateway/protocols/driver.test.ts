@@ -30,6 +30,7 @@ function scriptedCall(parts: StreamPart[] = PARTS): GatewayCall & { closed: () =
     destination: {} as GatewayCall['destination'],
     inputSize: { chars: 1, images: 0, messages: 1 },
     native: false,
+    dropped: { tools: [], fields: [] },
     parts: generator,
     closed: () => closed,
   };

@@ -28,21 +28,59 @@ describe('toAnthropicRequest', () => {
       { model: 'up', max_tokens: 4_096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false },
     ],
     [
-      'the system prompt and mid-conversation instructions joined',
+      'a mid-conversation instruction stays in place as a system reminder in the user turn',
       request({
         system: 's',
         maxOutputTokens: 10,
         messages: [
           { role: 'user', content: [text('hi')] },
           { role: 'system', content: [text('now')] },
+          { role: 'assistant', content: [text('ok')], toolCalls: [] },
+          { role: 'system', content: [text('later')] },
+          { role: 'user', content: [text('go')] },
         ],
       }),
       {},
       {
         model: 'up',
         max_tokens: 10,
-        system: 's\n\nnow',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        system: 's',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'text', text: '<system-reminder>\nnow\n</system-reminder>' },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>\nlater\n</system-reminder>' },
+              { type: 'text', text: 'go' },
+            ],
+          },
+        ],
+        stream: false,
+      },
+    ],
+    [
+      'cache marks on the system prompt and on message text; the end-user id',
+      request({
+        system: 's',
+        systemCache: { type: 'ephemeral' },
+        endUser: 'u1',
+        maxOutputTokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cacheControl: { type: 'ephemeral' } }] }],
+      }),
+      {},
+      {
+        model: 'up',
+        max_tokens: 10,
+        system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }],
+        metadata: { user_id: 'u1' },
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
         stream: false,
       },
     ],

@@ -1,6 +1,6 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
-import type { ContentPart, Message, NormalizedRequest, ToolCall, ToolChoice, ToolSpec } from '../../normalized/index.js';
+import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolCall, type ToolChoice, type ToolSpec } from '../../normalized/index.js';
 import {
   invalid,
   isObject,
@@ -22,7 +22,7 @@ function contentParts(content: unknown, loc: (string | number)[]): ContentPart[]
     if (part.type === 'text' || part.type === 'refusal') {
       const text = part.type === 'text' ? part.text : part.refusal;
       if (typeof text !== 'string') return invalid([...loc, index, 'text'], 'must be a string');
-      return { type: 'text', text };
+      return isObject(part.cache_control) ? { type: 'text', text, cacheControl: part.cache_control } : { type: 'text', text };
     }
     if (part.type === 'image_url') {
       const image = part.image_url;
@@ -70,24 +70,47 @@ function legacyCallId(messages: Message[], name: string, loc: (string | number)[
   return invalid([...loc, 'name'], `must answer a function_call of the preceding assistant message named ${name}`);
 }
 
-function decodeMessages(value: unknown): { system?: string; messages: Message[] } {
+/**
+ * A message's parts with its message-level cache mark (opencode's `cache_control` on the message) on the last
+ * text part, where Anthropic reads a mark; part-level marks stay where they are.
+ */
+function markedParts(message: Json, loc: (string | number)[]): ContentPart[] {
+  const parts = contentParts(message.content, [...loc, 'content']);
+  if (!isObject(message.cache_control)) return parts;
+  const last = parts.findLastIndex((part) => part.type === 'text');
+  if (last >= 0) parts[last] = { ...(parts[last] as Extract<ContentPart, { type: 'text' }>), cacheControl: message.cache_control };
+  return parts;
+}
+
+interface DecodedMessages {
+  system?: string;
+  systemCache?: Record<string, unknown>;
+  messages: Message[];
+}
+
+function decodeMessages(value: unknown): DecodedMessages {
   if (!Array.isArray(value) || value.length === 0) return invalid(['messages'], 'must be a non-empty list of messages');
   const system: string[] = [];
+  let systemCache: Record<string, unknown> | undefined;
   const messages: Message[] = [];
   value.forEach((message: unknown, index) => {
     const loc = ['messages', index];
     if (!isObject(message)) return invalid(loc, 'must be a message object');
     switch (message.role) {
       case 'system':
-      case 'developer':
-        system.push(
-          contentParts(message.content, [...loc, 'content'])
-            .map((part) => (part.type === 'text' ? part.text : ''))
-            .join(''),
-        );
+      case 'developer': {
+        const parts = markedParts(message, loc);
+        // Instructions given once the conversation started stay in place; the leading ones are the system prompt.
+        if (messages.length > 0) {
+          messages.push({ role: 'system', content: parts });
+          return;
+        }
+        system.push(textOf(parts));
+        for (const part of parts) if (part.type === 'text' && part.cacheControl) systemCache = part.cacheControl;
         return;
+      }
       case 'user':
-        messages.push({ role: 'user', content: contentParts(message.content, [...loc, 'content']) });
+        messages.push({ role: 'user', content: markedParts(message, loc) });
         return;
       case 'assistant': {
         const toolCalls = toolCallsOf(message.tool_calls, [...loc, 'tool_calls']);
@@ -98,7 +121,7 @@ function decodeMessages(value: unknown): { system?: string; messages: Message[] 
           const args = typeof legacy.arguments === 'string' ? legacy.arguments : JSON.stringify(legacy.arguments ?? {});
           toolCalls.push({ id: `call_function_${index}`, kind: 'function', name: legacy.name, arguments: args });
         }
-        messages.push({ role: 'assistant', content: contentParts(message.content, [...loc, 'content']), toolCalls });
+        messages.push({ role: 'assistant', content: markedParts(message, loc), toolCalls });
         return;
       }
       case 'function': {
@@ -112,13 +135,13 @@ function decodeMessages(value: unknown): { system?: string; messages: Message[] 
       }
       case 'tool':
         if (typeof message.tool_call_id !== 'string') return invalid([...loc, 'tool_call_id'], 'must be a string');
-        messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: contentParts(message.content, [...loc, 'content']) });
+        messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: markedParts(message, loc) });
         return;
       default:
         return invalid([...loc, 'role'], 'must be one of system, developer, user, assistant, tool, function');
     }
   });
-  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages };
+  return { system: system.length > 0 ? system.join('\n\n') : undefined, ...(systemCache ? { systemCache } : {}), messages };
 }
 
 function decodeTools(value: unknown): ToolSpec[] {
@@ -164,6 +187,13 @@ function legacyFunctions(value: unknown): ToolSpec[] {
   return decodeTools(value.map((fn) => ({ type: 'function', function: fn })));
 }
 
+/** Chat `web_search_options`: the hosted web search tool, with the caller's options (routed by capability). */
+function webSearchTool(value: unknown): ToolSpec[] {
+  if (value === undefined || value === null) return [];
+  if (!isObject(value)) return invalid(['web_search_options'], 'must be an object');
+  return [{ type: 'builtin', name: 'web_search', config: { type: 'web_search', ...value } }];
+}
+
 /** Legacy `function_call` request parameter: `none`, `auto` or `{name}`. */
 function legacyFunctionCall(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
@@ -183,14 +213,16 @@ export interface DecodedChat {
 export function decodeChatRequest(body: Json): DecodedChat {
   if (typeof body.model !== 'string' || body.model === '') invalid(['model'], 'must be a model id');
   const n = optionalInteger(body, 'n');
-  if (n !== undefined && n !== 1) throw new AppError('BAD_REQUEST', 'Only n=1 is supported', { details: { param: 'n' } });
-  const { system, messages } = decodeMessages(body.messages);
+  const { system, systemCache, messages } = decodeMessages(body.messages);
   const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  const functions = legacyFunctions(body.functions);
+  const user = typeof body.user === 'string' ? body.user : typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined;
   const request: NormalizedRequest = {
     model: body.model as string,
     system,
+    ...(systemCache ? { systemCache } : {}),
     messages,
-    tools: [...decodeTools(body.tools), ...legacyFunctions(body.functions)],
+    tools: [...decodeTools(body.tools), ...functions, ...webSearchTool(body.web_search_options)],
     toolChoice: decodeToolChoice(body.tool_choice) ?? legacyFunctionCall(body.function_call),
     parallelToolCalls: typeof body.parallel_tool_calls === 'boolean' ? body.parallel_tool_calls : undefined,
     maxOutputTokens: optionalInteger(body, 'max_completion_tokens') ?? optionalInteger(body, 'max_tokens'),
@@ -202,6 +234,12 @@ export function decodeChatRequest(body: Json): DecodedChat {
     // OpenAI's limits (16 pairs, 64-character keys, 512-character values) hold before the call, not only when storing.
     metadata: body.metadata === undefined || body.metadata === null ? undefined : parseMetadata(body.metadata),
     stream: body.stream === true,
+    native: { protocol: 'openai-chat', body },
+    source: { protocol: 'chat', body },
+    ...(user === undefined ? {} : { endUser: user }),
+    ...(functions.length > 0 && body.tools === undefined ? { legacyFunctions: true } : {}),
+    // Several choices: only an OpenAI-kind upstream, which takes the body as sent, gives them.
+    ...(n !== undefined && n > 1 ? { nativeOnly: [`n=${n}`] } : {}),
   };
   return { request, includeUsage: streamOptions.include_usage === true, store: body.store === true, messages: body.messages as unknown[] };
 }

@@ -29,14 +29,40 @@ function toolCallJson(call: Collected['toolCalls'][number]): Record<string, unkn
     : { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
+/** A legacy `functions` caller's answer: its one call as `function_call` (the legacy API has no parallel calls). */
+function legacyMessage(collected: Collected): Record<string, unknown> {
+  const call = collected.toolCalls.find(Boolean);
+  return {
+    role: 'assistant',
+    content: collected.text === '' && call ? null : collected.text,
+    refusal: null,
+    ...(call ? { function_call: { name: call.name, arguments: call.arguments } } : {}),
+    annotations: [],
+  };
+}
+
 export function chatCompletionObject(options: {
   id: string;
   createdSeconds: number;
   model: string;
   collected: Collected;
+  /** The caller sent legacy `functions`: a call comes back as `function_call`. */
+  legacyFunctions?: boolean;
 }): Record<string, unknown> {
   const { collected } = options;
   const toolCalls = collected.toolCalls.filter(Boolean);
+  if (options.legacyFunctions) {
+    const finish = toolCalls.length > 0 ? 'function_call' : FINISH[collected.finish ?? 'stop'];
+    return {
+      id: options.id,
+      object: 'chat.completion',
+      created: options.createdSeconds,
+      model: options.model,
+      choices: [{ index: 0, message: legacyMessage(collected), finish_reason: finish, logprobs: null }],
+      usage: chatUsage(collected.usage),
+      system_fingerprint: null,
+    };
+  }
   return {
     id: options.id,
     object: 'chat.completion',

@@ -27,6 +27,8 @@ export class ChatStreamEncoder implements StreamEncoder {
     private readonly includeUsage: boolean,
     nowMs: number,
     store = false,
+    /** The caller sent legacy `functions`: the first call streams as `function_call` deltas. */
+    private readonly legacyFunctions = false,
   ) {
     this.collector = store ? new PartCollector() : undefined;
     this.createdSeconds = Math.floor(nowMs / 1000);
@@ -56,6 +58,7 @@ export class ChatStreamEncoder implements StreamEncoder {
       case 'reasoning-delta':
         return this.chunk({ reasoning_content: part.delta });
       case 'tool-call-start':
+        if (this.legacyFunctions) return this.legacyCall(part.index, { name: part.name, arguments: '' });
         if (part.kind === 'custom') {
           this.customCalls.add(part.index);
           return this.chunk({ tool_calls: [{ index: part.index, id: part.id, type: 'custom', custom: { name: part.name, input: '' } }] });
@@ -64,6 +67,7 @@ export class ChatStreamEncoder implements StreamEncoder {
           tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }],
         });
       case 'tool-call-delta':
+        if (this.legacyFunctions) return this.legacyCall(part.index, { arguments: part.delta });
         return this.customCalls.has(part.index)
           ? this.chunk({ tool_calls: [{ index: part.index, custom: { input: part.delta } }] })
           : this.chunk({ tool_calls: [{ index: part.index, function: { arguments: part.delta } }] });
@@ -72,13 +76,18 @@ export class ChatStreamEncoder implements StreamEncoder {
         return '';
       case 'finish':
         this.finished = true;
-        return this.chunk({}, FINISH[part.reason]);
+        return this.chunk({}, this.legacyFunctions && part.reason === 'tool-calls' ? 'function_call' : FINISH[part.reason]);
       case 'error':
         this.failed = true;
         return chatStreamErrorFrames(part.error);
       default:
         return '';
     }
+  }
+
+  /** A legacy `function_call` delta; the legacy API carries one call, so later calls are not shown. */
+  private legacyCall(index: number, delta: { name?: string; arguments: string }): string {
+    return index === 0 ? this.chunk({ function_call: delta }) : '';
   }
 
   /** After a normal finish: the usage chunk when the client asked for it, then `[DONE]`; nothing otherwise. */
@@ -93,6 +102,12 @@ export class ChatStreamEncoder implements StreamEncoder {
   /** The completion as streamed, when it is to be stored and finished without failing. */
   result(): Json | undefined {
     if (!this.collector || !this.finished || this.failed) return undefined;
-    return chatCompletionObject({ id: this.id, createdSeconds: this.createdSeconds, model: this.model, collected: this.collector.result });
+    return chatCompletionObject({
+      id: this.id,
+      createdSeconds: this.createdSeconds,
+      model: this.model,
+      collected: this.collector.result,
+      legacyFunctions: this.legacyFunctions,
+    });
   }
 }

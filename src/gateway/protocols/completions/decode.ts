@@ -76,6 +76,7 @@ export function decodeCompletionsRequest(body: unknown): CompletionsRequest {
     temperature: optionalNumber(fields, 'temperature'),
     topP: optionalNumber(fields, 'top_p'),
     stop: stopOf(fields.stop),
+    source: { protocol: 'completions', body: fields },
   };
   return {
     request: promptRequest(template, prompts[0]!),

@@ -197,6 +197,8 @@ export function decodeMessagesRequest(
     metadata,
     stream: body.stream === true,
     native: { protocol: 'anthropic-messages', body, headers: forwardedHeaders(options.headers) },
+    source: { protocol: 'messages', body },
+    ...(metadata ? { endUser: metadata.user_id } : {}),
     ...(nativeOnly.length > 0 ? { nativeOnly } : {}),
   };
 }
@@ -208,9 +210,12 @@ function responseFormatOf(outputConfig: unknown): NormalizedRequest['responseFor
   return { type: 'json_schema', name: typeof format.name === 'string' ? format.name : 'output', schema: format.schema };
 }
 
-/** The caller's headers an Anthropic-kind destination must see: the beta feature list. */
+/** The caller's headers an Anthropic-kind destination must see, as sent: the API version and the beta feature list. */
 function forwardedHeaders(headers: RequestHeaders | undefined): Record<string, string> {
-  const beta = headers?.['anthropic-beta'];
-  if (beta === undefined) return {};
-  return { 'anthropic-beta': Array.isArray(beta) ? beta.join(',') : beta };
+  const forwarded: Record<string, string> = {};
+  for (const name of ['anthropic-version', 'anthropic-beta']) {
+    const value = headers?.[name];
+    if (value !== undefined) forwarded[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return forwarded;
 }

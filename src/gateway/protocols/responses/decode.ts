@@ -196,7 +196,30 @@ export function decodeResponsesRequest(given: Json): NormalizedRequest {
     metadata: body.metadata === undefined || body.metadata === null ? undefined : parseMetadata(body.metadata),
     stream: body.stream === true,
     native: { protocol: 'openai-responses', body },
+    source: { protocol: 'responses', body },
+    ...endUserOf(body),
+    openaiHints: hintsOf(body),
     ...(nativeOnly.length > 0 ? { nativeOnly } : {}),
+  };
+}
+
+const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function endUserOf(body: Json): { endUser?: string } {
+  const user = stringOf(body.user) ?? stringOf(body.safety_identifier);
+  return user === undefined ? {} : { endUser: user };
+}
+
+/** What a translation to chat carries over as chat's own fields (see normalized/field-fates.ts). */
+function hintsOf(body: Json): NormalizedRequest['openaiHints'] {
+  const text = isObject(body.text) ? body.text : {};
+  return {
+    promptCacheKey: stringOf(body.prompt_cache_key),
+    verbosity: stringOf(text.verbosity),
+    serviceTier: stringOf(body.service_tier),
+    topLogprobs: typeof body.top_logprobs === 'number' ? body.top_logprobs : undefined,
+    user: stringOf(body.user),
+    safetyIdentifier: stringOf(body.safety_identifier),
   };
 }
 

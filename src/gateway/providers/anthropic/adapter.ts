@@ -46,20 +46,21 @@ export function createAnthropicAdapter(provider: ProviderConfig, clock: Clock): 
     const parts = request.stream
       ? decodeAnthropicStream(response.body, customNames, options)
       : jsonReplyParts(response.body, (parsed: AnthropicResponseBody) => decodeAnthropicBody(parsed, customNames, options));
-    const choice = native ? undefined : (body as AnthropicRequestBody).tool_choice;
-    const forced = choice?.type === 'tool' && choice.name === STRUCTURED_OUTPUT_TOOL;
-    return forced ? structuredAnswer(parts) : parts;
+    // Structured output through the `structured_output` tool (forced, or offered beside the caller's own tools).
+    const structured = !native && (body as AnthropicRequestBody).tools?.some((tool) => tool.name === STRUCTURED_OUTPUT_TOOL);
+    return structured ? structuredAnswer(parts) : parts;
   }
 
   return {
     stream,
     async countTokens({ request, destination, signal }) {
       // The caller's Messages body as sent (model rewritten) to Anthropic's own counter.
-      const body = request.native?.protocol === 'anthropic-messages' ? request.native.body : {};
+      const native = request.native?.protocol === 'anthropic-messages' ? request.native : undefined;
       const response = await http.forward({
         path: '/v1/messages/count_tokens',
-        body: JSON.stringify({ ...body, model: destination.model.upstreamModel }),
-        headers,
+        body: JSON.stringify({ ...native?.body, model: destination.model.upstreamModel }),
+        // The caller's version and betas, as on /v1/messages.
+        headers: native ? { ...headers, ...native.headers } : headers,
         signal,
       });
       const forwarded: Record<string, string> = {};

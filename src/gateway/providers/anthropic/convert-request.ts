@@ -17,7 +17,8 @@ const EMPTY_SCHEMA = { type: 'object', properties: {} };
 
 function blocksOf(parts: ContentPart[]): AnthropicBlock[] {
   return parts.map((part): AnthropicBlock => {
-    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'text')
+      return part.cacheControl ? { type: 'text', text: part.text, cache_control: part.cacheControl } : { type: 'text', text: part.text };
     const data = parseDataUrl(part.url);
     return {
       type: 'image',
@@ -44,7 +45,6 @@ function parseArguments(json: string): unknown {
 function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
   const messages: AnthropicMessage[] = [];
   for (const message of request.messages) {
-    if (message.role === 'system') continue;
     if (message.role === 'assistant') {
       const content: AnthropicBlock[] = blocksOf(message.content).filter((block) => block.type !== 'text' || block.text !== '');
       for (const call of message.toolCalls) {
@@ -68,13 +68,33 @@ function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
               ...(message.isError ? { is_error: true } : {}),
             },
           ]
-        : blocksOf(message.content);
+        : message.role === 'system'
+          ? systemReminder(message.content)
+          : blocksOf(message.content);
     const previous = messages[messages.length - 1];
-    // Tool results answer the preceding assistant turn and must share one user turn with what follows them.
-    if (previous?.role === 'user' && previous.content.some((block) => block.type === 'tool_result')) previous.content.push(...blocks);
+    // Tool results answer the preceding assistant turn and must share one user turn with what follows them; an
+    // instruction given mid-conversation joins the user turn it stands next to.
+    const joins = previous?.role === 'user' && (message.role === 'system' || previous.content.some((block) => block.type === 'tool_result' || isReminder(block)));
+    if (previous && joins) previous.content.push(...blocks);
     else messages.push({ role: 'user', content: blocks });
   }
   return messages;
+}
+
+/**
+ * A mid-conversation instruction (a chat `system` message after the first turn) stays where it was given, as
+ * user-side text marked as a system reminder: a translated request carries no beta header for Anthropic's
+ * mid-conversation system messages, and a system prompt moved to the top would change its meaning.
+ */
+function systemReminder(parts: ContentPart[]): AnthropicBlock[] {
+  const last = parts.findLast((part) => part.type === 'text');
+  const mark = last?.type === 'text' ? last.cacheControl : undefined;
+  const text = `<system-reminder>\n${textOf(parts)}\n</system-reminder>`;
+  return [mark ? { type: 'text', text, cache_control: mark } : { type: 'text', text }];
+}
+
+function isReminder(block: AnthropicBlock): boolean {
+  return block.type === 'text' && block.text.startsWith('<system-reminder>');
 }
 
 function convertTool(tool: ToolSpec): AnthropicTool {
@@ -135,9 +155,12 @@ function structuredOutput(request: NormalizedRequest, body: AnthropicRequestBody
     body.output_config = { ...body.output_config, format: { type: 'json_schema', schema } };
     return false;
   }
-  // Emulated: one tool the model must call; its arguments come back as the answer's text (see the adapter).
+  // Emulated: one tool whose arguments come back as the answer's text (see the adapter). Forced when the caller
+  // has no tools; beside the caller's own tools it is offered, and the caller's tools stay callable.
   const description = format.type === 'json_schema' && format.description ? format.description : STRUCTURED_OUTPUT_DESCRIPTION;
+  const callerTools = (body.tools ?? []).length > 0;
   body.tools = [...(body.tools ?? []), { name: STRUCTURED_OUTPUT_TOOL, description, input_schema: schema }];
+  if (callerTools) return false;
   body.tool_choice = { type: 'tool', name: STRUCTURED_OUTPUT_TOOL };
   return true;
 }
@@ -166,12 +189,9 @@ export function toAnthropicRequest(request: NormalizedRequest, options: Anthropi
     messages: convertMessages(request),
     stream: request.stream,
   };
-  // Mid-conversation instructions join the system prompt (a translated request carries no beta header for them).
-  const system = [
-    request.system ?? '',
-    ...request.messages.map((message) => (message.role === 'system' ? textOf(message.content) : '')),
-  ].filter((text) => text !== '');
-  if (system.length > 0) body.system = system.join('\n\n');
+  if (request.system !== undefined && request.system !== '')
+    body.system = request.systemCache ? [{ type: 'text', text: request.system, cache_control: request.systemCache }] : request.system;
+  if (request.endUser !== undefined) body.metadata = { user_id: request.endUser };
   if (request.tools.length > 0) {
     body.tools = request.tools.map(convertTool);
     const choice = convertToolChoice(request.toolChoice, request.parallelToolCalls);

@@ -3,7 +3,7 @@
 export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export type AnthropicBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; cache_control?: Record<string, unknown> }
   | { type: 'image'; source: AnthropicImageSource }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicBlock[]; is_error?: boolean };
@@ -20,7 +20,7 @@ export interface AnthropicRequestBody {
   model: string;
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: string;
+  system?: string | { type: 'text'; text: string; cache_control?: Record<string, unknown> }[];
   stream: boolean;
   tools?: AnthropicTool[];
   tool_choice?: { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };

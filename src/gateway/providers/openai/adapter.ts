@@ -21,6 +21,21 @@ import { toChatRequest } from './convert-request.js';
 import { openaiErrorMessage } from './map-error.js';
 import { decodeResponsesBody, decodeResponsesStream } from './responses-decoder.js';
 
+/**
+ * A chat caller's body for an OpenAI-kind upstream: as sent, `model` rewritten and usage always asked for (billing
+ * reads it; the relay leaves the usage chunk out when the caller did not ask). `store` is served by the gateway
+ * (stored completions), not the upstream.
+ */
+function chatPassthroughBody(body: Record<string, unknown>, upstreamModel: string, stream: boolean): Record<string, unknown> {
+  const { store: _store, ...rest } = body;
+  const sent: Record<string, unknown> = { ...rest, model: upstreamModel, stream };
+  if (stream) {
+    const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
+    sent.stream_options = { ...options, include_usage: true };
+  }
+  return sent;
+}
+
 export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): ProviderAdapter {
   const http = new UpstreamHttp(provider, openaiErrorMessage, clock);
   const headers: Record<string, string> = provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {};
@@ -29,9 +44,12 @@ export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): Pro
     const { request, destination, signal } = call;
     const upstreamModel = destination.model.upstreamModel;
     const native = call.native && request.native?.protocol === 'openai-responses';
+    const nativeChat = call.native && request.native?.protocol === 'openai-chat';
     const body = native
       ? JSON.stringify({ ...request.native!.body, model: upstreamModel, stream: request.stream })
-      : JSON.stringify(toChatRequest(request, upstreamModel, { nativeStructuredOutput: nativeStructuredOutput(destination) }));
+      : nativeChat
+        ? JSON.stringify(chatPassthroughBody(request.native!.body, upstreamModel, request.stream))
+        : JSON.stringify(toChatRequest(request, upstreamModel, { nativeStructuredOutput: nativeStructuredOutput(destination) }));
     const path = native ? '/responses' : '/chat/completions';
     const response = await http.post({
       path,
@@ -44,9 +62,9 @@ export function createOpenAiAdapter(provider: ProviderConfig, clock: Clock): Pro
     const customNames = customToolNames(request.tools);
     if (native) return request.stream ? decodeResponsesStream(response.body) : jsonReplyParts(response.body, decodeResponsesBody);
     const parts = request.stream
-      ? decodeChatStream(response.body, customNames)
-      : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames));
-    return request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
+      ? decodeChatStream(response.body, customNames, nativeChat)
+      : jsonReplyParts(response.body, (parsed: object) => decodeChatBody(parsed, customNames, nativeChat));
+    return !nativeChat && request.responseFormat !== undefined && !nativeStructuredOutput(destination) ? structuredAnswer(parts) : parts;
   }
 
   async function embed(options: {

@@ -6,9 +6,11 @@ import { usageFromChat } from './convert-usage.js';
 import { finishFromChat } from './map-stop-reason.js';
 import type { ChatChunk, ChatCompletionBody } from './wire-types.js';
 
+/** `native`: each chunk is also yielded as it came (a chat caller's own body was sent; its reply is relayed). */
 export async function* decodeChatStream(
   body: AsyncIterable<Buffer>,
   customNames: Set<string>,
+  native = false,
 ): AsyncGenerator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   let started = false;
@@ -25,6 +27,7 @@ export async function* decodeChatStream(
         started = true;
         yield { type: 'start', upstreamId: chunk.id };
       }
+      if (native && !chunk.error) yield { type: 'native-chunk', chunk: chunk as Record<string, unknown> };
       if (chunk.error) {
         yield { type: 'error', error: upstreamError({ kind: 'protocol', message: chunk.error.message }) };
         return;
@@ -54,9 +57,10 @@ export async function* decodeChatStream(
   }
 }
 
-export function* decodeChatBody(body: ChatCompletionBody, customNames: Set<string>): Generator<StreamPart, void, undefined> {
+export function* decodeChatBody(body: ChatCompletionBody, customNames: Set<string>, native = false): Generator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   yield { type: 'start', upstreamId: body.id };
+  if (native) yield { type: 'native-chunk', chunk: body as Record<string, unknown> };
   const choice = body.choices?.[0];
   const message = choice?.message;
   if (message?.reasoning_content) yield { type: 'reasoning-delta', delta: message.reasoning_content };

@@ -103,6 +103,21 @@ function convertToolChoice(choice: ToolChoice): ChatRequestBody['tool_choice'] {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
+/** OpenAI fields a Responses caller gave that chat has too, and the end-user id of any caller. */
+function hints(request: NormalizedRequest, body: ChatRequestBody): void {
+  const given = request.openaiHints ?? {};
+  if (given.promptCacheKey !== undefined) body.prompt_cache_key = given.promptCacheKey;
+  if (given.verbosity !== undefined) body.verbosity = given.verbosity;
+  if (given.serviceTier !== undefined) body.service_tier = given.serviceTier;
+  if (given.topLogprobs !== undefined) {
+    body.logprobs = true;
+    body.top_logprobs = given.topLogprobs;
+  }
+  if (given.safetyIdentifier !== undefined) body.safety_identifier = given.safetyIdentifier;
+  if (given.user !== undefined) body.user = given.user;
+  else if (given.safetyIdentifier === undefined && request.endUser !== undefined) body.user = request.endUser;
+}
+
 /** `nativeStructuredOutput: false`: structured output goes through a forced function (see shared/structured-tool). */
 export function toChatRequest(
   request: NormalizedRequest,
@@ -122,6 +137,7 @@ export function toChatRequest(
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
+  hints(request, body);
   const format = request.responseFormat;
   if (format !== undefined && options.nativeStructuredOutput === false) {
     const parameters = format.type === 'json_schema' ? format.schema : { type: 'object', additionalProperties: true };

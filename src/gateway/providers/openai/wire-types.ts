@@ -32,6 +32,13 @@ export interface ChatRequestBody {
     | { type: 'json_schema'; json_schema: { name: string; schema: unknown; strict?: boolean; description?: string } };
   web_search_options?: Record<string, unknown>;
   metadata?: Record<string, string>;
+  prompt_cache_key?: string;
+  verbosity?: string;
+  service_tier?: string;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  user?: string;
+  safety_identifier?: string;
 }
 
 export interface ChatUsage {

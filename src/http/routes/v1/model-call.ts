@@ -38,8 +38,9 @@ export function modelCallRoute<D extends Decoded>(app: App, deps: DriverDeps, ro
         requestId: request.id,
         signal: clientAbortSignal(reply),
         host: request.headers.host,
+        answerHeaders: (headers: Record<string, string>) => void reply.headers(headers),
       };
-      return (await drive(deps, protocol, input, () => new SseWriter(reply, request.id))) ?? reply;
+      return (await drive(deps, protocol, input, (headers) => new SseWriter(reply, request.id, headers))) ?? reply;
     },
   });
 }
