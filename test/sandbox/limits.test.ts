@@ -238,7 +238,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
       harness,
       project.projectId,
       project.workspace,
-      '(bomb() { bomb | bomb & }; bomb) >/dev/null 2>&1 < /dev/null & echo launched > bomb.txt',
+      // In a session of its own, so the end of the command (which ends its process group) does not end it.
+      "setsid bash -c 'bomb() { bomb | bomb & }; bomb' >/dev/null 2>&1 < /dev/null & sleep 1; echo launched > bomb.txt",
     );
     expect(fs.readFileSync(path.join(project.workspace, 'bomb.txt'), 'utf8')).toBe('launched\n');
     let peak = 0;
@@ -288,7 +289,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
       harness,
       project.projectId,
       project.workspace,
-      'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & echo started > bg.txt',
+      // The pause lets setsid leave the command's process group, which ends with the command.
+      'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & sleep 0.5; echo started > bg.txt',
     );
     expect(processesOf(uid).some((pid) => commandLine(pid).startsWith('sleep 100'))).toBe(true);
     await harness.context.services.agent.supervisor.stop(harness.customer.id);
@@ -319,9 +321,10 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('agent.limits.endBackg
       harness,
       project.projectId,
       project.workspace,
-      'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & echo started > bg.txt',
+      'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & sleep 0.5; ps -eo args > bg.txt',
     );
-    expect(fs.readFileSync(path.join(project.workspace, 'bg.txt'), 'utf8')).toBe('started\n');
+    // The new-session sleeper was running when the command ended.
+    expect(fs.readFileSync(path.join(project.workspace, 'bg.txt'), 'utf8')).toMatch(/^sleep 1001$/m);
     const deadline = Date.now() + 10_000;
     const sleepers = () => processesOf(uid).filter((pid) => commandLine(pid).startsWith('sleep 100'));
     while (sleepers().length > 0 && Date.now() < deadline) await sleep(50);
@@ -395,20 +398,11 @@ describe('uid ranges of two deployments on one host', () => {
     expect((await claimUidRange(dir, '/srv/b', 4_000_000, 10)).conflict).toBeNull();
     const overlapping = await claimUidRange(dir, '/srv/c', 3_999_990, 5);
     expect(overlapping.conflict?.dataDir).toBe('/srv/a');
-    // A claim whose process is gone holds nothing.
+    // A claim whose process is gone holds nothing, and is cleared away.
     const stale = JSON.parse(fs.readFileSync(first.file, 'utf8'));
     fs.writeFileSync(first.file, JSON.stringify({ ...stale, pid: 999_999_999 }));
-    fs.rmSync(
-      path.join(
-        dir,
-        fs
-          .readdirSync(dir)
-          .find(
-            (name) => name !== path.basename(first.file) && JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')).dataDir === '/srv/b',
-          )!,
-      ),
-    );
-    expect((await claimUidRange(dir, '/srv/d', 3_500_000, 10)).conflict?.dataDir).toBe('/srv/c');
+    expect((await claimUidRange(dir, '/srv/d', 3_000_000, 10)).conflict).toBeNull();
+    expect(fs.existsSync(first.file)).toBe(false);
   });
 
   it.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(
