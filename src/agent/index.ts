@@ -134,7 +134,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       customerId,
       { workspaceRoot, codexHome },
       binary,
-      appServerArgs(settings),
+      [...appServerArgs(settings), ...(limits?.codexArgs() ?? [])],
       appServerEnv(codexHome, token),
     );
     return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };

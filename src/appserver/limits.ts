@@ -127,6 +127,14 @@ export class SandboxLimits {
     return this.seccompFile ? ['--seccomp', String(SECCOMP_FD)] : [];
   }
 
+  /**
+   * Options of the codex binary this sandbox needs: Codex's own command sandbox (`workspace-write`, `read-only`)
+   * builds a user namespace by default, which the seccomp filter refuses; its Landlock mode needs none.
+   */
+  codexArgs(): string[] {
+    return this.seccompFile ? ['-c', 'features.use_legacy_landlock=true'] : [];
+  }
+
   /** Creates the customer's cgroup and returns the wrapper command around `bwrap args`. */
   async wrap(customerId: number, binary: string, args: string[]): Promise<{ binary: string; args: string[] }> {
     const options: string[] = [];
