@@ -16,6 +16,7 @@ import { prepareRuntimeFiles } from './runtime-files.js';
 import { RuntimeKeys } from './runtime-keys.js';
 import { AgentViews } from './agent-views.js';
 import { TurnPolicy } from './turn-policy.js';
+import { WorkspaceQuota } from './workspace-quota.js';
 import { TurnRules } from './turn-rules.js';
 import { ThreadRouter } from './thread-router.js';
 import { ThreadRepository } from './thread-repository.js';
@@ -92,9 +93,13 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       uidCount: agentConfig.isolationUidCount,
       hidden: hiddenServicePaths(config.env),
       codexDirs: codexDirs(binary),
+      limits: agentConfig.limits,
+      dataDir: path.resolve(config.env.dataDir),
     },
     log,
   );
+  const limits = sandbox.limits;
+  const workspaceOf = (customerId: number) => path.join(workspacesDir, String(customerId));
   let bundledCatalog: Promise<Awaited<ReturnType<typeof readBundledCatalog>>> | null = null;
 
   const launch = async (customerId: number): Promise<LaunchSpec> => {
@@ -122,12 +127,12 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       providerRetries: agentConfig.providerRetries,
     };
     // The read-only view runtime (no customer) gets no workspace: its sandbox shows only its Codex home.
-    const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : path.join(workspacesDir, String(customerId));
+    const workspaceRoot = customerId === CATALOGUE_CUSTOMER_ID ? codexHome : workspaceOf(customerId);
     const command = await sandbox.prepare(
       customerId,
       { workspaceRoot, codexHome, runtimeDir },
       binary,
-      appServerArgs(settings),
+      [...appServerArgs(settings), ...(limits?.codexArgs() ?? [])],
       appServerEnv(codexHome, token),
     );
     return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };
@@ -142,7 +147,13 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       await scale?.leases.release(customerId);
     }
   };
-  const turnPolicy = new TurnPolicy({ resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id, db: storage.db, clock });
+  const quota = limits ? new WorkspaceQuota(limits.config.workspaceQuotaBytes, workspaceOf, clock) : null;
+  const turnPolicy = new TurnPolicy({
+    resolveModel: (name) => domains.gateway.router.resolve(name)?.model.id,
+    db: storage.db,
+    clock,
+    workspaceQuota: quota ? (customerId) => quota.check(customerId) : undefined,
+  });
   const rules = new TurnRules();
   const router = new ThreadRouter();
   let runtime!: ProjectRuntime;
@@ -162,14 +173,20 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     },
     {
       launch,
-      onNotification: (customerId, notification) => router.handleNotification(customerId, notification),
+      onNotification: (customerId, notification) => {
+        router.handleNotification(customerId, notification);
+        if (notification.method === 'turn/completed' && limits?.config.endBackgroundProcessesAtTurnEnd) endLeftovers(customerId);
+      },
       onServerRequest: (customerId, request) => router.handleServerRequest(customerId, request),
       onCrash: async (customerId) => {
         await router.crashed(customerId);
         await approvals.markLostForCustomer(customerId);
       },
       onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
-      onStopped: revokeRuntimeKey,
+      onStopped: async (customerId) => {
+        await limits?.stopped(customerId);
+        await revokeRuntimeKey(customerId);
+      },
       onStartFailed: revokeRuntimeKey,
       isBusy: (customerId) =>
         router.isBusy(customerId) ||
@@ -177,6 +194,16 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
         hasSubscribers(domains.projectEvents, runtime.projectsOf(customerId)),
     },
   );
+  // With `endBackgroundProcessesAtTurnEnd`: once no turn of the customer runs, nothing its commands started does.
+  const endLeftovers = (customerId: number) =>
+    setImmediate(() => {
+      const pid = supervisor.peek(customerId)?.pid;
+      if (pid === undefined || router.runningTurns(customerId).length > 0) return;
+      void limits
+        ?.endBackgroundProcesses(pid)
+        .then((ended) => ended > 0 && log.info({ customerId, ended }, 'ended the processes left by the last turn'))
+        .catch((error: Error) => log.warn({ err: error, customerId }, 'ending left-over processes failed'));
+    });
   runtime = new ProjectRuntime({
     projects: domains.projects,
     threads,
@@ -262,6 +289,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     async close() {
       await supervisor.close();
       approvals.close();
+      await limits?.close();
     },
   };
 }

@@ -17,6 +17,8 @@ export interface TurnPolicyDeps {
   resolveModel(name: string): string | undefined;
   db: Kysely<Database>;
   clock: Clock;
+  /** Refuses a start while the customer's workspace is past its quota (see workspace-quota.ts). */
+  workspaceQuota?: (customerId: number) => Promise<void>;
 }
 
 export class TurnPolicy {
@@ -29,5 +31,6 @@ export class TurnPolicy {
       throw new AppError('MODEL_NOT_ALLOWED', `This API key may not use model ${model}`, { details: { param: 'model' } });
     }
     await checkSpendingLimit(this.deps.db, principal, this.deps.clock.nowMs());
+    await this.deps.workspaceQuota?.(principal.customerId);
   }
 }

@@ -17,6 +17,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
 import { handOverTree } from '../kernel/tenant-fs.js';
+import type { AgentLimitsConfig } from '../config/sections/agent-limits.js';
+import { SandboxLimits } from './limits.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
 
@@ -34,6 +36,10 @@ export interface SandboxSettings {
   hidden: string[];
   /** Directories holding the codex binary and what it runs (bound read-only at their own paths). */
   codexDirs: string[];
+  /** Resource limits, seccomp and the uid-range claim (see limits.ts); absent: none of them. */
+  limits?: AgentLimitsConfig;
+  /** The service's data dir (names the deployment's cgroups and uid-range claim). */
+  dataDir?: string;
 }
 
 export interface SandboxPaths {
@@ -71,6 +77,8 @@ export class AppServerSandbox {
     /** Why bubblewrap is not used (for `required`, why starts are refused). */
     readonly reason: string | null,
     private readonly runAsRoot: boolean,
+    /** What bounds each sandbox (bubblewrap with `settings.limits` only). */
+    readonly limits: SandboxLimits | null = null,
   ) {}
 
   /**
@@ -91,7 +99,14 @@ export class AppServerSandbox {
         { isolation: 'bubblewrap', bwrap: settings.bwrap, perCustomerUid: isRoot ? `${settings.uidFirst}+customer id` : false },
         `agent isolation: bubblewrap (${settings.bwrap})${isRoot ? `, one uid per customer from ${settings.uidFirst}` : ', same uid as the service'}`,
       );
-      return new AppServerSandbox('bubblewrap', settings, null, isRoot);
+      const limits = settings.limits
+        ? await SandboxLimits.setup(
+            settings.limits,
+            { dataDir: settings.dataDir ?? '', uidFirst: settings.uidFirst, uidCount: settings.uidCount, perCustomerUid: isRoot },
+            logger,
+          )
+        : null;
+      return new AppServerSandbox('bubblewrap', settings, null, isRoot, limits);
     }
     if (settings.mode === 'required') {
       logger.error(
@@ -114,6 +129,8 @@ export class AppServerSandbox {
   check(customerId: number): number | null {
     if (this.kind === 'none' && this.settings.mode === 'required')
       throw new SandboxUnavailableError('agent isolation is required on this server and is not available');
+    const refusal = this.limits?.refusal();
+    if (refusal) throw new SandboxUnavailableError(refusal);
     return this.uidOf(customerId);
   }
 
@@ -154,6 +171,8 @@ export class AppServerSandbox {
       writable: [...new Set([workspaceRoot, codexHome])],
       chdir: codexHome,
       uid,
+      tmpSizeBytes: this.limits?.config.tmpSizeBytes,
+      extra: this.limits?.bwrapOptions(),
     });
     const inner = uid === null ? [realBinary, ...args] : [...dropTo(uid), realBinary, ...args];
     // TMPDIR is not an ancestor of a Codex home kept under /tmp, or Codex refuses to create the helper aliases
@@ -163,7 +182,9 @@ export class AppServerSandbox {
       sandboxEnv.USER = 'agent';
       sandboxEnv.LOGNAME = 'agent';
     }
-    return { binary: this.settings.bwrap, args: [...sandboxArgs, '--', ...inner], env: sandboxEnv };
+    const command = [...sandboxArgs, '--', ...inner];
+    if (this.limits) return { ...(await this.limits.wrap(customerId, this.settings.bwrap, command)), env: sandboxEnv };
+    return { binary: this.settings.bwrap, args: command, env: sandboxEnv };
   }
 }
 
@@ -177,6 +198,10 @@ interface BwrapPlan {
   writable: string[];
   chdir: string;
   uid: number | null;
+  /** Size of each temporary folder (`/tmp`, `/var/tmp`, `/dev/shm`); unbounded when absent. */
+  tmpSizeBytes?: number;
+  /** Further options (the seccomp descriptor). */
+  extra?: string[];
 }
 
 const within = (parent: string, child: string): boolean =>
@@ -208,24 +233,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
       systemDirs.push(dir);
     }
   }
-  args.push(
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--perms',
-    '1777',
-    '--tmpfs',
-    '/tmp',
-    '--perms',
-    '1777',
-    '--tmpfs',
-    '/var/tmp',
-    '--perms',
-    '1777',
-    '--tmpfs',
-    '/dev/shm',
-  );
+  args.push('--proc', '/proc', '--dev', '/dev');
+  const sized = plan.tmpSizeBytes === undefined ? [] : ['--size', String(plan.tmpSizeBytes)];
+  for (const dir of ['/tmp', '/var/tmp', '/dev/shm']) args.push('--perms', '1777', ...sized, '--tmpfs', dir);
   // What the service keeps inside a shown system directory (a config file under /etc, say) is covered up.
   const covered: string[] = [];
   for (const hidden of plan.hidden) {
@@ -265,7 +275,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     mountPoint(dir);
     args.push('--bind', dir, dir);
   }
-  args.push('--chdir', plan.chdir);
+  args.push('--chdir', plan.chdir, ...(plan.extra ?? []));
   // Root in the sandbox may change uid once (setpriv); every other capability is gone, and setpriv drops these too.
   if (plan.uid !== null) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
   return args;

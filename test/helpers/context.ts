@@ -58,6 +58,9 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
         'heavy-load': { inputMicrosPerMillion: 6_000_000, outputMicrosPerMillion: 32_000_000, note: 'applied because of heavy load' },
       },
       ...options.config,
+      // Each test service claims its sandbox uid range in a folder of its own (test files run in parallel with
+      // the same range); the host-wide claim is tested in test/sandbox/limits.test.ts.
+      agent: withOwnUidClaimDir(options.config?.agent, env.dataDir),
     },
     process.env,
   );
@@ -108,3 +111,9 @@ export function bearer(key: string): { authorization: string } {
 }
 
 export { path };
+
+function withOwnUidClaimDir(agent: unknown, dataDir: string): Record<string, unknown> {
+  const section = (agent ?? {}) as Record<string, unknown>;
+  const limits = (section.limits ?? {}) as Record<string, unknown>;
+  return { ...section, limits: { uidClaimDir: path.join(dataDir, 'uid-ranges'), ...limits } };
+}

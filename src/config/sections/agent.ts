@@ -1,5 +1,6 @@
 /** Agent (app-server) configuration and the defaults applied to managed projects. */
 import { Type, type Static } from '@sinclair/typebox';
+import { AgentLimitsSection } from './agent-limits.js';
 
 export const AgentSection = Type.Object(
   {
@@ -28,6 +29,8 @@ export const AgentSection = Type.Object(
     isolationUidFirst: Type.Integer({ minimum: 1_000, maximum: 4_000_000_000, default: 3_000_000 }),
     /** Size of that range; a customer id at or past it gets no app-server. */
     isolationUidCount: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 1_000_000 }),
+    /** Per-customer sandbox limits (processes, memory, CPU, temporary folders, workspace quota). */
+    limits: AgentLimitsSection,
     idleStopMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     approvalTimeoutMs: Type.Integer({ minimum: 1_000, default: 10 * 60_000 }),
     requestTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),
