@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import type http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
@@ -17,6 +18,7 @@ import { createParser } from 'eventsource-parser';
 import { AppServerClient } from '../src/appserver/client.js';
 import { appServerArgs, appServerEnv } from '../src/appserver/launch.js';
 import { AppServerSandbox } from '../src/appserver/sandbox.js';
+import { SANDBOX_SERVICE_URL } from '../src/appserver/sandbox-network.js';
 import { codexDirs, defaultCodexBinary, hiddenServicePaths } from '../src/agent/runtime-config.js';
 import type { RunningService } from '../src/main.js';
 import { startModelUpstream, type RecordedRequest, type Reply } from '../test/fakes/model-upstream.js';
@@ -96,6 +98,19 @@ function percentile(values: number[], fraction: number): number {
 async function json(response: Response, expected: number): Promise<any> {
   if (response.status !== expected) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/** A Unix socket (owned by `uid`) whose connections are piped to the upstream's TCP port. */
+async function upstreamBridge(socket: string, upstream: URL, uid: number | null): Promise<{ socket: string; close: () => Promise<void> }> {
+  fs.mkdirSync(path.dirname(socket), { recursive: true });
+  const server = net.createServer((client) => {
+    const target = net.connect({ host: upstream.hostname, port: Number(upstream.port) });
+    for (const end of [client, target]) end.on('error', () => (client.destroy(), target.destroy()));
+    client.pipe(target).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  if (uid !== null) fs.chownSync(socket, uid, uid);
+  return { socket, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** How to start one raw app-server: the bare command, or the same wrapped in the service's bubblewrap sandbox. */
@@ -277,6 +292,7 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
   );
   let running: RunningService | null = null;
   const raws: RawAppServer[] = [];
+  const closers: (() => Promise<void>)[] = [];
   const abort = new AbortController();
   const trace = new TurnTrace();
   const textReply = (request: RecordedRequest): Reply => {
@@ -356,6 +372,7 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
       {
         mode: agent.isolation,
         bwrap: agent.isolationBwrap,
+        socat: agent.isolationSocat,
         uidFirst: agent.isolationUidFirst,
         uidCount: agent.isolationUidCount,
         hidden: hiddenServicePaths(services.config.env),
@@ -385,11 +402,23 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
       },
     ];
     if (sandbox.kind === 'bubblewrap') {
+      // Its network namespace holds only its own loopback: the upstream is bridged in through a Unix socket, as the
+      // service bridges itself in.
+      const bridge = await upstreamBridge(path.join(rawRoot, 'upstream.sock'), new URL(upstream.url), sandbox.uidOf(rawCustomerId));
+      closers.push(bridge.close);
+      const providerArg = `model_providers.switchyard.base_url=${JSON.stringify(`${SANDBOX_SERVICE_URL}/v1`)}`;
       variants.push({
         label: 'raw app-server in bubblewrap',
         variant: 'raw-sandboxed',
         launch: (home, args, env) =>
-          sandbox.prepare(rawCustomerId, { workspaceRoot: path.join(rawRoot, 'sandboxed'), codexHome: home }, binary, args, env),
+          sandbox.prepare(
+            rawCustomerId,
+            { workspaceRoot: path.join(rawRoot, 'sandboxed'), codexHome: home },
+            binary,
+            args.map((arg) => (arg.startsWith('model_providers.switchyard.base_url=') ? providerArg : arg)),
+            env,
+            { model: bridge.socket, egress: null },
+          ),
         workspace: path.join(rawRoot, 'sandboxed', 'workspace'),
       });
     }
@@ -498,6 +527,7 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
   } finally {
     abort.abort();
     for (const raw of raws) await raw.stop().catch(() => undefined);
+    for (const close of closers) await close();
     await running?.stop();
     await upstream.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

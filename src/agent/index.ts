@@ -4,6 +4,8 @@ import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import { appServerArgs, appServerEnv } from '../appserver/launch.js';
 import { AppServerSandbox } from '../appserver/sandbox.js';
+import { SANDBOX_SERVICE_URL } from '../appserver/sandbox-network.js';
+import { EgressProxy } from '../net/egress-proxy.js';
 import { buildCatalog, readBundledCatalog, writeCatalog } from '../appserver/model-catalog.js';
 import { AppServerSupervisor, type LaunchSpec } from '../appserver/supervisor.js';
 import { ApprovalBroker } from './approvals.js';
@@ -22,6 +24,7 @@ import { ThreadRouter } from './thread-router.js';
 import { ThreadRepository } from './thread-repository.js';
 import type { ScaleOut } from '../scale/index.js';
 import type { IdentityDeps } from '../accounts/deps.js';
+import { describeNetwork, SandboxSockets } from './sandbox-sockets.js';
 
 /** What this domain takes from the composition root. */
 export type AgentDeps = IdentityDeps;
@@ -56,6 +59,11 @@ export interface AgentServices {
    */
   setServiceUrl(url: string): void;
   serviceUrl(): string;
+  /**
+   * Where the connections of the sandboxes' model sockets go: the HTTP server serving `/v1` (each connection is
+   * marked with its customer, see `sandboxCustomerOf`).
+   */
+  serveSandboxConnections(sink: (socket: import('node:net').Socket) => void): void;
   start(): Promise<void>;
   /**
    * Rolling restart, before the HTTP listener closes (the app-servers reach the model through it): no turn starts
@@ -89,6 +97,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     {
       mode: agentConfig.isolation,
       bwrap: agentConfig.isolationBwrap,
+      socat: agentConfig.isolationSocat,
       uidFirst: agentConfig.isolationUidFirst,
       uidCount: agentConfig.isolationUidCount,
       hidden: hiddenServicePaths(config.env),
@@ -100,6 +109,18 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   );
   const limits = sandbox.limits;
   const workspaceOf = (customerId: number) => path.join(workspacesDir, String(customerId));
+  const sandboxed = sandbox.kind === 'bubblewrap';
+  const egress = agentConfig.egress;
+  const egressProxy = sandboxed && egress.mode === 'proxy' ? new EgressProxy(egress, log.child({ part: 'egress' })) : null;
+  const sockets = new SandboxSockets(path.join(config.env.dataDir, 'sandbox-sockets'), egressProxy, log);
+  log.info(
+    {
+      networkNamespace: sandboxed,
+      egress: sandboxed ? egress.mode : 'uncontrolled',
+      allowedDomains: sandboxed ? egress.allowedDomains.length : null,
+    },
+    describeNetwork(sandboxed, egress),
+  );
   let bundledCatalog: Promise<Awaited<ReturnType<typeof readBundledCatalog>>> | null = null;
 
   const launch = async (customerId: number): Promise<LaunchSpec> => {
@@ -116,8 +137,11 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     });
     await writeCatalog(catalogFile, buildCatalog(await bundledCatalog, agentConfig.modelTemplate, catalogEntries(config, domains.gateway)));
     const token = customerId === CATALOGUE_CUSTOMER_ID ? '' : await runtimeKeys.issue(customerId);
+    // In a sandbox the service is reached through the customer's socket, bridged onto the sandbox's own loopback;
+    // the read-only view runtime never calls a model and gets no way out at all.
+    const bridges = sandboxed && customerId !== CATALOGUE_CUSTOMER_ID ? await sockets.listen(customerId, sandbox.uidOf(customerId)) : null;
     const settings = {
-      serviceUrl,
+      serviceUrl: sandboxed ? SANDBOX_SERVICE_URL : serviceUrl,
       catalogFile,
       defaultModel: agentConfig.defaultModel,
       webSearch: agentConfig.webSearch,
@@ -134,6 +158,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       binary,
       [...appServerArgs(settings), ...(limits?.codexArgs() ?? [])],
       appServerEnv(codexHome, token),
+      bridges,
     );
     return { binary: command.binary, args: command.args, env: command.env, cwd: codexHome };
   };
@@ -142,6 +167,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   const revokeRuntimeKey = async (customerId: number) => {
     if (customerId === CATALOGUE_CUSTOMER_ID) return;
     try {
+      await sockets.close(customerId);
       await runtimeKeys.revoke(customerId);
     } finally {
       await scale?.leases.release(customerId);
@@ -254,6 +280,7 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       serviceUrl = url.replace(/\/+$/, '');
     },
     serviceUrl: () => serviceUrl,
+    serveSandboxConnections: (sink) => sockets.serveWith(sink),
     async start() {
       // App-servers of a previous service process are gone, and with them every dialog they had open. With
       // several nodes the others' dialogs live on: a customer's are marked lost when its lease is taken over.
@@ -284,10 +311,12 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       // Every event of the ended turns is in the log before the lease that fences it goes.
       await events.settled();
       await supervisor.close();
+      await sockets.closeAll();
       await scale?.leases.close();
     },
     async close() {
       await supervisor.close();
+      await sockets.closeAll();
       approvals.close();
       await limits?.close();
     },

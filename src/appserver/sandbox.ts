@@ -3,7 +3,9 @@
  * namespaces; system directories read-only; a private `/tmp`; a fresh `/proc` that shows only the sandbox's own
  * processes; the customer's workspace root and Codex home bound read-write at their own paths (so the paths the
  * service and the app-server exchange stay the same); the codex binary read-only; nothing else of the service's
- * data directory. The network namespace is shared, so the app-server reaches the service's `/v1`.
+ * data directory; and a network namespace of its own, with only its own loopback: the app-server reaches the
+ * service's `/v1` (and, when allowed, the egress proxy) through Unix sockets bridged onto that loopback
+ * (`sandbox-network.ts`).
  *
  * When the service runs as root, the app-server and every command it runs get a uid/gid of their own, derived
  * from the customer id in a configured range (`first + customerId`), and the customer's workspace root and
@@ -13,12 +15,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
 import { handOverTree } from '../kernel/tenant-fs.js';
 import type { AgentLimitsConfig } from '../config/sections/agent-limits.js';
 import { SandboxLimits } from './limits.js';
+import { bridgedCommand, bridgeMounts, egressEnv, MODEL_BRIDGE_PORT, type SandboxBridges } from './sandbox-network.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
 
@@ -26,6 +30,8 @@ export interface SandboxSettings {
   mode: IsolationMode;
   /** Path of the bubblewrap binary. */
   bwrap: string;
+  /** Path of socat, which bridges the service's Unix sockets onto the sandbox's own loopback. */
+  socat: string;
   /** First uid/gid of the per-customer range, and how many there are (used only when the service is root). */
   uidFirst: number;
   uidCount: number;
@@ -153,6 +159,7 @@ export class AppServerSandbox {
     binary: string,
     args: string[],
     env: NodeJS.ProcessEnv,
+    bridges: SandboxBridges | null = null,
   ): Promise<SandboxedCommand> {
     const uid = this.check(customerId);
     if (this.kind === 'none') return { binary, args, env };
@@ -173,11 +180,19 @@ export class AppServerSandbox {
       uid,
       tmpSizeBytes: this.limits?.config.tmpSizeBytes,
       extra: this.limits?.bwrapOptions(),
+      mounts: bridges === null ? [] : bridgeMounts(bridges),
     });
-    const inner = uid === null ? [realBinary, ...args] : [...dropTo(uid), realBinary, ...args];
+    const program = bridges === null ? [realBinary, ...args] : bridgedCommand(bridges, this.settings.socat, [realBinary, ...args]);
+    const inner = uid === null ? program : [...dropTo(uid), ...program];
     // TMPDIR is not an ancestor of a Codex home kept under /tmp, or Codex refuses to create the helper aliases
     // (`codex-linux-sandbox`) its own workspace-write sandbox needs.
-    const sandboxEnv: NodeJS.ProcessEnv = { ...env, HOME: codexHome, TMPDIR: '/var/tmp', PATH: SANDBOX_PATH };
+    const sandboxEnv: NodeJS.ProcessEnv = {
+      ...env,
+      HOME: codexHome,
+      TMPDIR: '/var/tmp',
+      PATH: SANDBOX_PATH,
+      ...(bridges === null ? {} : egressEnv(bridges)),
+    };
     if (uid !== null) {
       sandboxEnv.USER = 'agent';
       sandboxEnv.LOGNAME = 'agent';
@@ -202,6 +217,8 @@ interface BwrapPlan {
   tmpSizeBytes?: number;
   /** Further options (the seccomp descriptor). */
   extra?: string[];
+  /** Further mounts (the bridged sockets), after the folders. */
+  mounts?: string[];
 }
 
 const within = (parent: string, child: string): boolean =>
@@ -215,6 +232,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
+    '--unshare-net',
     '--unshare-cgroup-try',
     '--hostname',
     'agent',
@@ -275,7 +293,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     mountPoint(dir);
     args.push('--bind', dir, dir);
   }
-  args.push('--chdir', plan.chdir, ...(plan.extra ?? []));
+  args.push(...(plan.mounts ?? []), '--chdir', plan.chdir, ...(plan.extra ?? []));
   // Root in the sandbox may change uid once (setpriv); every other capability is gone, and setpriv drops these too.
   if (plan.uid !== null) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP');
   return args;
@@ -303,37 +321,79 @@ export async function handOver(root: string, uid: number, serviceUid = process.g
   await handOverTree(root, uid, serviceUid);
 }
 
-/** Starts a throw-away sandbox exactly as app-servers get it; null when it ran, else why not. */
+/**
+ * Starts a throw-away sandbox exactly as app-servers get it (namespaces, uid drop, a bridged socket); null when it
+ * ran, could write its folder, reached the service through the bridge and could not reach the host's loopback;
+ * else why not.
+ */
 async function probe(settings: SandboxSettings, isRoot: boolean): Promise<string | null> {
-  try {
-    await fsp.access(settings.bwrap, fs.constants.X_OK);
-  } catch {
-    return `${settings.bwrap} not found`;
-  }
-  if (isRoot) {
+  for (const [binary, what] of [
+    [settings.bwrap, ''],
+    [settings.socat, " (needed to bridge the service into the sandbox's network namespace)"],
+    ...(isRoot ? [[SETPRIV, ' (needed to drop to a per-customer uid)']] : []),
+  ]) {
     try {
-      await fsp.access(SETPRIV, fs.constants.X_OK);
+      await fsp.access(binary!, fs.constants.X_OK);
     } catch {
-      return `${SETPRIV} not found (needed to drop to a per-customer uid)`;
+      return `${binary} not found${what}`;
     }
   }
   const scratch = await fsp.mkdtemp(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'switchyard-sandbox-probe-'));
+  const uid = isRoot ? settings.uidFirst : null;
+  const listeners = await probeListeners(path.join(scratch, 'probe.sock'), uid).catch((error: Error) => error);
+  if (listeners instanceof Error) return `the sandbox probe could not listen: ${listeners.message}`;
   try {
-    const uid = isRoot ? settings.uidFirst : null;
     if (uid !== null) await fsp.chown(scratch, uid, uid);
-    const args = bwrapArgs({ hidden: [], readOnly: [], writable: [scratch], chdir: scratch, uid });
-    const inner = uid === null ? ['/bin/sh', '-c', 'touch probe'] : [...dropTo(uid), '/bin/sh', '-c', 'touch probe'];
-    const result = await run(settings.bwrap, [...args, '--', ...inner]);
+    const bridges = { model: listeners.socket, egress: null };
+    const args = bwrapArgs({ hidden: [], readOnly: [], writable: [scratch], chdir: scratch, uid, mounts: bridgeMounts(bridges) });
+    const script = [
+      'touch probe',
+      `'${settings.socat}' -u TCP:127.0.0.1:${MODEL_BRIDGE_PORT} CREATE:bridged`,
+      `'${settings.socat}' -u TCP:127.0.0.1:${listeners.tcpPort} CREATE:leaked 2>/dev/null || true`,
+    ].join('\n');
+    const program = bridgedCommand(bridges, settings.socat, ['/bin/sh', '-c', script]);
+    const result = await run(settings.bwrap, [...args, '--', ...(uid === null ? program : [...dropTo(uid), ...program])]);
     if (result.code !== 0) return `bubblewrap failed: ${result.stderr.trim().split('\n')[0] || `exit ${result.code}`}`;
     const stat = await fsp.stat(path.join(scratch, 'probe')).catch(() => null);
     if (!stat) return 'bubblewrap ran but the sandbox could not write its bound folder';
     if (uid !== null && stat.uid !== uid) return `the sandbox did not run as uid ${uid}`;
+    const bridged = await fsp.readFile(path.join(scratch, 'bridged'), 'utf8').catch(() => '');
+    if (bridged !== PROBE_SOCKET_MARKER) return 'the sandbox could not reach the service through its bridged socket';
+    const leaked = await fsp.readFile(path.join(scratch, 'leaked'), 'utf8').catch(() => '');
+    if (leaked !== '') return "the sandbox reached the host's loopback (no network namespace of its own)";
     return null;
   } catch (error) {
     return `bubblewrap failed: ${(error as Error).message}`;
   } finally {
+    await listeners.close();
     await fsp.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+const PROBE_SOCKET_MARKER = 'switchyard-probe-bridged\n';
+
+/** A Unix socket (the probe's "service") and a host loopback port the sandbox must not reach; each answers a marker. */
+async function probeListeners(socket: string, uid: number | null) {
+  const answer = (text: string) => net.createServer((connection) => connection.end(text)).on('error', () => undefined);
+  const unix = answer(PROBE_SOCKET_MARKER);
+  const tcp = answer('host-loopback\n');
+  const listen = (server: net.Server, target: net.ListenOptions) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(target, () => resolve());
+    });
+  const close = async () => {
+    await Promise.all([unix, tcp].map((server) => new Promise((resolve) => server.close(resolve))));
+  };
+  try {
+    await listen(unix, { path: socket });
+    if (uid !== null) await fsp.chown(socket, uid, uid);
+    await listen(tcp, { port: 0, host: '127.0.0.1' });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { socket, tcpPort: (tcp.address() as net.AddressInfo).port, close };
 }
 
 function run(binary: string, args: string[]): Promise<{ code: number | null; stderr: string }> {

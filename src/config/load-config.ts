@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { defaultConfigFile } from './default-config.js';
@@ -100,6 +101,9 @@ function checkReferences(config: FileConfig): void {
     if (regions.has(region.id)) throw new ConfigError(`config file: /regions/${index}/id: duplicate region "${region.id}"`);
     regions.add(region.id);
   });
+  for (const [host, address] of Object.entries(config.agent.egress.hosts)) {
+    if (net.isIP(address) === 0) throw new ConfigError(`config file: /agent/egress/hosts/${host}: "${address}" is not an IP address`);
+  }
   for (const [alias, target] of Object.entries(config.aliases)) {
     if (!models.has(target)) throw new ConfigError(`config file: /aliases/${alias}: unknown model "${target}"`);
     if (models.has(alias)) throw new ConfigError(`config file: /aliases/${alias}: an alias cannot shadow a model`);

@@ -41,6 +41,7 @@ import {
   type BodySuspicions,
 } from './validation.js';
 import { registerRoutes } from './routes/index.js';
+import { sandboxCustomerOf } from '../agent/sandbox-sockets.js';
 import type { App } from './types.js';
 
 declare module 'fastify' {
@@ -141,6 +142,9 @@ export async function buildApp(services: Services): Promise<App> {
     // Fastify builds routeOptions anew on each read.
     const { config: routeConfig, url: routeUrl } = request.routeOptions;
     const auth = routeConfig?.auth ?? 'api';
+    // A customer's sandbox reaches this server through its own Unix socket, for its model provider only.
+    const sandboxCustomer = sandboxCustomerOf(request.raw.socket);
+    if (sandboxCustomer !== undefined && !request.url.startsWith('/v1/')) throw new AppError('NOT_FOUND', 'Route not found');
     if (auth === 'public' || routeUrl === undefined) return;
     const token = bearerFrom(request.headers, routeConfig.allowApiKeyHeader === true);
     // A dashboard session (cookie) is accepted only on account-surface api routes and the managed-project routes
@@ -172,6 +176,9 @@ export async function buildApp(services: Services): Promise<App> {
       }
     }
     const principal = await services.identity.resolve(token);
+    if (sandboxCustomer !== undefined && (principal.kind !== 'customer' || principal.customerId !== sandboxCustomer)) {
+      throw new AppError('FORBIDDEN', 'This credential does not belong to the account whose agent sandbox sent it');
+    }
     if (auth === 'operator' && principal.kind !== 'operator') throw new AppError('NOT_FOUND', 'Route not found');
     if (principal.kind === 'customer') {
       const surface = routeConfig.surface ?? 'account';
@@ -184,7 +191,7 @@ export async function buildApp(services: Services): Promise<App> {
     request.principal = runtime
       ? services.turnPrincipals.resolve(principal as CustomerPrincipal, request.headers[TURN_METADATA_HEADER])
       : principal;
-    if (principal.kind === 'customer' && !runtime) {
+    if (principal.kind === 'customer' && !runtime && sandboxCustomer === undefined) {
       // A request forwarded by another node (several nodes) is recorded with the client's address, not the node's.
       const ip = (services.scale && forwardedClientIp(request, services.scale)) || request.ip;
       void services.accounts.alerts
@@ -192,6 +199,9 @@ export async function buildApp(services: Services): Promise<App> {
         .catch((error: unknown) => request.log.warn({ err: error }, 'recording the key network failed'));
     }
   });
+
+  // The sandboxes' model sockets feed this server like its own listener (the server needs not listen for them).
+  services.agent.serveSandboxConnections((socket) => app.server.emit('connection', socket));
 
   // Several nodes: requests needing a customer's app-server go to the node holding its lease (after authentication).
   if (services.scale) registerAffinity(app, services.scale);

@@ -92,12 +92,13 @@ describe('bubblewrap options', () => {
     uid: 3_000_007,
   };
 
-  it('new PID/IPC/UTS namespaces, read-only system folders, fresh /proc, private /tmp, only the two customer folders writable', () => {
+  it('new PID/IPC/UTS/network namespaces, read-only system folders, fresh /proc, private /tmp, only the two customer folders writable', () => {
     const args = bwrapArgs(plan);
     const text = args.join(' ');
-    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session'])
+    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session'])
       expect(args).toContain(flag);
-    expect(args).not.toContain('--unshare-net');
+    // The network namespace is never shared, whatever else the plan says.
+    expect(args).not.toContain('--share-net');
     expect(text).toContain('--ro-bind /usr /usr');
     expect(text).toContain('--proc /proc');
     expect(text).toContain('--perms 1777 --tmpfs /tmp');
@@ -145,6 +146,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)('a real sandbox', () => {
       {
         mode: 'required',
         bwrap: '/usr/bin/bwrap',
+        socat: '/usr/bin/socat',
         uidFirst: UID_FIRST,
         uidCount: 1_000,
         hidden: [dataDir, '/etc/hostname'],

@@ -11,7 +11,7 @@ export const UID_FIRST = 3_000_000;
 
 async function probe(): Promise<string | null> {
   const sandbox = await AppServerSandbox.detect(
-    { mode: 'auto', bwrap: '/usr/bin/bwrap', uidFirst: UID_FIRST, uidCount: 1_000_000, hidden: [], codexDirs: [] },
+    { mode: 'auto', bwrap: '/usr/bin/bwrap', socat: '/usr/bin/socat', uidFirst: UID_FIRST, uidCount: 1_000_000, hidden: [], codexDirs: [] },
     pino({ level: 'silent' }),
   );
   return sandbox.kind === 'bubblewrap' ? null : sandbox.reason;

@@ -25,6 +25,25 @@ export const AgentSection = Type.Object(
     isolation: Type.Union([Type.Literal('auto'), Type.Literal('required'), Type.Literal('none')], { default: 'auto' }),
     /** The bubblewrap binary. */
     isolationBwrap: Type.String({ minLength: 1, default: '/usr/bin/bwrap' }),
+    /** socat, which bridges the service's Unix sockets onto each sandbox's own loopback (its network namespace). */
+    isolationSocat: Type.String({ minLength: 1, default: '/usr/bin/socat' }),
+    /**
+     * Internet access of the agent's own commands (the sandbox has no network but its bridges): `off`, or through
+     * the service's egress proxy to the listed domains only (`example.org` exactly, `*.example.org` its
+     * sub-domains), never to an address the SSRF policy refuses unless `hosts` names it. `hosts` maps a domain
+     * to the address the proxy connects to instead of resolving it (an internal mirror, say).
+     */
+    egress: Type.Object(
+      {
+        mode: Type.Union([Type.Literal('off'), Type.Literal('proxy')], { default: 'off' }),
+        allowedDomains: Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^(\\*\\.)?[A-Za-z0-9._-]+$' }), {
+          default: [],
+          maxItems: 1_000,
+        }),
+        hosts: Type.Record(Type.String({ minLength: 1, maxLength: 253 }), Type.String({ minLength: 1, maxLength: 64 }), { default: {} }),
+      },
+      { default: {} },
+    ),
     /** When the service runs as root, customer N's app-server runs as uid/gid `isolationUidFirst + N`. */
     isolationUidFirst: Type.Integer({ minimum: 1_000, maximum: 4_000_000_000, default: 3_000_000 }),
     /** Size of that range; a customer id at or past it gets no app-server. */
