@@ -180,7 +180,8 @@ export default async function nodesBench(report: BenchReport): Promise<void> {
     rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
     regions: [],
     billing: { redisPrefix: `switchyard:bench:${Date.now()}:` },
-    scaleOut: { enabled: true },
+    // The bench machine's PostgreSQL (trust) and Redis (no password) let anyone in: a development set-up.
+    scaleOut: { enabled: true, allowUnauthenticatedStores: true },
   };
   const nodes: Node[] = [];
   try {
