@@ -136,8 +136,8 @@ export class ProjectRuntime implements ThreadOwner {
           if (crashed) await this.deps.events.append(state.projectId, 'runtime/exited', { reason });
           return;
         }
+        // Its pending approvals are marked lost by the crash handling (or the stop), not cancelled here.
         endTurn(state, turnId);
-        void this.deps.approvals.cancelForTurn(threadId, turnId);
         await this.deps.events.append(state.projectId, 'runtime/exited', { reason, thread_id: threadId, turn_id: turnId });
         await this.deps.events.append(state.projectId, 'turn/completed', interruptedTurn(threadId, turnId));
       }),
