@@ -21,7 +21,7 @@ import type { ThreadRepository } from './thread-repository.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { turnPermissions } from './permissions.js';
 import type { TurnPolicy } from './turn-policy.js';
-import { applyNotification, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
+import { applyNotification, endTurn, interruptedTurn, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
 import { toUserInput, type TurnRequest } from './turn-input.js';
 import type { TurnRules } from './turn-rules.js';
 import { threadIdOf, type ThreadOwner, type ThreadRouter } from './thread-router.js';
@@ -116,11 +116,32 @@ export class ProjectRuntime implements ThreadOwner {
       void this.deps.approvals.cancelByServerRequest(state.customerId, change.closedServerRequest);
   }
 
-  /** The process died: running turns are over (they read back as interrupted after resume). */
+  /**
+   * The process died: running turns are over. Each ends with its own `turn/completed` (interrupted, its turn id),
+   * as if the app-server had said so, and the project's log says why (`runtime/exited`).
+   */
   onCrash(customerId: number): void {
-    for (const state of this.turns.crashed(customerId)) {
-      void this.deps.events.append(state.projectId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
-    }
+    void this.endAll(customerId, 'app-server exited unexpectedly', true);
+  }
+
+  /** Ends every turn of the customer's project threads on this node; `runtime/exited` goes to idle projects too on a crash. */
+  private async endAll(customerId: number, reason: string, crashed: boolean): Promise<void> {
+    const running = new Map(this.turns.running(customerId).map((turn) => [turn.threadId, turn.turnId]));
+    const states = this.turns.crashed(customerId);
+    await Promise.all(
+      states.map(async (state) => {
+        const threadId = [...running.keys()].find((id) => this.turns.get(id) === state);
+        const turnId = threadId === undefined ? undefined : running.get(threadId)!;
+        if (threadId === undefined || turnId === undefined) {
+          if (crashed) await this.deps.events.append(state.projectId, 'runtime/exited', { reason });
+          return;
+        }
+        // Its pending approvals are marked lost by the crash handling (or the stop), not cancelled here.
+        endTurn(state, turnId);
+        await this.deps.events.append(state.projectId, 'runtime/exited', { reason, thread_id: threadId, turn_id: turnId });
+        await this.deps.events.append(state.projectId, 'turn/completed', interruptedTurn(threadId, turnId));
+      }),
+    );
   }
 
   /**
@@ -146,13 +167,7 @@ export class ProjectRuntime implements ThreadOwner {
   }
 
   async onStopping(customerId: number, reason: string): Promise<void> {
-    const ended = this.turns.running(customerId).map((turn) => ({ ...turn, projectId: this.turns.get(turn.threadId)!.projectId }));
-    this.turns.crashed(customerId);
-    await Promise.all(
-      ended.map((turn) =>
-        this.deps.events.append(turn.projectId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId }),
-      ),
-    );
+    await this.endAll(customerId, reason, false);
   }
 
   /** This node lost the customer's lease: it forgets their running turns (another node serves them now). */
@@ -191,10 +206,19 @@ export class ProjectRuntime implements ThreadOwner {
 
   // ---- project operations -------------------------------------------------------------------------------
 
-  /** Opens the project: resumes its thread (or starts the first one); optionally starts a turn. */
-  async open(principal: Principal, projectId: string, request: { prompt?: string } = {}) {
+  /**
+   * Opens the project: resumes its thread (or starts the first one), or with `new_thread` starts a fresh one that
+   * becomes the project's thread whatever state the previous one is in; optionally starts a turn.
+   */
+  async open(principal: Principal, projectId: string, request: { prompt?: string; new_thread?: boolean } = {}) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
-    const { server, threadId, created } = await this.ensureLoaded(project);
+    if (request.new_thread === true && this.isProjectBusy(project.customerId, project.id)) {
+      throw new AppError(
+        'CONFLICT',
+        'A turn is running on this project; interrupt it or wait for it to finish before starting a new thread',
+      );
+    }
+    const { server, threadId, created } = await this.ensureLoaded(project, request.new_thread === true);
     const read = await server.call('thread/read', { threadId, includeTurns: false });
     const turn = request.prompt === undefined ? null : await this.startTurn(principal, projectId, { prompt: request.prompt });
     return { project_id: project.id, thread: this.threadView(read.thread), resumed: !created, turn };
@@ -285,13 +309,33 @@ export class ProjectRuntime implements ThreadOwner {
     return threadView(thread, this.turns.activeTurn(thread.id));
   }
 
-  /** One opener per project at a time, so concurrent opens never start two threads. */
-  private ensureLoaded(project: Project) {
+  /** One opener per project at a time, so concurrent opens never start two threads; a fresh start waits its turn. */
+  private ensureLoaded(project: Project, fresh = false) {
     const existing = this.opening.get(project.id);
-    if (existing) return existing;
-    const opening = this.load(project).finally(() => this.opening.delete(project.id));
+    if (existing && !fresh) return existing;
+    const run = async () => {
+      if (existing) await existing.catch(() => undefined);
+      return fresh ? this.startFresh(project) : this.load(project);
+    };
+    const opening = run().finally(() => {
+      if (this.opening.get(project.id) === opening) this.opening.delete(project.id);
+    });
     this.opening.set(project.id, opening);
     return opening;
+  }
+
+  /** A new thread replaces the project's thread; the previous one stays on disk (and in `/api/threads`). */
+  private async startFresh(project: Project): Promise<{ server: ManagedAppServer; threadId: string; created: boolean }> {
+    const server = await this.deps.acquire(project.customerId);
+    const record = await this.deps.threads.forProject(project.id);
+    const threadId = await this.startThread(server, project);
+    if (!record) {
+      await this.deps.threads.record(project.id, project.customerId, threadId);
+      return { server, threadId, created: true };
+    }
+    await this.deps.threads.replace(project.id, record.threadId, threadId);
+    if (this.turns.forgetIdle(record.threadId)) this.deps.router.unroute(record.threadId, this);
+    return { server, threadId, created: true };
   }
 
   private async load(project: Project): Promise<{ server: ManagedAppServer; threadId: string; created: boolean }> {

@@ -137,6 +137,14 @@ export function endTurn(state: TurnState, turnId: string): void {
   if (state.activeTurnId === turnId) state.activeTurnId = null;
 }
 
+/**
+ * The `turn/completed` the app-server would have sent for a turn it never finished (it died, or was stopped while
+ * the turn ran): interrupted, no items, the shape of the app-server's own.
+ */
+export function interruptedTurn(threadId: string, turnId: string) {
+  return { threadId, turn: { id: turnId, items: [], status: 'interrupted', error: null } };
+}
+
 export interface NotificationEffect {
   endedTurnId?: string;
   /** `serverRequest/resolved`: the app-server closed this request's dialog itself. */

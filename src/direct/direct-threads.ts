@@ -13,7 +13,7 @@ import type { ProjectEventSink } from '../agent/event-sink.js';
 import type { ThreadOwner, ThreadRouter } from '../agent/thread-router.js';
 import type { Principal } from '../accounts/principal.js';
 import type { TurnCredential, TurnPrincipals } from '../accounts/turn-principals.js';
-import { applyNotification, ThreadTurns, type TurnState } from '../agent/thread-state.js';
+import { applyNotification, endTurn, interruptedTurn, ThreadTurns, type TurnState } from '../agent/thread-state.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { DirectThreadOwners } from './thread-owners.js';
@@ -161,8 +161,9 @@ export class DirectThreads implements ThreadOwner {
   }
 
   onCrash(customerId: number): void {
+    const ended = this.turns.running(customerId);
     this.turns.crashed(customerId);
-    if (this.streams.has(customerId)) void this.append(customerId, 'runtime/exited', { reason: 'app-server exited unexpectedly' });
+    if (this.streams.has(customerId) || ended.length > 0) void this.endAll(customerId, 'app-server exited unexpectedly', ended);
   }
 
   /** Another node served the customer and died: whatever turn ran there is over. */
@@ -181,9 +182,18 @@ export class DirectThreads implements ThreadOwner {
   async onStopping(customerId: number, reason: string): Promise<void> {
     const ended = this.turns.running(customerId);
     this.turns.crashed(customerId);
-    await Promise.all(
-      ended.map((turn) => this.append(customerId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId })),
-    );
+    if (ended.length > 0) await this.endAll(customerId, reason, ended);
+  }
+
+  /** The turns that ran end, each with its own `turn/completed` (interrupted) after the `runtime/exited` saying why. */
+  private async endAll(customerId: number, reason: string, ended: { threadId: string; turnId: string }[]): Promise<void> {
+    if (ended.length === 0) return this.append(customerId, 'runtime/exited', { reason });
+    for (const turn of ended) {
+      const state = this.turns.get(turn.threadId);
+      if (state) endTurn(state, turn.turnId);
+      await this.append(customerId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId });
+      await this.append(customerId, 'turn/completed', interruptedTurn(turn.threadId, turn.turnId));
+    }
   }
 
   /** A running turn, or a client listening to the direct events (as a project subscriber holds the process). */

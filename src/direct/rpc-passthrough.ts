@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import type { TurnCredential } from '../accounts/turn-principals.js';
+import { TURN_CREDENTIAL_KEY, type TurnCredential } from '../accounts/turn-principals.js';
 import { AppServerError, AppServerExitedError, AppServerTimeoutError } from '../appserver/errors.js';
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { Thread } from '../appserver/protocol.js';
@@ -99,7 +99,9 @@ export class RpcPassthrough {
     if (method === 'turn/interrupt' && threadId !== null && this.deps.threads.activeTurn(threadId) !== params.turnId) {
       throw new RpcRefusal(RPC_INVALID_REQUEST, 'This turn is not running');
     }
-    const confined = rule.confine ? await rule.confine(params, { customerId, workspace }) : params;
+    const ruled = rule.confine ? await rule.confine(params, { customerId, workspace }) : params;
+    // Only a turn start of this service names a turn credential; a steer cannot swap in another.
+    const confined = method === 'turn/steer' ? withCredential(ruled, { metadata: {} }) : ruled;
     // Notifications of the caller's thread go to its direct stream from this call on (some arrive before the reply).
     if (newlyRouted) await this.deps.threads.remember(threadId, customerId, await workspace.root(customerId));
     const server = await this.deps.acquire(customerId);
@@ -225,9 +227,11 @@ function rpcError(error: unknown): { code: number; message: string; data?: unkno
   return { code: RPC_SERVER_ERROR, message: 'Internal error' };
 }
 
-/** The turn's own credential replaces whatever the caller put under its key in `responsesapiClientMetadata`. */
+/** The turn's own credential (none for a steer) replaces whatever the caller put under its key in `responsesapiClientMetadata`. */
 function withCredential(params: Record<string, unknown>, credential: TurnCredential): Record<string, unknown> {
   const given = params.responsesapiClientMetadata;
-  const metadata = given !== null && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  if ((given === undefined || given === null) && Object.keys(credential.metadata).length === 0) return params;
+  const metadata = given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...(given as Record<string, unknown>) } : {};
+  delete metadata[TURN_CREDENTIAL_KEY];
   return { ...params, responsesapiClientMetadata: { ...metadata, ...credential.metadata } };
 }

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyPolicy } from '../../src/accounts/principal.js';
+import { TURN_CREDENTIAL_KEY } from '../../src/accounts/turn-principals.js';
 import { bearer } from '../helpers/context.js';
 import { dataOf, startAgentHarness, toolThenText, type AgentHarness } from '../agent/agent-harness.js';
 
@@ -275,6 +276,15 @@ describe('key policies bind agent turns', () => {
     const projectId = await harness.createProject(holder.headers);
     const opened = await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: holder.headers });
     const heldThread = opened.json().thread.id as string;
+    // The turn credential the app-server is handed with turn/start (Codex sends it back in the metadata header).
+    const principals = harness.context.services.turnPrincipals;
+    const bind = principals.bind;
+    let credential = '';
+    principals.bind = (threadId, activity, principal) => {
+      const minted = bind.call(principals, threadId, activity, principal);
+      if (threadId === heldThread) credential = minted.metadata[TURN_CREDENTIAL_KEY]!;
+      return minted;
+    };
     const started = await harness.context.app.inject({
       method: 'POST',
       url: `/api/v1/projects/${projectId}/turns`,
@@ -283,19 +293,30 @@ describe('key policies bind agent turns', () => {
     });
     expect(started.statusCode).toBe(202);
     await harness.upstream.waitForRequests(harness.upstream.requests.length + 1, 15_000).catch(() => undefined);
+    principals.bind = bind;
     const runtimeLike = await runtimeLikeKey();
-    const asTurn = await harness.context.app.inject({
-      method: 'POST',
-      url: '/v1/responses',
-      headers: {
-        ...bearer(runtimeLike.plaintext),
-        'x-codex-turn-metadata': JSON.stringify({ thread_id: heldThread, turn_id: started.json().turn_id }),
-      },
-      payload: { model: 'power-ai', input: 'hello' },
-    });
+    const asTurn = (withCredential: boolean) =>
+      harness.context.app.inject({
+        method: 'POST',
+        url: '/v1/responses',
+        headers: {
+          ...bearer(runtimeLike.plaintext),
+          'x-codex-turn-metadata': JSON.stringify({
+            thread_id: heldThread,
+            turn_id: started.json().turn_id,
+            ...(withCredential ? { [TURN_CREDENTIAL_KEY]: credential } : {}),
+          }),
+        },
+        payload: { model: 'power-ai', input: 'hello' },
+      });
+    // Naming the thread alone acts for nobody.
+    const bare = await asTurn(false);
+    expect(bare.statusCode).toBe(403);
+    expect(bare.json().error.code).toBe('no_running_turn');
+    const withTurnCredential = await asTurn(true);
     // The holder's one request per minute went to its own turn: this request is limited as the holder.
-    expect(asTurn.statusCode).toBe(429);
-    expect(Number(asTurn.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(withTurnCredential.statusCode).toBe(429);
+    expect(Number(withTurnCredential.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     await harness.context.app.inject({
       method: 'POST',
       url: `/api/v1/projects/${projectId}/turns/${started.json().turn_id}/interrupt`,

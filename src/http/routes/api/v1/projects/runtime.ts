@@ -51,9 +51,16 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       config: projectRoute,
       schema: {
         tags: ['projects'],
-        summary: 'Open or resume the project (always its latest thread); an optional prompt starts a turn',
+        summary: 'Open or resume the project (its latest thread, or a fresh one with new_thread); an optional prompt starts a turn',
         params: ProjectParams,
-        body: Type.Object({ prompt: Type.Optional(Type.String({ minLength: 1 })) }),
+        body: Type.Object({
+          prompt: Type.Optional(Type.String({ minLength: 1 })),
+          new_thread: Type.Optional(
+            Type.Boolean({
+              description: 'Start a fresh thread for the project instead of resuming its latest one (409 while a turn runs)',
+            }),
+          ),
+        }),
       },
       preValidation: emptyBodyAsObject,
     },
