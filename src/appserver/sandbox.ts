@@ -2,10 +2,10 @@
  * Each customer's app-server runs in a bubblewrap sandbox of its own: separate PID, mount, IPC and UTS
  * namespaces; system directories read-only; a private `/tmp`; a fresh `/proc` that shows only the sandbox's own
  * processes; the customer's workspace root and Codex home bound read-write at their own paths (so the paths the
- * service and the app-server exchange stay the same); the codex binary read-only; nothing else of the service's
- * data directory; and a network namespace of its own, with only its own loopback: the app-server reaches the
- * service's `/v1` (and, when allowed, the egress proxy) through Unix sockets bridged onto that loopback
- * (`sandbox-network.ts`).
+ * service and the app-server exchange stay the same); the codex binary and the service-owned runtime folder (the
+ * model catalog) read-only; nothing else of the service's data directory; and a network namespace of its own,
+ * with only its own loopback: the app-server reaches the service's `/v1` (and, when allowed, the egress proxy)
+ * through Unix sockets bridged onto that loopback (`sandbox-network.ts`).
  *
  * When the service runs as root, the app-server and every command it runs get a uid/gid of their own, derived
  * from the customer id in a configured range (`first + customerId`), and the customer's workspace root and

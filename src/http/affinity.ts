@@ -27,6 +27,8 @@ export const DIRECT_AFFINITY_ROUTES = new Set([
   '/api/threads/:thread_id/approvals',
   '/api/threads/:thread_id/approvals/:request_id/resolve',
   '/api/rpc',
+  // Deleting a coder project stops the customer's app-server (and every process it left) where it runs.
+  '/api/v1/desktop/coder/projects/:project_name',
 ]);
 
 export const SERVED_BY_HEADER = 'x-switchyard-served-by';
