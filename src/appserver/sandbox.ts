@@ -16,8 +16,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
-import type { AgentLimitsConfig } from '../config/sections/agent-limits.js';
-import { SandboxLimits } from './limits.js';
+import { SandboxLimits, type SandboxLimitSettings } from './limits.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
 
@@ -36,7 +35,7 @@ export interface SandboxSettings {
   /** Directories holding the codex binary and what it runs (bound read-only at their own paths). */
   codexDirs: string[];
   /** Resource limits, seccomp and the uid-range claim (see limits.ts); absent: none of them. */
-  limits?: AgentLimitsConfig;
+  limits?: SandboxLimitSettings;
   /** The service's data dir (names the deployment's cgroups and uid-range claim). */
   dataDir?: string;
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServerSandbox } from '../../src/appserver/sandbox.js';
 import { deploymentName } from '../../src/appserver/cgroups.js';
 import { claimUidRange } from '../../src/appserver/uid-ranges.js';
-import type { AgentLimitsConfig } from '../../src/config/sections/agent-limits.js';
+import type { SandboxLimitSettings } from '../../src/appserver/limits.js';
 import { createTestContext } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
 import { dataOf, startAgentHarness, type AgentHarness } from '../agent/agent-harness.js';
@@ -153,7 +153,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
       'report("ptrace", libc.ptrace(16, 1, None, None))',
       'report("bpf", libc.syscall(321 if os.uname().machine == "x86_64" else 280, 0, 0, 0))',
       'PY',
-      'dd if=/dev/zero of=/dev/shm/fill bs=1M count=64 2>&1 | grep -o "No space left on device"',
+      // Files under the per-file limit (the 4 MiB quota) until the 8 MiB folder is full.
+      'for i in 1 2 3; do head -c 3000000 /dev/zero > /dev/shm/fill$i; done 2>&1 | grep -o "No space left on device"',
       'echo "== done"',
     ].join('\n');
     await runCommand(harness, project.projectId, project.workspace, script);
@@ -335,7 +336,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('agent.limits.endBackg
   }, 120_000);
 });
 
-const limitsConfig = (overrides: Partial<AgentLimitsConfig> = {}): AgentLimitsConfig => ({
+const limitsConfig = (overrides: Partial<SandboxLimitSettings> = {}): SandboxLimitSettings => ({
   pids: 128,
   memoryBytes: 512 * MiB,
   swapBytes: 0,
