@@ -179,7 +179,12 @@ export class AppServerSandbox {
       sandboxEnv.LOGNAME = 'agent';
     }
     const command = [...sandboxArgs, '--', ...inner];
-    if (this.limits) return { ...(await this.limits.wrap(customerId, this.settings.bwrap, command)), env: sandboxEnv };
+    if (this.limits) {
+      const wrapped = await this.limits.wrap(customerId, this.settings.bwrap, command).catch((error: Error) => {
+        throw new SandboxUnavailableError(`the sandbox limits could not be set up (${error.message})`);
+      });
+      return { ...wrapped, env: sandboxEnv };
+    }
     return { binary: this.settings.bwrap, args: command, env: sandboxEnv };
   }
 }

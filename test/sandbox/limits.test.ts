@@ -131,6 +131,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
     expect(members).toContain(server.pid);
     for (const pid of processesOf(uid)) expect(members).toContain(pid);
     expect(fs.readFileSync(path.join(pidsDir, 'pids.max'), 'utf8').trim()).toBe('64');
+    const cpuShares = path.join(pidsDir.replace('/pids/', '/cpu/'), 'cpu.shares');
+    if (fs.existsSync(cpuShares)) expect(fs.readFileSync(cpuShares, 'utf8').trim()).toBe('1024');
     expect(harness.context.logs.join('')).toMatch(/agent limits: cgroup v[12] .*64 processes, 320 MiB memory/);
   });
 
@@ -384,6 +386,38 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)('descriptors the service inherited
     expect(result.stdout).not.toContain('pipe-secret-4c2d');
     expect(result.stdout).toMatch(/Bad file descriptor/);
     await sandbox.limits?.stopped(5);
+    await sandbox.limits?.close();
+  });
+});
+
+describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('without a cgroup', () => {
+  it('says so in one start-up line and bounds the sandbox with rlimits instead', async () => {
+    const dataDir = tempDir('switchyard-rlimits-');
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const sandbox = await AppServerSandbox.detect(
+      {
+        mode: 'required',
+        bwrap: '/usr/bin/bwrap',
+        uidFirst: 3_465_000,
+        uidCount: 1_000,
+        hidden: [dataDir],
+        codexDirs: [],
+        limits: limitsConfig({ cgroups: 'off', pids: 40, memoryBytes: 256 * MiB }),
+        dataDir,
+      },
+      logger,
+    );
+    expect(lines.join('')).toMatch(
+      /agent limits: NO CGROUP \(agent.limits.cgroups is \\"off\\"\) — rlimits instead: 40 processes per customer uid, 256 MiB data per process/,
+    );
+    const paths = { workspaceRoot: path.join(dataDir, 'workspaces/6'), codexHome: path.join(dataDir, 'codex-homes/6') };
+    const inner = 'echo "nproc $(ulimit -u) data $(ulimit -d) fsize $(ulimit -f) core $(ulimit -c)"; grep ^Seccomp: /proc/self/status';
+    const command = await sandbox.prepare(6, paths, '/bin/bash', ['-c', inner], { PATH: '/usr/bin:/bin' });
+    const result = spawnSync(command.binary, command.args, { env: command.env, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`nproc 40 data ${(256 * MiB) / 1024} fsize ${(64 * MiB) / 1024} core 0`);
+    expect(result.stdout).toMatch(/^Seccomp:\s+2$/m);
     await sandbox.limits?.close();
   });
 });
