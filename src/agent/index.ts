@@ -201,7 +201,9 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       launch,
       onNotification: (customerId, notification) => {
         router.handleNotification(customerId, notification);
-        if (notification.method === 'turn/completed' && limits?.config.endBackgroundProcessesAtTurnEnd) endLeftovers(customerId);
+        if (notification.method !== 'turn/completed') return;
+        quota?.forget(customerId);
+        if (limits?.config.endBackgroundProcessesAtTurnEnd) endLeftovers(customerId);
       },
       onServerRequest: (customerId, request) => router.handleServerRequest(customerId, request),
       onCrash: async (customerId) => {

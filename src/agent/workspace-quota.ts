@@ -3,7 +3,8 @@
  * (every project) holds more than `agent.limits.workspaceQuotaBytes` starts no turn or thread (409) until files
  * are deleted. Each file is also bounded by the quota inside the sandbox (RLIMIT_FSIZE, see appserver/limits.ts),
  * so a workspace ends a turn at most one turn's writes past it. A measurement under the quota is reused for a few
- * seconds; one over it is always taken again, so a clean-up counts at once.
+ * seconds unless a turn ended since (it may have written); one over it is always taken again, so a clean-up
+ * counts at once.
  */
 import { diskUsage } from '../appserver/limits.js';
 import type { Clock } from '../kernel/clock.js';
@@ -29,6 +30,11 @@ export class WorkspaceQuota {
     if (bytes === null) return null;
     this.measured.set(customerId, { bytes, atMs: now });
     return bytes;
+  }
+
+  /** A turn of the customer ended: the next start measures again. */
+  forget(customerId: number): void {
+    this.measured.delete(customerId);
   }
 
   /** Refuses (409) a turn or thread start of a customer whose workspace holds more than the quota. */

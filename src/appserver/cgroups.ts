@@ -88,6 +88,7 @@ export class CgroupTree {
       }
       bases.set(controller, base);
     }
+    await removeIdle(bases.values());
     return new CgroupTree(1, bases);
   }
 
@@ -104,6 +105,7 @@ export class CgroupTree {
     } catch (error) {
       return `cannot enable the pids, memory and cpu controllers for ${base} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); set agent.limits.cgroupParent to a delegated cgroup`;
     }
+    await removeIdle([base]);
     return new CgroupTree(2, new Map([['', base]]));
   }
 
@@ -165,11 +167,29 @@ export class CgroupTree {
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    for (const dir of this.dirs(customerId).values()) await fsp.rmdir(dir).catch(() => undefined);
+    // The last members may take a moment to leave after SIGKILL (the folder stays busy until they are reaped).
+    for (const dir of this.dirs(customerId).values()) {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const removed = await fsp.rmdir(dir).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+        );
+        if (removed) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
   }
 
   /** Removes the deployment's folders (at shutdown; a folder still in use stays). */
   async close(): Promise<void> {
     for (const base of this.bases.values()) await fsp.rmdir(base).catch(() => undefined);
+  }
+}
+
+/** Customer cgroups left by an earlier process of this deployment: the empty ones go (rmdir refuses busy ones). */
+async function removeIdle(bases: Iterable<string>): Promise<void> {
+  for (const base of bases) {
+    const entries = await fsp.readdir(base).catch(() => [] as string[]);
+    for (const entry of entries) if (entry.startsWith('customer-')) await fsp.rmdir(path.join(base, entry)).catch(() => undefined);
   }
 }

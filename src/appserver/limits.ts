@@ -14,7 +14,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { AgentLimitsConfig } from '../config/sections/agent-limits.js';
 import { CgroupTree } from './cgroups.js';
 import { seccompSupported, writeSeccompFile } from './seccomp.js';
 import { claimUidRange, releaseUidRange, type UidClaim } from './uid-ranges.js';
@@ -43,6 +42,20 @@ done
 exec "$@"
 `;
 
+/** The limits of every sandbox of this deployment (the `agent.limits` config section). */
+export interface SandboxLimitSettings {
+  pids: number;
+  memoryBytes: number;
+  swapBytes: number;
+  cpuWeight: number;
+  cgroups: 'auto' | 'off';
+  cgroupParent?: string;
+  tmpSizeBytes: number;
+  workspaceQuotaBytes: number;
+  endBackgroundProcessesAtTurnEnd: boolean;
+  uidClaimDir: string;
+}
+
 export interface LimitsContext {
   dataDir: string;
   uidFirst: number;
@@ -57,7 +70,7 @@ const size = (bytes: number): string =>
 
 export class SandboxLimits {
   private constructor(
-    readonly config: AgentLimitsConfig,
+    readonly config: SandboxLimitSettings,
     private readonly context: LimitsContext,
     readonly cgroups: CgroupTree | null,
     /** Why no cgroup is used (rlimits instead), when none is. */
@@ -69,7 +82,7 @@ export class SandboxLimits {
   ) {}
 
   /** Sets up what every sandbox of this deployment uses, and logs one line saying which limits are in force. */
-  static async setup(config: AgentLimitsConfig, context: LimitsContext, logger: Logger): Promise<SandboxLimits> {
+  static async setup(config: SandboxLimitSettings, context: LimitsContext, logger: Logger): Promise<SandboxLimits> {
     if (!fs.existsSync(BASH)) throw new Error(`${BASH} not found (the sandbox wrapper needs it)`);
     let cgroups: CgroupTree | null = null;
     let cgroupReason: string | null = 'agent.limits.cgroups is "off"';

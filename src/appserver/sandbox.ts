@@ -20,8 +20,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { AppError } from '../kernel/errors.js';
 import { handOverTree } from '../kernel/tenant-fs.js';
-import type { AgentLimitsConfig } from '../config/sections/agent-limits.js';
-import { SandboxLimits } from './limits.js';
+import { SandboxLimits, type SandboxLimitSettings } from './limits.js';
 import { bridgedCommand, bridgeMounts, egressEnv, MODEL_BRIDGE_PORT, type SandboxBridges } from './sandbox-network.js';
 
 export type IsolationMode = 'auto' | 'required' | 'none';
@@ -43,7 +42,7 @@ export interface SandboxSettings {
   /** Directories holding the codex binary and what it runs (bound read-only at their own paths). */
   codexDirs: string[];
   /** Resource limits, seccomp and the uid-range claim (see limits.ts); absent: none of them. */
-  limits?: AgentLimitsConfig;
+  limits?: SandboxLimitSettings;
   /** The service's data dir (names the deployment's cgroups and uid-range claim). */
   dataDir?: string;
 }
@@ -198,7 +197,12 @@ export class AppServerSandbox {
       sandboxEnv.LOGNAME = 'agent';
     }
     const command = [...sandboxArgs, '--', ...inner];
-    if (this.limits) return { ...(await this.limits.wrap(customerId, this.settings.bwrap, command)), env: sandboxEnv };
+    if (this.limits) {
+      const wrapped = await this.limits.wrap(customerId, this.settings.bwrap, command).catch((error: Error) => {
+        throw new SandboxUnavailableError(`the sandbox limits could not be set up (${error.message})`);
+      });
+      return { ...wrapped, env: sandboxEnv };
+    }
     return { binary: this.settings.bwrap, args: command, env: sandboxEnv };
   }
 }

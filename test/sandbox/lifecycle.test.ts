@@ -44,7 +44,9 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('sandboxed commands en
     const projectId = await harness.createProject();
     const project = await harness.context.services.projects.requireOwned(operator, projectId);
     await harness.context.app.inject({ method: 'POST', url: `/api/v1/projects/${projectId}/open`, headers: harness.customer.headers });
-    const command = 'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & echo started > started.txt';
+    // The pause lets setsid leave the command's process group (which Codex ends with the command) before it ends.
+    const command =
+      'nohup sleep 1000 >/dev/null 2>&1 & setsid sleep 1001 >/dev/null 2>&1 < /dev/null & sleep 0.5; echo started > started.txt';
     harness.upstream.setDefault(
       toolThenText({ kind: 'tool_call', name: 'exec_command', arguments: JSON.stringify({ cmd: command, workdir: project.workspaceDir }) }),
     );

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServerSandbox } from '../../src/appserver/sandbox.js';
 import { deploymentName } from '../../src/appserver/cgroups.js';
 import { claimUidRange } from '../../src/appserver/uid-ranges.js';
-import type { AgentLimitsConfig } from '../../src/config/sections/agent-limits.js';
+import type { SandboxLimitSettings } from '../../src/appserver/limits.js';
 import { createTestContext } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
 import { dataOf, startAgentHarness, type AgentHarness } from '../agent/agent-harness.js';
@@ -131,6 +131,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
     expect(members).toContain(server.pid);
     for (const pid of processesOf(uid)) expect(members).toContain(pid);
     expect(fs.readFileSync(path.join(pidsDir, 'pids.max'), 'utf8').trim()).toBe('64');
+    const cpuShares = path.join(pidsDir.replace('/pids/', '/cpu/'), 'cpu.shares');
+    if (fs.existsSync(cpuShares)) expect(fs.readFileSync(cpuShares, 'utf8').trim()).toBe('1024');
     expect(harness.context.logs.join('')).toMatch(/agent limits: cgroup v[12] .*64 processes, 320 MiB memory/);
   });
 
@@ -153,7 +155,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
       'report("ptrace", libc.ptrace(16, 1, None, None))',
       'report("bpf", libc.syscall(321 if os.uname().machine == "x86_64" else 280, 0, 0, 0))',
       'PY',
-      'dd if=/dev/zero of=/dev/shm/fill bs=1M count=64 2>&1 | grep -o "No space left on device"',
+      // Files under the per-file limit (the 4 MiB quota) until the 8 MiB folder is full.
+      'for i in 1 2 3; do head -c 3000000 /dev/zero > /dev/shm/fill$i; done 2>&1 | grep -o "No space left on device"',
       'echo "== done"',
     ].join('\n');
     await runCommand(harness, project.projectId, project.workspace, script);
@@ -335,7 +338,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('agent.limits.endBackg
   }, 120_000);
 });
 
-const limitsConfig = (overrides: Partial<AgentLimitsConfig> = {}): AgentLimitsConfig => ({
+const limitsConfig = (overrides: Partial<SandboxLimitSettings> = {}): SandboxLimitSettings => ({
   pids: 128,
   memoryBytes: 512 * MiB,
   swapBytes: 0,
@@ -383,6 +386,38 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)('descriptors the service inherited
     expect(result.stdout).not.toContain('pipe-secret-4c2d');
     expect(result.stdout).toMatch(/Bad file descriptor/);
     await sandbox.limits?.stopped(5);
+    await sandbox.limits?.close();
+  });
+});
+
+describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('without a cgroup', () => {
+  it('says so in one start-up line and bounds the sandbox with rlimits instead', async () => {
+    const dataDir = tempDir('switchyard-rlimits-');
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const sandbox = await AppServerSandbox.detect(
+      {
+        mode: 'required',
+        bwrap: '/usr/bin/bwrap',
+        uidFirst: 3_465_000,
+        uidCount: 1_000,
+        hidden: [dataDir],
+        codexDirs: [],
+        limits: limitsConfig({ cgroups: 'off', pids: 40, memoryBytes: 256 * MiB }),
+        dataDir,
+      },
+      logger,
+    );
+    expect(lines.join('')).toMatch(
+      /agent limits: NO CGROUP \(agent.limits.cgroups is \\"off\\"\) — rlimits instead: 40 processes per customer uid, 256 MiB data per process/,
+    );
+    const paths = { workspaceRoot: path.join(dataDir, 'workspaces/6'), codexHome: path.join(dataDir, 'codex-homes/6') };
+    const inner = 'echo "nproc $(ulimit -u) data $(ulimit -d) fsize $(ulimit -f) core $(ulimit -c)"; grep ^Seccomp: /proc/self/status';
+    const command = await sandbox.prepare(6, paths, '/bin/bash', ['-c', inner], { PATH: '/usr/bin:/bin' });
+    const result = spawnSync(command.binary, command.args, { env: command.env, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`nproc 40 data ${(256 * MiB) / 1024} fsize ${(64 * MiB) / 1024} core 0`);
+    expect(result.stdout).toMatch(/^Seccomp:\s+2$/m);
     await sandbox.limits?.close();
   });
 });
