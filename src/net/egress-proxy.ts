@@ -161,6 +161,8 @@ export class EgressProxy {
         if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`cannot reach ${url.host}\n`);
         else response.destroy();
       });
+      // A client that goes away takes its forwarded request with it.
+      response.on('close', () => outbound.destroy());
       request.pipe(outbound);
     } catch (error) {
       const reason = this.refused(label, url.host, error);
