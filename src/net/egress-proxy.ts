@@ -149,7 +149,15 @@ export class EgressProxy {
       const headers: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(request.headers)) if (!HOP_HEADERS.has(name)) headers[name] = value;
       headers.host = url.host;
-      const outbound = http.request({ host: address, port, method: request.method, path: `${url.pathname}${url.search}`, headers });
+      // A connection of its own (no pool shared between customers' requests).
+      const outbound = http.request({
+        host: address,
+        port,
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent: false,
+      });
       outbound.setTimeout(IDLE_TIMEOUT_MS, () => outbound.destroy(new Error('idle')));
       outbound.on('response', (answer) => {
         const back: http.OutgoingHttpHeaders = {};
@@ -160,6 +168,10 @@ export class EgressProxy {
       outbound.on('error', () => {
         if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`cannot reach ${url.host}\n`);
         else response.destroy();
+      });
+      // A client that goes away takes its forwarded request with it.
+      response.on('close', () => {
+        if (!response.writableFinished) outbound.destroy();
       });
       request.pipe(outbound);
     } catch (error) {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { domainAllowed, egressTarget, EgressRefused, type EgressResolver } from '../../src/net/egress-proxy.js';
 import { bridgeScript, egressEnv } from '../../src/appserver/sandbox-network.js';
 import { AppServerSandbox } from '../../src/appserver/sandbox.js';
+import { parseConfigFile } from '../../src/config/load-config.js';
 import { SANDBOX_UNAVAILABLE, UID_FIRST } from './sandbox-support.js';
 
 const answers: Record<string, string[]> = {
@@ -53,6 +54,24 @@ describe('egress destinations', () => {
     await refused('meta.example.org', /link-local/);
     await refused('mapped6.example.org', /loopback/);
     await refused('missing.example.org', /does not resolve/);
+  });
+});
+
+describe('agent.egress in the config file', () => {
+  const parse = (egress: object) => parseConfigFile({ agent: { egress } }, {});
+
+  it('defaults to no egress, and takes a mode, allowed domains and host mappings', () => {
+    expect(parseConfigFile({}, {}).agent.egress).toEqual({ mode: 'off', allowedDomains: [], hosts: {} });
+    const egress = parse({ mode: 'proxy', allowedDomains: ['pypi.org', '*.pythonhosted.org'], hosts: { 'mirror.internal': '10.0.0.8' } });
+    expect(egress.agent.egress.allowedDomains).toEqual(['pypi.org', '*.pythonhosted.org']);
+  });
+
+  it('refuses an unknown mode, a malformed domain and a mapping to something not an IP address, naming the field', () => {
+    expect(() => parse({ mode: 'open' })).toThrow(/\/agent\/egress\/mode/);
+    expect(() => parse({ allowedDomains: ['http://example.org/'] })).toThrow(/\/agent\/egress\/allowedDomains\/0/);
+    expect(() => parse({ hosts: { 'mirror.internal': 'mirror.example.org' } })).toThrow(
+      /\/agent\/egress\/hosts\/mirror.internal: "mirror.example.org" is not an IP address/,
+    );
   });
 });
 

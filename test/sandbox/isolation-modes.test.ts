@@ -20,6 +20,8 @@ async function withHarness(agent: Record<string, unknown>, work: (harness: Agent
 
 const isolationLines = (harness: AgentHarness) =>
   harness.context.logs.filter((line) => line.includes('agent isolation:')).map((line) => JSON.parse(line));
+const networkLines = (harness: AgentHarness) =>
+  harness.context.logs.filter((line) => line.includes('agent network:')).map((line) => JSON.parse(line));
 
 describe('agent.isolation', () => {
   it('required without bubblewrap: says so at start and refuses to start any app-server', async () => {
@@ -73,6 +75,11 @@ describe('agent.isolation', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ level: 40, isolation: 'none' });
       expect(lines[0].msg).toContain('agent.isolation = "none"');
+      // No sandbox, no network namespace: the start-up line says so.
+      const network = networkLines(harness);
+      expect(network).toHaveLength(1);
+      expect(network[0]).toMatchObject({ networkNamespace: false, egress: 'uncontrolled' });
+      expect(network[0].msg).toContain('shared with this service');
     });
   }, 60_000);
 
@@ -83,6 +90,11 @@ describe('agent.isolation', () => {
         const lines = isolationLines(harness);
         expect(lines).toHaveLength(1);
         expect(lines[0]).toMatchObject({ level: 30, isolation: 'bubblewrap' });
+        const network = networkLines(harness);
+        expect(network).toHaveLength(1);
+        expect(network[0]).toMatchObject({ networkNamespace: true, egress: 'off', allowedDomains: 0 });
+        expect(network[0].msg).toContain('a network namespace per sandbox');
+        expect(network[0].msg).toContain('no egress');
         const server = await harness.context.services.agent.supervisor.acquire(harness.customer.id);
         const fs = await import('node:fs');
         expect(fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')[0]).toBe('/usr/bin/bwrap');
