@@ -8,6 +8,7 @@ import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { ensureWebBuilt } from '../helpers/web.js';
 import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
+import { solvedHumanCheck } from '../helpers/human-check.js';
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const EMAIL = 'checked@example.com';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   const registered = await ctx.app.inject({
     method: 'POST',
     url: '/api/v1/customer/register',
-    payload: { email: EMAIL, password: PASSWORD },
+    payload: { email: EMAIL, password: PASSWORD, humanCheck: await solvedHumanCheck(ctx) },
   });
   expect(registered.statusCode, registered.body).toBe(201);
   browser = await openBrowser({ baseURL: await ctx.listen() });
