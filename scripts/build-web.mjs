@@ -80,6 +80,9 @@ export async function buildWeb({ quiet = false, outDir = WEB_OUT_DIR } = {}) {
     logLevel: 'error',
     define: { 'process.env.NODE_ENV': '"production"' },
   });
+  // The human check's proof-of-work worker (the `altcha` widget's PBKDF2 solver), served from /assets like the
+  // rest: the pages' CSP allows same-origin workers only, so the widget is the build without inline workers.
+  fs.copyFileSync(path.join(root, 'node_modules', 'altcha', 'dist', 'workers', 'pbkdf2.js'), path.join(assetsDir, 'altcha-pbkdf2.js'));
   const report = [];
   let overBudget = false;
   for (const [file, output] of Object.entries(result.metafile.outputs)) {

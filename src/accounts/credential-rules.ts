@@ -98,3 +98,12 @@ export function refusalFor(kind: CredentialKind): { message: string; reauthentic
       return { message: 'This needs the System Token or a dashboard session with a recent sign-in', reauthenticate: false };
   }
 }
+
+/** The table as docs/security.md prints it (a test keeps the two the same). */
+export function credentialTableMarkdown(): string {
+  const lines = [`| action | ${CREDENTIAL_KINDS.join(' | ')} |`, `|---|${CREDENTIAL_KINDS.map(() => '---').join('|')}|`];
+  for (const action of SENSITIVE_ACTIONS) {
+    lines.push(`| ${action} | ${CREDENTIAL_KINDS.map((kind) => (mayPerform(kind, action) ? 'yes' : 'no')).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}

@@ -3,7 +3,9 @@
  * Built once by the composition root from the shared deps.
  */
 import { Redis } from 'ioredis';
+import { AddressLimits } from './address-limits.js';
 import { AlertService } from './alerts.js';
+import { EmailVerification } from './email-verification.js';
 import { HumanCheckService } from './human-check.js';
 import { Inbox } from './inbox.js';
 import { OidcSignIn, type OidcDeps } from './oidc.js';
@@ -34,8 +36,12 @@ export interface AccountServices {
   settings: AccountSettings;
   sso: SsoLinks;
   oidc: OidcSignIn;
+  /** Sign-up (and email-change) verification links; free credit needs a verified email. */
+  emailVerification: EmailVerification;
+  /** The operator's limits per address prefix on sign-ups and promotion claims. */
+  addressLimits: AddressLimits;
   /** Where the configuration requires a solved human check. */
-  humanCheckRequired(place: 'register' | 'idp' | 'web-login'): boolean;
+  humanCheckRequired(place: 'register' | 'promotion' | 'idp' | 'web-login'): boolean;
   start(): void;
   close(): Promise<void>;
 }
@@ -60,7 +66,10 @@ export function createAccountServices(
     idleMs: config.accounts.sessionIdleMinutes * 60_000,
     absoluteMs: config.accounts.sessionAbsoluteHours * 3_600_000,
   });
-  const humanChecks = new HumanCheckService(storage, box, clock);
+  const humanChecks = new HumanCheckService(storage, box, clock, {
+    cost: config.accounts.humanCheck.cost,
+    maxCounter: config.accounts.humanCheck.maxCounter,
+  });
   const mailer = options.mailer ?? createMailer(config.mail, logger);
   const required = new Set(config.accounts.humanCheck.requiredFor);
   const webAuth = new WebAuth({
@@ -107,6 +116,11 @@ export function createAccountServices(
     alerts,
     settings,
     sso: new SsoLinks(storage, box, clock),
+    emailVerification: new EmailVerification(storage, box, clock, mailer, logger, config.publicBaseUrl),
+    addressLimits: new AddressLimits(storage, box, clock, () => ({
+      signup: config.accounts.prefixLimits.signupsPerDay,
+      promotion: config.accounts.prefixLimits.promotionClaimsPerDay,
+    })),
     oidc: new OidcSignIn({
       storage,
       box,

@@ -1,9 +1,12 @@
 /**
  * Brute-force counters for sign-in, 2FA and reset: failures per subject (an account or an IP address) in a
  * window that starts at the first failure. Over the limit, the flow answers 429 with Retry-After until the
- * window ends. In memory by default; with Redis (`REDIS_URL`) every node shares the counters, and each node
- * still keeps its own count underneath (`FlooredFailureCounters`): whoever can write to Redis may delete or
- * lower the shared count, but never below what this node saw itself, so a deleted counter is never a pass.
+ * window ends. Password sign-in is the exception for addresses: an address over its limit never refuses a correct
+ * password (one client could otherwise lock everyone out, and behind a proxy everyone shares an address); it
+ * asks for the human check (web login) or slows the answer down (CLI login) instead, while the per-account lock
+ * stays. In memory by default; with Redis (`REDIS_URL`) every node shares the counters, and each node still keeps
+ * its own count underneath (`FlooredFailureCounters`): whoever can write to Redis may delete or lower the shared
+ * count, but never below what this node saw itself, so a deleted counter is never a pass.
  */
 import type { Redis } from 'ioredis';
 import { AppError } from '../kernel/errors.js';
@@ -132,6 +135,18 @@ export class Lockout {
         throw new AppError('RATE_LIMITED', 'Too many failed attempts; try again later', { retryAfterSeconds: resetInMs / 1000 });
       }
     }
+  }
+
+  /** Throws 429 (with Retry-After) when the account, and only the account, is over its limit. */
+  async checkAccount(flow: string, account: string): Promise<void> {
+    await this.check(flow, account, undefined);
+  }
+
+  /** Whether the address is over its limit for the flow (the caller throttles instead of refusing). */
+  async addressOverLimit(flow: string, ip: string | undefined): Promise<boolean> {
+    if (ip === undefined) return false;
+    const { count } = await this.counters.read(`ip:${flow}:${ip}`);
+    return count >= this.rules.maxFailures * this.rules.perIpFactor;
   }
 
   async failures(flow: string, account: string): Promise<number> {

@@ -60,13 +60,12 @@ export class WebAuth {
   async webLogin(identifier: string, password: string, ip: string | undefined, humanCheck: HumanCheckAnswer): Promise<WebLoginResult> {
     const accountKey = identifier.includes('@') ? normalizeEmail(identifier) : identifier.trim();
     const { lockout } = this.deps;
-    await lockout.check('web-login', accountKey, ip);
-    if (
+    // The account's own lock refuses; an address over its limit only asks for the human check.
+    await lockout.checkAccount('web-login', accountKey);
+    const accountSuspect =
       this.deps.humanCheckAfterFailures !== undefined &&
-      (await lockout.failures('web-login', accountKey)) >= this.deps.humanCheckAfterFailures
-    ) {
-      await this.deps.humanChecks.verify(humanCheck);
-    }
+      (await lockout.failures('web-login', accountKey)) >= this.deps.humanCheckAfterFailures;
+    if (accountSuspect || (await lockout.addressOverLimit('web-login', ip))) await this.deps.humanChecks.verify(humanCheck);
     const row = await this.findByIdentifier(identifier);
     const ok = await verifyPassword(row?.password_hash ?? null, password);
     if (!row || !ok || row.status !== 'active') {

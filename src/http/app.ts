@@ -64,6 +64,12 @@ function sessionSurface(surface: string, routeUrl: string): boolean {
   return surface === 'account' || (surface === 'projects' && (routeUrl === '/api/v1/projects' || routeUrl.startsWith('/api/v1/projects/')));
 }
 
+/** `server.trustProxy` as Fastify takes it: off, the proxies' addresses, or a hop count (the nearest n hops). */
+function trustProxyOption(setting: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
+}
+
 /** Cookie-authenticated state changes must carry the CSRF token bound to the cookie. */
 function checkCsrf(method: string, sent: string | string[] | undefined, expected: string): void {
   if (SAFE_METHODS.has(method)) return;
@@ -96,7 +102,8 @@ export async function buildApp(services: Services): Promise<App> {
     bodyLimit: config.server.bodyLimitBytes,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     childLoggerFactory: lazyChildLogger,
-    trustProxy: false,
+    // The client's address (request.ip) behind the configured proxies; the socket's own address without any.
+    trustProxy: trustProxyOption(config.server.trustProxy),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // No type coercion: a body's string is never a number nor its number a string. Query and path values (always

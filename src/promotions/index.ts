@@ -9,6 +9,7 @@ import { AppError } from '../kernel/errors.js';
 import { moneyJson } from '../kernel/money.js';
 import type { BillingServices } from '../billing/index.js';
 import type { PaymentServices } from '../billing/payments/index.js';
+import { addressPrefix } from '../accounts/address-prefix.js';
 import { AdNetwork } from './ad-network.js';
 import { grantOnce } from './grants.js';
 import { Raffles } from './raffle.js';
@@ -27,6 +28,8 @@ const utcDay = (epochMs: number): string => new Date(epochMs).toISOString().slic
 export interface VisitInfo {
   address: string;
   userAgent: string;
+  /** The browser's visitor cookie, when it has one. */
+  browser?: string;
 }
 
 export interface PromotionServices {
@@ -69,12 +72,19 @@ export function createPromotionServices(
   others.payments.onRefund.push((trx, payment) => earnings.onRefund(trx, payment));
 
   const keyed = (label: string, value: string) => createHmac('sha256', config.secret).update(`${label}\n${value}`).digest('hex');
-  const rememberAddress = async (customerId: number, address: string) => {
-    await db
-      .insertInto('customer_addresses')
-      .values({ customer_id: customerId, address_hash: keyed('address', address), created_at: clock.nowMs() })
-      .onConflict((conflict) => conflict.columns(['customer_id', 'address_hash']).doNothing())
-      .execute();
+  // Share-link visits count per network (/24, /64) and per browser (its visitor cookie), never per exact address:
+  // the owner's own networks and browser (seen when they look at or claim the credit) are not "someone else".
+  const networkHash = (address: string) => keyed('address', addressPrefix(address));
+  const browserHash = (browser: string) => keyed('browser', browser);
+  const rememberAddress = async (customerId: number, caller: VisitInfo) => {
+    const hashes = [networkHash(caller.address), ...(caller.browser === undefined ? [] : [browserHash(caller.browser)])];
+    for (const hash of hashes) {
+      await db
+        .insertInto('customer_addresses')
+        .values({ customer_id: customerId, address_hash: hash, created_at: clock.nowMs() })
+        .onConflict((conflict) => conflict.columns(['customer_id', 'address_hash']).doNothing())
+        .execute();
+    }
   };
   const shareLink = (code: string) => `${config.publicBaseUrl.replace(/\/+$/, '')}/r/${code}`;
 
@@ -97,14 +107,16 @@ export function createPromotionServices(
   const disabled = (what: string) => new AppError('NOT_FOUND', `${what} is not offered`);
   const weightTotal = () => promotions.spinWheel.prizes.reduce((sum, prize) => sum + prize.weight, 0);
 
+  /** Distinct networks that opened the link from a browser that is not the owner's, outside the owner's networks. */
   const visitsByOthers = async (customerId: number, code: string): Promise<number> => {
+    const own = db.selectFrom('customer_addresses').select('address_hash').where('customer_id', '=', customerId);
     const rows = await db
       .selectFrom('share_visits')
-      .select('visitor_hash')
+      .select('address_hash')
+      .distinct()
       .where('code', '=', code)
-      .where('address_hash', 'not in', (eb) =>
-        eb.selectFrom('customer_addresses').select('address_hash').where('customer_id', '=', customerId),
-      )
+      .where('address_hash', 'not in', own)
+      .where('visitor_hash', 'not in', own)
       .execute();
     return rows.length;
   };
@@ -212,7 +224,7 @@ export function createPromotionServices(
     },
 
     async shareCreditStatus(customerId, caller) {
-      await rememberAddress(customerId, caller.address);
+      await rememberAddress(customerId, caller);
       const code = await referralCodeOf(db, customerId, clock.nowMs());
       const claimed = await db
         .selectFrom('promotion_grants')
@@ -230,13 +242,14 @@ export function createPromotionServices(
         share_link: shareLink(code),
         visits_by_others: visits,
         claimable: !claimed && visits > 0 && promotions.shareCredit.enabled,
-        requirement: 'Share your link; the credit can be claimed once someone other than you has opened it.',
+        requirement:
+          'Share your link; the credit can be claimed once someone else has opened it, from another network and browser than yours.',
       };
     },
 
     async claimShareCredit(customerId, caller) {
       if (!promotions.shareCredit.enabled) throw disabled('The share credit');
-      await rememberAddress(customerId, caller.address);
+      await rememberAddress(customerId, caller);
       const code = await referralCodeOf(db, customerId, clock.nowMs());
       const visits = await visitsByOthers(customerId, code);
       if (visits === 0) {
@@ -263,12 +276,13 @@ export function createPromotionServices(
       const landing = new URL(promotions.shareCredit.landingUrl);
       const owner = await customerOfCode(db, code);
       if (owner === null) return landing.toString();
+      // One row per browser (without a cookie: per network); the claim counts distinct networks.
       await db
         .insertInto('share_visits')
         .values({
           code,
-          visitor_hash: keyed('visitor', `${visitor.address}\n${visitor.userAgent}`),
-          address_hash: keyed('address', visitor.address),
+          visitor_hash: visitor.browser === undefined ? networkHash(visitor.address) : browserHash(visitor.browser),
+          address_hash: networkHash(visitor.address),
           created_at: clock.nowMs(),
         })
         .onConflict((conflict) => conflict.columns(['code', 'visitor_hash']).doNothing())

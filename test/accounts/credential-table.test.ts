@@ -5,10 +5,13 @@
  * 403 (or the 401/403 the credential always gets) and change nothing: keys, email, password, 2FA and SSO links
  * are compared before and after.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CREDENTIAL_KINDS,
   CREDENTIAL_TABLE,
+  credentialTableMarkdown,
   SENSITIVE_ACTIONS,
   type CredentialKind,
   type SensitiveAction,
@@ -171,6 +174,11 @@ describe('credential table: every sensitive action against every kind of credent
       ssoLinks: (await db.selectFrom('sso_links').select('id').where('customer_id', '=', customerId).execute()).length,
     };
   }
+
+  it('docs/security.md prints the same table', () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/security.md'), 'utf8');
+    expect(doc).toContain(credentialTableMarkdown());
+  });
 
   it('declares every action for every kind (the table is exhaustive)', () => {
     for (const action of SENSITIVE_ACTIONS) {

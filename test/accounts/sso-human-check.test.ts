@@ -5,6 +5,9 @@ import { bearer, createTestContext, type TestContext } from '../helpers/context.
 import { signUp, uniqueEmail, type SignedUp } from '../chassis/support.js';
 import { cookiesOf } from './support.js';
 import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
+import { solvedHumanCheck, solveHumanCheckChallenge } from '../helpers/human-check.js';
+import { createChallenge, type Challenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 
 describe('signed SSO links', () => {
   let context: TestContext;
@@ -108,76 +111,76 @@ describe('signed SSO links', () => {
   });
 });
 
-describe('human check', () => {
+describe('human check (ALTCHA proof of work)', () => {
   let context: TestContext;
   const clock = new FakeClock(Date.UTC(2026, 5, 1));
 
   beforeAll(async () => {
     context = await createTestContext({
       clock,
-      config: { accounts: { humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2 } } } as never,
+      config: {
+        accounts: { humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2, cost: 10, maxCounter: 400 } },
+      } as never,
     });
   });
   afterAll(async () => context.close());
 
-  const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
-  const challenge = async () => {
+  const fetchChallenge = async () => {
     const response = await context.app.inject({ method: 'GET', url: '/api/v1/auth/human-check' });
     expect(response.statusCode).toBe(200);
-    const { id, question } = response.json();
-    const [, a, b] = /What is (\w+) plus (\w+)\?/.exec(question)!;
-    return { id: id as string, answer: String(WORDS.indexOf(a!) + WORDS.indexOf(b!)) };
+    expect(response.headers['cache-control']).toBe('no-store');
+    return response.json() as Challenge;
   };
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
   const register = (payload: Record<string, unknown>) =>
     context.app.inject({
       method: 'POST',
       url: '/api/v1/customer/register',
       payload: { email: uniqueEmail('hc'), password: 'password-123456', ...payload },
     });
+  const refusedOn = async (payload: Record<string, unknown>) => {
+    const response = await register(payload);
+    expect(response.statusCode, response.body).toBe(422);
+    expect(response.json().detail[0].loc).toEqual(['body', 'humanCheck']);
+  };
 
-  it('registration requires a right answer; wrong and reused answers are 422 naming the field', async () => {
-    const missing = await register({});
-    expect(missing.statusCode).toBe(422);
-    expect(missing.json().detail[0].loc).toEqual(['body', 'humanCheckId']);
+  it('registration requires a solved challenge: missing, unsolved, forged, reused and stale ones are 422', async () => {
+    await refusedOn({});
+    await refusedOn({ humanCheck: 'not base64 json' });
 
-    const wrongCheck = await challenge();
-    const wrong = await register({ humanCheckId: wrongCheck.id, humanCheckAnswer: String(Number(wrongCheck.answer) + 1) });
-    expect(wrong.statusCode).toBe(422);
-    expect(wrong.json().detail[0].loc).toEqual(['body', 'humanCheckAnswer']);
-    // Checked once: the right answer after a wrong one is refused too.
-    expect((await register({ humanCheckId: wrongCheck.id, humanCheckAnswer: wrongCheck.answer })).statusCode).toBe(422);
+    // No work done: a guessed counter does not derive the hidden key.
+    const unsolved = await fetchChallenge();
+    await refusedOn({ humanCheck: encode({ challenge: unsolved, solution: { counter: 0, derivedKey: '00'.repeat(32) } }) });
 
-    const right = await challenge();
-    expect((await register({ humanCheckId: right.id, humanCheckAnswer: right.answer })).statusCode).toBe(201);
-    const reused = await register({ humanCheckId: right.id, humanCheckAnswer: right.answer });
-    expect(reused.statusCode).toBe(422);
-    expect(reused.json().detail[0].loc).toEqual(['body', 'humanCheckId']);
+    // A challenge made up by the client (cheap, signed with its own key) is refused, and so is ours with its
+    // parameters lowered after signing.
+    const own = await createChallenge({ algorithm: 'PBKDF2/SHA-256', cost: 1, counter: 3, deriveKey, hmacSignatureSecret: 'guessed' });
+    await refusedOn({ humanCheck: await solveHumanCheckChallenge(own) });
+    const ours = await fetchChallenge();
+    const lowered = await createChallenge({ algorithm: 'PBKDF2/SHA-256', cost: 1, counter: 3, deriveKey });
+    await refusedOn({
+      humanCheck: await solveHumanCheckChallenge({ ...lowered, signature: ours.signature, parameters: { ...lowered.parameters, data: ours.parameters.data } }),
+    });
 
-    const stale = await challenge();
+    const solved = await solvedHumanCheck(context);
+    expect((await register({ humanCheck: solved })).statusCode).toBe(201);
+    await refusedOn({ humanCheck: solved });
+
+    const stale = await solvedHumanCheck(context);
     clock.advance(10 * 60_000 + 1);
-    expect((await register({ humanCheckId: stale.id, humanCheckAnswer: stale.answer })).statusCode).toBe(422);
+    await refusedOn({ humanCheck: stale });
   });
 
   it('web login asks for a human check after repeated failures', async () => {
-    const right = await challenge();
     const email = uniqueEmail('wl');
-    expect(
-      (
-        await context.app.inject({
-          method: 'POST',
-          url: '/api/v1/customer/register',
-          payload: { email, password: 'password-123456', humanCheckId: right.id, humanCheckAnswer: right.answer },
-        })
-      ).statusCode,
-    ).toBe(201);
+    expect((await register({ email, humanCheck: await solvedHumanCheck(context) })).statusCode).toBe(201);
     const login = (payload: Record<string, unknown>) =>
       context.app.inject({ method: 'POST', url: '/api/v1/auth/web-login', payload: { email, ...payload } });
     expect((await login({ password: 'wrong-1' })).statusCode).toBe(401);
     expect((await login({ password: 'wrong-2' })).statusCode).toBe(401);
     const needsCheck = await login({ password: 'password-123456' });
     expect(needsCheck.statusCode).toBe(422);
-    expect(needsCheck.json().detail[0].loc).toEqual(['body', 'humanCheckId']);
-    const solved = await challenge();
-    expect((await login({ password: 'password-123456', humanCheckId: solved.id, humanCheckAnswer: solved.answer })).statusCode).toBe(200);
+    expect(needsCheck.json().detail[0].loc).toEqual(['body', 'humanCheck']);
+    expect((await login({ password: 'password-123456', humanCheck: await solvedHumanCheck(context) })).statusCode).toBe(200);
   });
 });

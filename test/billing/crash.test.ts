@@ -15,6 +15,7 @@ import { operatorHeaders } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
 import { billingConfig, chat } from './helpers.js';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from './processes.js';
+import { solvedHumanCheckAt } from '../helpers/human-check.js';
 
 const POINTS = Number(process.env.SWITCHYARD_CRASH_POINTS ?? 60);
 const CREDIT_MICROS = 1_000;
@@ -86,7 +87,7 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       const registered = await fetch(`${service.url}/api/v1/customer/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'crash@example.com', password: 'crash loop password' }),
+        body: JSON.stringify({ email: 'crash@example.com', password: 'crash loop password', humanCheck: await solvedHumanCheckAt(service.url) }),
       });
       expect(registered.status).toBe(201);
       const account = (await registered.json()) as { customer: { id: number }; api_key: string };

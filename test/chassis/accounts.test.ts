@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
 import { bodyWithoutRequestId, createUserKey, signUp, uniqueEmail } from './support.js';
+import { solvedHumanCheck } from '../helpers/human-check.js';
 
 const models = {
   providers: [{ id: 'upstream', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }],
@@ -34,7 +35,7 @@ describe('accounts: registration, login, /me and keys', () => {
     const first = await context.app.inject({
       method: 'POST',
       url: '/api/v1/customer/register',
-      payload: { email, password: 'correct horse battery' },
+      payload: { email, password: 'correct horse battery', humanCheck: await solvedHumanCheck(context) },
     });
     expect(first.statusCode).toBe(201);
     const body = first.json();
@@ -48,7 +49,7 @@ describe('accounts: registration, login, /me and keys', () => {
     const again = await context.app.inject({
       method: 'POST',
       url: '/api/v1/customer/register',
-      payload: { email: email.toUpperCase(), password: 'another password' },
+      payload: { email: email.toUpperCase(), password: 'another password', humanCheck: await solvedHumanCheck(context) },
     });
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('CONFLICT');

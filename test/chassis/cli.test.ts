@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/databases.js';
+import { solvedHumanCheckAt } from '../helpers/human-check.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cli = path.join(root, 'dist/src/cli.js');
@@ -125,7 +126,7 @@ describe('switchyard command line', () => {
     const register = await fetch(`${base}/api/v1/customer/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'cli-customer@example.test', password: 'long enough password' }),
+      body: JSON.stringify({ email: 'cli-customer@example.test', password: 'long enough password', humanCheck: await solvedHumanCheckAt(base) }),
     });
     expect(register.status).toBe(201);
     const customerKey = runCli(['keys', 'create', '--customer', 'CLI-Customer@example.test'], { SWITCHYARD_DATA_DIR: dataDir });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext, operatorHeaders, STATIC_TOKEN, type TestContext } from '../helpers/context.js';
 import { dialects, openTestStorage } from '../helpers/databases.js';
 import { createUserKey, issueManagedKey, signUp } from './support.js';
+import { solvedHumanCheck } from '../helpers/human-check.js';
 
 /** Every text cell of every table in the test database (the test's own schema on PostgreSQL). */
 async function everyTextCell(context: TestContext): Promise<{ table: string; column: string; value: string }[]> {
@@ -70,7 +71,7 @@ describe.each(dialects)('no secret at rest or in logs (%s)', (dialect) => {
     await context.app.inject({
       method: 'POST',
       url: '/api/v1/customer/register',
-      payload: { email: customer.email, password: customer.password },
+      payload: { email: customer.email, password: customer.password, humanCheck: await solvedHumanCheck(context) },
     });
     secrets.push(STATIC_TOKEN);
     expect(secrets.every((secret) => typeof secret === 'string' && secret.length >= 16)).toBe(true);

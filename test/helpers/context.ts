@@ -64,6 +64,14 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     },
     process.env,
   );
+  // Tests not about them keep the human check cheap to solve and the per-network limits off (every test client is
+  // 127.0.0.1); a test sets `accounts.humanCheck` or `accounts.prefixLimits` itself to exercise them.
+  const accountsGiven = (options.config as { accounts?: Record<string, unknown> } | undefined)?.accounts ?? {};
+  (file as { accounts: unknown }).accounts = {
+    ...file.accounts,
+    humanCheck: accountsGiven.humanCheck === undefined ? { ...file.accounts.humanCheck, cost: 1, maxCounter: 64 } : file.accounts.humanCheck,
+    prefixLimits: accountsGiven.prefixLimits === undefined ? { signupsPerDay: 0, promotionClaimsPerDay: 0 } : file.accounts.prefixLimits,
+  };
   const storage = options.storage ?? (await openTestStorage());
   const logs: string[] = [];
   const sink = new Writable({

@@ -11,6 +11,7 @@ import { billingConfig, billingContext } from '../billing/helpers.js';
 import { ensureBuilt, startServiceProcess } from '../billing/processes.js';
 import { createTestContext, STATIC_TOKEN } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
+import { solvedHumanCheckAt } from '../helpers/human-check.js';
 
 let upstream: ModelUpstream;
 beforeAll(async () => {
@@ -104,7 +105,11 @@ describe('SIGTERM', () => {
       const registered = await fetch(`${service.url}/api/v1/customer/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `drain-${Date.now()}@example.com`, password: 'a long enough password' }),
+        body: JSON.stringify({
+          email: `drain-${Date.now()}@example.com`,
+          password: 'a long enough password',
+          humanCheck: await solvedHumanCheckAt(service.url),
+        }),
       });
       expect(registered.status, await registered.clone().text()).toBe(201);
       const customerId = ((await registered.json()) as { customer: { id: number } }).customer.id;

@@ -4,7 +4,8 @@ import { FakeClock } from '../../src/kernel/clock.js';
 import { drawWinners } from '../../src/promotions/raffle.js';
 import { startCardProcessor, type CardProcessor } from '../fakes/card-processor.js';
 import { bearer, type TestContext } from '../helpers/context.js';
-import { cardConfig, deliver, expectInvariants, newCustomer, paymentsContext, walletOf } from '../payments/support.js';
+import { cardConfig, deliver, expectInvariants, newCustomer as newBuyer, paymentsContext, walletOf } from '../payments/support.js';
+import { verifyEmail } from '../chassis/support.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -19,6 +20,9 @@ describe('promotions', () => {
       clock,
       config: {
         payments: { card: cardConfig(processor) },
+        // These tests are about the grants and their races: the human check (its own tests in test/accounts and
+        // the farming test in test/promotions/free-credit.test.ts) is off for claims here; email verification is on.
+        accounts: { humanCheck: { requiredFor: ['register'], cost: 1, maxCounter: 64 } },
         promotions: { raffle: { prizeMicros: 25_000_000, winners: 2, periodDays: 7, entriesPerCheckin: 1, entriesPerPaidTopUp: 5 } },
       },
     });
@@ -31,6 +35,12 @@ describe('promotions', () => {
 
   const call = (method: 'GET' | 'POST', url: string, token: string, remoteAddress = '10.0.0.1') =>
     context.app.inject({ method, url, headers: bearer(token), remoteAddress, ...(method === 'POST' ? { payload: {} } : {}) });
+  /** A customer whose email is verified (through the mailed link's route), as free credit needs. */
+  const newCustomer = async (ctx: TestContext) => {
+    const customer = await newBuyer(ctx);
+    await verifyEmail(ctx, customer);
+    return customer;
+  };
   const balance = async (customerId: number) => (await walletOf(context, customerId)).balanceMicros;
   const grants = async (promotion: string) =>
     context.storage.db.selectFrom('promotion_grants').selectAll().where('promotion', '=', promotion).execute();

@@ -8,8 +8,8 @@ import { openBrowser, seriousAccessibilityViolations, type BrowserSession } from
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { ensureWebBuilt } from '../helpers/web.js';
 import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
+import { solvedHumanCheck } from '../helpers/human-check.js';
 
-const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const EMAIL = 'checked@example.com';
 const PASSWORD = 'checked password 1';
 
@@ -21,14 +21,14 @@ beforeAll(async () => {
   await ensureWebBuilt();
   ctx = await createTestContext({
     config: {
-      accounts: { humanCheck: { requiredFor: ['web-login'], webLoginAfterFailures: 1 } },
+      accounts: { humanCheck: { requiredFor: ['web-login'], webLoginAfterFailures: 1, cost: 100, maxCounter: 2_000 } },
       idp: { issuer: 'https://idp.example.test', clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789' },
     } as never,
   });
   const registered = await ctx.app.inject({
     method: 'POST',
     url: '/api/v1/customer/register',
-    payload: { email: EMAIL, password: PASSWORD },
+    payload: { email: EMAIL, password: PASSWORD, humanCheck: await solvedHumanCheck(ctx) },
   });
   expect(registered.statusCode, registered.body).toBe(201);
   browser = await openBrowser({ baseURL: await ctx.listen() });
@@ -44,7 +44,10 @@ afterAll(async () => {
 describe('sign-in page with a human check after failures and an identity provider', () => {
   it('reports both to the page', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/auth/options' });
-    expect(response.json()).toEqual({ identity_provider: true, human_check: { register: false, idp: false, web_login: true } });
+    expect(response.json()).toEqual({
+      identity_provider: true,
+      human_check: { register: false, promotion: false, idp: false, web_login: true },
+    });
   });
 
   it('offers the identity provider with the same returnTo, and only own paths as returnTo', async () => {
@@ -64,17 +67,19 @@ describe('sign-in page with a human check after failures and an identity provide
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/invalid/i);
-    expect(await page.getByLabel(/^Human check:/).count()).toBe(0);
+    expect(await page.getByTestId('human-check').count()).toBe(0);
 
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    const human = page.getByLabel(/^Human check:/);
-    await human.waitFor();
+    // The widget appears and solves its proof of work; signing in again then succeeds.
+    await page.getByTestId('human-check').locator('altcha-widget').waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('human check');
     expect(await page.context().cookies()).not.toContainEqual(expect.objectContaining({ name: 'sy_session' }));
-    const question = (await page.locator('label', { hasText: 'Human check:' }).textContent())!;
-    const [, a, b] = /What is (\w+) plus (\w+)\?/.exec(question)!;
-    await human.fill(String(WORDS.indexOf(a!) + WORDS.indexOf(b!)));
+    await page.waitForFunction(
+      () => (document.querySelector('altcha-widget') as (Element & { getState?: () => string }) | null)?.getState?.() === 'verified',
+      undefined,
+      { timeout: 60_000 },
+    );
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/dashboard\.html#\/settings$/);
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();

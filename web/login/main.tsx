@@ -10,14 +10,11 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../shared/api';
 import { Field, Notice } from '../shared/ui';
+import { HumanCheckWidget, useHumanCheck } from '../shared/human-check';
 
 interface AuthOptions {
   identity_provider: boolean;
-  human_check: { register: boolean; idp: boolean; web_login: boolean };
-}
-interface HumanCheck {
-  id: string;
-  question: string;
+  human_check: { register: boolean; promotion: boolean; idp: boolean; web_login: boolean };
 }
 type WebLoginAnswer = { two_factor_required: true; challenge: string } | { two_factor_required: false };
 
@@ -48,25 +45,9 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function HumanCheckField(props: { check: HumanCheck | null; answer: string; onAnswer: (value: string) => void }) {
-  if (!props.check) return null;
-  return (
-    <Field label={`Human check: ${props.check.question}`} value={props.answer} onValue={props.onAnswer} inputMode="numeric" required />
-  );
-}
-
-function useHumanCheck(always: boolean) {
-  const [check, setCheck] = useState<HumanCheck | null>(null);
-  const [answer, setAnswer] = useState('');
-  const fresh = async () => {
-    setAnswer('');
-    setCheck(await api.get<HumanCheck>('/api/v1/auth/human-check'));
-  };
-  useEffect(() => {
-    if (always) void fresh();
-  }, [always]);
-  const fields = () => (check ? { humanCheckId: check.id, humanCheckAnswer: answer.trim() } : {});
-  return { check, answer, setAnswer, fresh, fields };
+function HumanCheckField(props: { human: ReturnType<typeof useHumanCheck> }) {
+  if (!props.human.shown) return null;
+  return <HumanCheckWidget generation={props.human.generation} onPayload={props.human.setPayload} />;
 }
 
 function SignIn({ options }: { options: AuthOptions | null }) {
@@ -92,10 +73,10 @@ function SignIn({ options }: { options: AuthOptions | null }) {
       location.assign(returnTo);
     } catch (caught) {
       if (needsHumanCheck(caught)) {
-        await human.fresh().catch(() => undefined);
-        setError(human.check ? 'The human check was not right; here is a new one.' : 'Please answer the human check.');
+        human.fresh();
+        setError('Please complete the human check, then sign in again.');
       } else {
-        if (human.check) await human.fresh().catch(() => undefined);
+        if (human.shown) human.fresh();
         setError(message(caught));
       }
       setBusy(false);
@@ -151,7 +132,7 @@ function SignIn({ options }: { options: AuthOptions | null }) {
         {error ? <Notice kind="error">{error}</Notice> : null}
         <Field label="Email or username" value={login} onValue={setLogin} autoComplete="username" required />
         <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" required />
-        <HumanCheckField check={human.check} answer={human.answer} onAnswer={human.setAnswer} />
+        <HumanCheckField human={human} />
         <div class="row">
           <button type="submit" disabled={busy}>
             Sign in
@@ -179,14 +160,12 @@ function IdpWithCheck({ href }: { href: string }) {
   const human = useHumanCheck(true);
   const go = (event: Event) => {
     event.preventDefault();
-    if (!human.check) return;
-    location.assign(
-      `${href}&humanCheckId=${encodeURIComponent(human.check.id)}&humanCheckAnswer=${encodeURIComponent(human.answer.trim())}`,
-    );
+    if (!human.payload) return;
+    location.assign(`${href}&humanCheck=${encodeURIComponent(human.payload)}`);
   };
   return (
     <form onSubmit={go} aria-label="Identity-provider sign-in">
-      <HumanCheckField check={human.check} answer={human.answer} onAnswer={human.setAnswer} />
+      <HumanCheckField human={human} />
       <button type="submit" class="secondary">
         Continue with your identity provider
       </button>
@@ -216,7 +195,7 @@ function Register({ options }: { options: AuthOptions | null }) {
       await api.post('/api/v1/auth/web-login', { email: email.trim(), password });
       location.assign(returnTo);
     } catch (caught) {
-      if (needsHumanCheck(caught) || human.check) await human.fresh().catch(() => undefined);
+      if (needsHumanCheck(caught) || human.shown) human.fresh();
       setError(
         caught instanceof ApiError && caught.status === 409
           ? 'An account with this email already exists. Sign in instead.'
@@ -241,7 +220,7 @@ function Register({ options }: { options: AuthOptions | null }) {
         hint="At least 8 characters."
         required
       />
-      <HumanCheckField check={human.check} answer={human.answer} onAnswer={human.setAnswer} />
+      <HumanCheckField human={human} />
       <div class="row">
         <button type="submit" disabled={busy}>
           Create account

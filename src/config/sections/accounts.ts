@@ -35,12 +35,48 @@ export const AccountsSection = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    prefixLimits: Type.Object(
+      {
+        signupsPerDay: Type.Integer({
+          minimum: 0,
+          maximum: 1_000_000,
+          default: 5,
+          description: 'Sign-ups per address prefix (/24 IPv4, /64 IPv6) in a rolling 24 hours; 0 = no limit.',
+        }),
+        promotionClaimsPerDay: Type.Integer({
+          minimum: 0,
+          maximum: 1_000_000,
+          default: 15,
+          description: 'Promotion claims (check-in, spin, share credit) per address prefix in a rolling 24 hours; 0 = no limit.',
+        }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     humanCheck: Type.Object(
       {
-        /** Where a solved human check is required: registration, identity-provider sign-up, web login after failures. */
-        requiredFor: Type.Array(Type.Union([Type.Literal('register'), Type.Literal('idp'), Type.Literal('web-login')]), { default: [] }),
+        /**
+         * Where a solved human check (ALTCHA proof of work) is required: registration, claiming any promotion,
+         * identity-provider sign-up, web login after failures. Web login from an address over its failure limit
+         * always asks for it.
+         */
+        requiredFor: Type.Array(
+          Type.Union([Type.Literal('register'), Type.Literal('promotion'), Type.Literal('idp'), Type.Literal('web-login')]),
+          { default: ['register', 'promotion'] },
+        ),
         /** Web-login failures of an account before a human check is required (when `web-login` is listed). */
         webLoginAfterFailures: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
+        cost: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 2_000,
+          description: 'PBKDF2-SHA-256 iterations per attempt of the proof of work.',
+        }),
+        maxCounter: Type.Integer({
+          minimum: 4,
+          maximum: 10_000_000,
+          default: 8_000,
+          description: 'The challenge hides a counter in [maxCounter/4, maxCounter]; the solver tries counters from 0 up (about 5/8 of it on average).',
+        }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -100,7 +100,7 @@ async function registerApiRoutes(api: App, services: Services): Promise<void> {
   await api.register(vipRoutes, { identity: services.identity, config });
   await api.register(unlimitedCodingRoutes, { billing, config });
   await api.register(marketplaceRoutes, { billing });
-  await api.register(promotionRoutes, { promotions: services.promotions, billing, config });
+  await api.register(promotionRoutes, { promotions: services.promotions, accounts, billing, config });
   await api.register(agentRoutes, { agent });
   await api.register(projectRoutes, { projects });
   await api.register(projectRuntimeRoutes, { projects, agent });

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../shared/api';
 import { dateTime, usd } from '../../shared/format';
 import { useAction, useLoad } from '../../shared/hooks';
+import { HumanCheckWidget, useHumanCheck } from '../../shared/human-check';
 import { Card, Notice, Outcome } from '../../shared/ui';
 import type { Money, ViewProps } from './index';
 
@@ -84,6 +85,15 @@ export function PromotionsView({ reloadMe }: ViewProps) {
   const referral = useLoad(() => api.get<Referral>('/api/v1/referral'));
   const share = useLoad(() => api.get<ShareCredit>('/api/v1/share-credit'));
   const action = useAction();
+  // Free credit needs a verified email and a solved human check per claim (a payload is used once).
+  const human = useHumanCheck(true);
+  const claim = async <T,>(url: string): Promise<T> => {
+    try {
+      return await api.post<T>(url, human.fields());
+    } finally {
+      human.fresh();
+    }
+  };
   const after = async (...loads: { reload: () => Promise<void> }[]) => {
     await Promise.all([...loads.map((load) => load.reload()), reloadMe()]);
   };
@@ -91,6 +101,8 @@ export function PromotionsView({ reloadMe }: ViewProps) {
     <>
       <h1>Promotions</h1>
       <Outcome outcome={action.outcome} />
+      <p class="muted">Claims need a verified email address and the human check below (it solves itself in a moment).</p>
+      <HumanCheckWidget generation={human.generation} onPayload={human.setPayload} />
       <div class="grid">
         <Card title="Daily check-in">
           {checkin.error ? <Notice kind="error">{checkin.error}</Notice> : null}
@@ -109,7 +121,7 @@ export function PromotionsView({ reloadMe }: ViewProps) {
                     disabled={action.busy}
                     onClick={() =>
                       action.run(async () => {
-                        await api.post('/api/v1/daily-checkin/claim');
+                        await claim('/api/v1/daily-checkin/claim');
                         await after(checkin, raffle);
                         return 'Checked in: the reward is in your wallet.';
                       })
@@ -147,7 +159,7 @@ export function PromotionsView({ reloadMe }: ViewProps) {
                     disabled={action.busy}
                     onClick={() =>
                       action.run(async () => {
-                        const won = await api.post<{ prize: { label: string } }>('/api/v1/spin-wheel/spin');
+                        const won = await claim<{ prize: { label: string } }>('/api/v1/spin-wheel/spin');
                         await after(spin);
                         return `You won ${won.prize.label}!`;
                       })
@@ -218,7 +230,7 @@ export function PromotionsView({ reloadMe }: ViewProps) {
                     disabled={action.busy || !share.data.claimable}
                     onClick={() =>
                       action.run(async () => {
-                        await api.post('/api/v1/share-credit/claim');
+                        await claim('/api/v1/share-credit/claim');
                         await after(share);
                         return 'Share credit added to your wallet.';
                       })

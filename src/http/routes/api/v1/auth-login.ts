@@ -18,6 +18,8 @@ const LoginBody = Type.Object(
 );
 
 const publicAccount = { auth: 'public', surface: 'account' } as const;
+/** How long a CLI login from an address over its failure limit waits before it is answered. */
+export const ADDRESS_THROTTLE_MS = 2_000;
 
 export interface CliLoginRouteDeps {
   accounts: Pick<AccountServices, 'lockout'>;
@@ -40,10 +42,12 @@ export async function cliLoginRoutes(app: App, deps: CliLoginRouteDeps): Promise
       if (given.length !== 1) {
         throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
       }
-      // Failures count per account and per address (429 with Retry-After over the limit), as for web login.
+      // Failures count per account (429 with Retry-After over the limit) and per address: an address over its
+      // limit is slowed down, never refused, so a correct password always gets in (see accounts/lockout.ts).
       const { lockout } = deps.accounts;
       const accountKey = given[0]!.includes('@') ? given[0]!.trim().toLowerCase() : given[0]!.trim();
-      await lockout.check('login', accountKey, request.ip);
+      await lockout.checkAccount('login', accountKey);
+      if (await lockout.addressOverLimit('login', request.ip)) await new Promise((resolve) => setTimeout(resolve, ADDRESS_THROTTLE_MS));
       const issued = await customers.login(given[0]!, password).catch(async (error: unknown) => {
         if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await lockout.fail('login', accountKey, request.ip);
         throw error;

@@ -16,8 +16,9 @@ import { customerOf } from '../../../caller.js';
 import { clearSessionCookies, sessionView, setSessionCookies } from './session-cookies.js';
 
 const HumanCheckFields = {
-  humanCheckId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  humanCheck: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: 'The solved ALTCHA challenge (the widget payload) from GET /api/v1/auth/human-check.' }),
+  ),
 };
 
 export const ChatPlusLoginBody = Type.Object(
@@ -96,7 +97,10 @@ const IdpCallbackQuery = Type.Object({
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
 export interface AuthRouteDeps {
-  accounts: Pick<AccountServices, 'alerts' | 'humanCheckRequired' | 'humanChecks' | 'oidc' | 'sessions' | 'sso' | 'webAuth'>;
+  accounts: Pick<
+    AccountServices,
+    'alerts' | 'emailVerification' | 'humanCheckRequired' | 'humanChecks' | 'oidc' | 'sessions' | 'sso' | 'webAuth'
+  >;
   config: AppConfig;
   clock: Clock;
 }
@@ -112,19 +116,19 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
         tags: ['auth'],
         summary: 'Dashboard sign-in: sets the session cookie, or answers with a 2FA challenge when 2FA is on',
         description:
-          'Body: email, username or login (exactly one) + password; after repeated failures (when configured) humanCheckId + humanCheckAnswer. ' +
+          'Body: email, username or login (exactly one) + password; humanCheck (a solved challenge) after repeated failures of the account (when configured) or of the address. ' +
           'Answer without 2FA: {two_factor_required:false, customer_id, csrf_token, csrf_header, expires_at} and the cookies sy_session (HttpOnly) and sy_csrf. ' +
           'With 2FA: {two_factor_required:true, challenge, expires_at}; complete with POST /api/v1/auth/web-login/2fa.',
         body: ChatPlusLoginBody,
       },
     },
     async (request, reply) => {
-      const { email, username, login, password, humanCheckId, humanCheckAnswer } = request.body;
+      const { email, username, login, password, humanCheck } = request.body;
       const given = [email, username, login].filter((value) => value !== undefined);
       if (given.length !== 1) {
         throw validationError([{ loc: ['body', 'email'], msg: 'Give exactly one of email, username or login', type: 'value_error' }]);
       }
-      const result = await accounts.webAuth.webLogin(given[0]!, password, request.ip, { humanCheckId, humanCheckAnswer });
+      const result = await accounts.webAuth.webLogin(given[0]!, password, request.ip, { humanCheck });
       if (result.kind === 'challenge') {
         reply.header('cache-control', 'no-store');
         return { two_factor_required: true, challenge: result.challenge, expires_at: new Date(result.expiresAt).toISOString() };
@@ -312,6 +316,28 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
   );
 
   app.get(
+    '/api/v1/auth/verify-email',
+    {
+      config: publicAccount,
+      schema: {
+        tags: ['auth'],
+        summary: 'Opens the emailed verification link (once, within 24 hours): 302 to the dashboard, or to the sign-in page with an error',
+        querystring: Type.Object({ token: Type.String({ maxLength: 200 }) }),
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      reply.header('referrer-policy', 'no-referrer');
+      try {
+        await accounts.emailVerification.confirm(request.query.token);
+      } catch {
+        return reply.redirect('/login.html?error=email_link_invalid', 302);
+      }
+      return reply.redirect('/dashboard.html?email_verified=1', 302);
+    },
+  );
+
+  app.get(
     '/api/v1/auth/options',
     {
       config: publicAccount,
@@ -324,7 +350,8 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
             human_check: Type.Object({
               register: Type.Boolean(),
               idp: Type.Boolean(),
-              web_login: Type.Boolean({ description: 'Asked after repeated failures (422 on humanCheckId).' }),
+              promotion: Type.Boolean({ description: 'Claiming a promotion needs a solved challenge.' }),
+              web_login: Type.Boolean({ description: 'Asked after repeated failures (422 on humanCheck).' }),
             }),
           }),
         },
@@ -334,6 +361,7 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
       identity_provider: accounts.oidc.enabled,
       human_check: {
         register: accounts.humanCheckRequired('register'),
+        promotion: accounts.humanCheckRequired('promotion'),
         idp: accounts.humanCheckRequired('idp'),
         web_login: accounts.humanCheckRequired('web-login'),
       },
@@ -344,7 +372,10 @@ export async function authRoutes(app: App, deps: AuthRouteDeps): Promise<void> {
     '/api/v1/auth/human-check',
     {
       config: publicAccount,
-      schema: { tags: ['auth'], summary: 'Creates a human-check challenge: {id, question, expires_at}; answer once within 10 minutes' },
+      schema: {
+        tags: ['auth'],
+        summary: 'A signed ALTCHA proof-of-work challenge {parameters, signature}; its solution is accepted once within 10 minutes',
+      },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store');

@@ -14,10 +14,13 @@ const RegisterBody = Type.Object(
     email: Email,
     password: Password,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    humanCheckId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'From GET /api/v1/auth/human-check (required when configured).' }),
+    humanCheck: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'The solved ALTCHA challenge from GET /api/v1/auth/human-check (required by default).',
+      }),
     ),
-    humanCheckAnswer: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },
 );
@@ -25,7 +28,7 @@ const RegisterBody = Type.Object(
 const publicAccount = { auth: 'public', surface: 'account' } as const;
 
 export interface CustomerRouteDeps {
-  accounts: Pick<AccountServices, 'humanCheckRequired' | 'humanChecks'>;
+  accounts: Pick<AccountServices, 'addressLimits' | 'emailVerification' | 'humanCheckRequired' | 'humanChecks'>;
   customers: Pick<CustomerService, 'create'>;
   config: AppConfig;
 }
@@ -37,13 +40,21 @@ export async function customerRoutes(app: App, deps: CustomerRouteDeps): Promise
     '/api/v1/customer/register',
     {
       config: publicAccount,
-      schema: { tags: ['accounts'], summary: 'Create an account; returns its System Token once', body: RegisterBody },
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create an account; returns its System Token once and mails a link that verifies the email (needed for free credit)',
+        description: 'A solved human check (humanCheck) is required by default; sign-ups per network (/24, /64) are limited per day (429).',
+        body: RegisterBody,
+      },
     },
     async (request, reply) => {
-      const { humanCheckId, humanCheckAnswer, ...input } = request.body;
-      if (deps.accounts.humanCheckRequired('register')) await deps.accounts.humanChecks.verify({ humanCheckId, humanCheckAnswer });
+      const { humanCheck, ...input } = request.body;
+      if (deps.accounts.humanCheckRequired('register')) await deps.accounts.humanChecks.verify({ humanCheck });
+      await deps.accounts.addressLimits.admit('signup', request.ip);
       const created = await customers.create(input);
-      return reply.code(201).send(createdCustomerView(created, config));
+      // The account works at once (it can pay and use what it paid for); free credit waits for this link.
+      await deps.accounts.emailVerification.send(created.customer.id);
+      return reply.code(201).send({ ...createdCustomerView(created, config), email_verified: false });
     },
   );
 }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { isSessionPrincipal } from '../../../../accounts/sessions.js';
 import { describeAccount } from '../../../../accounts/account-profile.js';
+import { AppError } from '../../../../kernel/errors.js';
 import { customerOf } from '../../../caller.js';
 import type { SensitiveAction } from '../../../../accounts/credential-rules.js';
 import type { CustomerService } from '../../../../accounts/customer-service.js';
@@ -53,7 +54,7 @@ const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } 
 const sensitive = <A extends SensitiveAction>(action: A) => ({ ...customerAccount, sensitive: action }) as const;
 
 export interface MeRouteDeps {
-  accounts: Pick<AccountServices, 'alerts' | 'settings' | 'sso' | 'webAuth'>;
+  accounts: Pick<AccountServices, 'alerts' | 'emailVerification' | 'lockout' | 'settings' | 'sso' | 'webAuth'>;
   customers: CustomerService;
   billing: BillingServices;
   gateway: Pick<GatewayServices, 'listModels'>;
@@ -78,12 +79,13 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
     },
     async (request) => {
       const caller = customerOf(request);
-      const [described, profile, twoFactor] = await Promise.all([
+      const [described, profile, twoFactor, verified] = await Promise.all([
         describeAccount({ customers, wallets: deps.billing, config, prices: () => deps.gateway.listModels() }, caller),
         deps.accounts.settings.profile(caller.customerId),
         deps.accounts.webAuth.twoFactorEnabled(caller.customerId),
+        deps.accounts.emailVerification.isVerified(caller.customerId),
       ]);
-      return { ...described, profile, two_factor_enabled: twoFactor, session: isSessionPrincipal(caller) };
+      return { ...described, profile, two_factor_enabled: twoFactor, email_verified: verified, session: isSessionPrincipal(caller) };
     },
   );
 
@@ -151,7 +153,24 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
       const { customerId } = customerOf(request);
       const changed = await accounts.webAuth.changeEmail(customerId, request.body.email, request.body.password);
       await raiseChange(customerId, 'email_changed', { email: changed.email }, `change:${changed.changeId}`);
+      await accounts.emailVerification.send(customerId);
       return { email: changed.email, email_verified: false };
+    },
+  );
+
+  app.post(
+    '/api/v1/me/email/verification',
+    {
+      config: customerAccount,
+      schema: { tags: ['account'], summary: 'Mails a new verification link to the account email (a few per 15 minutes); 409 when verified' },
+    },
+    async (request, reply) => {
+      const { customerId } = customerOf(request);
+      if (await accounts.emailVerification.isVerified(customerId)) throw new AppError('CONFLICT', 'The email address is already verified');
+      await accounts.lockout.check('verification-mail', String(customerId), undefined);
+      await accounts.lockout.fail('verification-mail', String(customerId), undefined);
+      await accounts.emailVerification.send(customerId);
+      return reply.code(202).send({ sent: true });
     },
   );
 

@@ -2,7 +2,10 @@
  * Promotions of the caller (daily check-in, spin wheel, share credit, referral club, raffle) and the public share
  * link `/r/{referral_code}` that records a visit and sends the visitor to the public site.
  */
+import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { cookieValue } from '../../../../accounts/sessions.js';
+import type { AccountServices } from '../../../../accounts/index.js';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../kernel/errors.js';
 import type { ConversionInput } from '../../../../promotions/ad-network.js';
@@ -13,19 +16,55 @@ import type { App } from '../../../types.js';
 import { customerOf } from '../../../caller.js';
 
 const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
-const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
+/** A claim of free credit: the solved human check (required by default). */
+const ClaimBody = Type.Union([
+  Type.Object(
+    {
+      humanCheck: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 4096, description: 'The solved ALTCHA challenge from GET /api/v1/auth/human-check.' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
 
-const visitOf = (request: FastifyRequest) => ({ address: request.ip, userAgent: String(request.headers['user-agent'] ?? '') });
+/** The browser cookie that makes a share-link visit count once per browser. */
+export const VISITOR_COOKIE = 'sy_visitor';
+
+const visitOf = (request: FastifyRequest) => ({
+  address: request.ip,
+  userAgent: String(request.headers['user-agent'] ?? ''),
+  browser: cookieValue(request.headers.cookie, VISITOR_COOKIE),
+});
 
 export interface PromotionRouteDeps {
   promotions: PromotionServices;
+  accounts: Pick<AccountServices, 'addressLimits' | 'emailVerification' | 'humanCheckRequired' | 'humanChecks'>;
   billing: Pick<BillingServices, 'limiter'>;
   config: AppConfig;
 }
 
 export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promise<void> {
-  const { promotions } = deps;
+  const { promotions, accounts } = deps;
   const tags = ['promotions'];
+
+  /**
+   * Free credit costs an abuser something: a verified email, a solved human check (by default) and a place in
+   * the network's daily claim limit. Checked before the claim; a refused claim changes nothing.
+   */
+  const admitClaim = async (request: FastifyRequest): Promise<number> => {
+    const { customerId } = customerOf(request);
+    if (!(await accounts.emailVerification.isVerified(customerId))) {
+      throw new AppError('FORBIDDEN', 'Verify your email address first: free credit needs a verified account', {
+        details: { missing: 'email_verification', resend: '/api/v1/me/email/verification' },
+      });
+    }
+    const body = (request.body ?? {}) as { humanCheck?: string };
+    if (accounts.humanCheckRequired('promotion')) await accounts.humanChecks.verify({ humanCheck: body.humanCheck });
+    await accounts.addressLimits.admit('promotion', request.ip);
+    return customerId;
+  };
 
   app.get(
     '/api/v1/daily-checkin',
@@ -36,9 +75,13 @@ export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promi
     '/api/v1/daily-checkin/claim',
     {
       config: walletOwner,
-      schema: { tags, summary: "Claim today's check-in reward (once per UTC day; 409 when already claimed)", body: Type.Optional(NoBody) },
+      schema: {
+        tags,
+        summary: "Claim today's check-in reward (once per UTC day; 409 when already claimed; needs a verified email and humanCheck)",
+        body: Type.Optional(ClaimBody),
+      },
     },
-    async (request) => promotions.claimCheckin(customerOf(request).customerId),
+    async (request) => promotions.claimCheckin(await admitClaim(request)),
   );
   app.get(
     '/api/v1/spin-wheel',
@@ -47,8 +90,15 @@ export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promi
   );
   app.post(
     '/api/v1/spin-wheel/spin',
-    { config: walletOwner, schema: { tags, summary: 'Use the single spin-wheel entry (409 when used)', body: Type.Optional(NoBody) } },
-    async (request) => promotions.spin(customerOf(request).customerId),
+    {
+      config: walletOwner,
+      schema: {
+        tags,
+        summary: 'Use the single spin-wheel entry (409 when used; needs a verified email and humanCheck)',
+        body: Type.Optional(ClaimBody),
+      },
+    },
+    async (request) => promotions.spin(await admitClaim(request)),
   );
   app.get(
     '/api/v1/share-credit',
@@ -61,11 +111,12 @@ export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promi
       config: walletOwner,
       schema: {
         tags,
-        summary: 'Claim the one-time share credit once the share link was opened by someone else (409 says what is missing)',
-        body: Type.Optional(NoBody),
+        summary:
+          'Claim the one-time share credit once the share link was opened from another network and browser (409 says what is missing; needs a verified email and humanCheck)',
+        body: Type.Optional(ClaimBody),
       },
     },
-    async (request) => promotions.claimShareCredit(customerOf(request).customerId, visitOf(request)),
+    async (request) => promotions.claimShareCredit(await admitClaim(request), visitOf(request)),
   );
   app.get(
     '/api/v1/referral',
@@ -128,10 +179,18 @@ export async function promotionRoutes(app: App, deps: PromotionRouteDeps): Promi
       config: { auth: 'public' },
       schema: {
         tags: ['public'],
-        summary: 'Share link: records the visit and redirects to the public site',
+        summary: 'Share link: records the visit (once per network and browser) and redirects to the public site',
         params: Type.Object({ referral_code: Type.String({ minLength: 1, maxLength: 64 }) }),
       },
     },
-    async (request, reply) => reply.redirect(await promotions.recordShareVisit(request.params.referral_code, visitOf(request)), 302),
+    async (request, reply) => {
+      const visit = visitOf(request);
+      if (visit.browser === undefined || !/^[A-Za-z0-9_-]{20,64}$/.test(visit.browser)) {
+        visit.browser = randomBytes(24).toString('base64url');
+        const secure = deps.config.publicBaseUrl.startsWith('https://') ? '; Secure' : '';
+        reply.header('set-cookie', `${VISITOR_COOKIE}=${visit.browser}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`);
+      }
+      return reply.redirect(await promotions.recordShareVisit(request.params.referral_code, visit), 302);
+    },
   );
 }
