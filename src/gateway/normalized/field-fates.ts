@@ -33,7 +33,11 @@ const both = (fate: Fate): Partial<Record<TranslatedKind, Fate>> => ({ 'openai-c
 const CHAT: FieldFate[] = [
   { field: 'model', fates: { anthropic: 'model' }, sample: 'claude-test' },
   { field: 'messages', fates: { anthropic: 'messages' }, sample: [{ role: 'user', content: 'hi' }] },
-  { field: 'tools', fates: { anthropic: 'tools' }, sample: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] },
+  {
+    field: 'tools',
+    fates: { anthropic: 'tools' },
+    sample: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+  },
   { field: 'functions', fates: { anthropic: 'tools' }, sample: [{ name: 'f', parameters: { type: 'object' } }] },
   { field: 'tool_choice', fates: { anthropic: 'tool_choice' }, sample: 'required' },
   { field: 'function_call', fates: { anthropic: 'tool_choice' }, sample: 'auto' },
@@ -125,7 +129,11 @@ const MESSAGES: FieldFate[] = [
   { field: 'stop_sequences', fates: { 'openai-chat': 'stop' }, sample: ['END'] },
   { field: 'thinking', fates: { 'openai-chat': 'reasoning_effort' }, sample: { type: 'enabled', budget_tokens: 2_000 } },
   { field: 'output_config.effort', fates: { 'openai-chat': 'reasoning_effort' }, sample: 'low' },
-  { field: 'output_config.format', fates: { 'openai-chat': 'response_format' }, sample: { type: 'json_schema', schema: { type: 'object' } } },
+  {
+    field: 'output_config.format',
+    fates: { 'openai-chat': 'response_format' },
+    sample: { type: 'json_schema', schema: { type: 'object' } },
+  },
   { field: 'metadata', fates: { 'openai-chat': 'user' }, sample: { user_id: 'u1' } },
   { field: 'stream', fates: { 'openai-chat': 'gateway' }, sample: false },
   { field: 'top_k', fates: { 'openai-chat': null }, sample: 5 },
