@@ -65,7 +65,8 @@ export function codexLikeBody(model: string, bytes = 40_000): Record<string, unk
   return body;
 }
 
-async function timings(url: string, headers: Record<string, string>, payload: string): Promise<number[]> {
+/** Sorted end-of-stream times, or the status of a refusal (nothing then is timed). */
+async function timings(url: string, headers: Record<string, string>, payload: string): Promise<number[] | number> {
   const origin = new URL(url);
   const pool = new Pool(origin.origin, { connections: 1 });
   const totals: number[] = [];
@@ -79,7 +80,7 @@ async function timings(url: string, headers: Record<string, string>, payload: st
         body: payload,
       });
       for await (const _chunk of response.body);
-      if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+      if (response.statusCode !== 200) return response.statusCode;
       if (index >= WARMUP) totals.push(performance.now() - startedAt);
     }
   } finally {
@@ -98,6 +99,7 @@ export default async function responsesHopBench(report: BenchReport): Promise<vo
   try {
     const bytes = JSON.stringify(codexLikeBody('x')).length;
     const direct = await timings(`${upstream.info.url}/v1`, {}, JSON.stringify(codexLikeBody('scripted-model')));
+    if (typeof direct === 'number') throw new Error(`the upstream answered ${direct}`);
     const rows: Record<string, string | number>[] = [
       {
         path: 'direct to the upstream',
@@ -117,8 +119,13 @@ export default async function responsesHopBench(report: BenchReport): Promise<vo
           { authorization: `Bearer ${child.info.key}` },
           JSON.stringify(codexLikeBody(model)),
         );
+        const path = `gateway, ${name}, ${model === 'bench-responses' ? 'Responses model (as given)' : 'chat-only model (translated)'}`;
+        if (typeof sorted === 'number') {
+          rows.push({ path, 'body bytes': bytes, 'p50 ms': `refused (${sorted})`, 'p90 ms': '', 'added p50 ms': '' });
+          continue;
+        }
         rows.push({
-          path: `gateway, ${name}, ${model === 'bench-responses' ? 'Responses model (as given)' : 'chat-only model (translated)'}`,
+          path,
           'body bytes': bytes,
           'p50 ms': round(at(sorted, 0.5), 2),
           'p90 ms': round(at(sorted, 0.9), 2),

@@ -221,3 +221,35 @@ export function droppedFieldsOf(request: NormalizedRequest, destination: Destina
   if (native || !request.source) return [];
   return droppedFields(request.source.protocol, request.source.body, translatedKind(destination));
 }
+
+const KIND_TITLES: Record<TranslatedKind, string> = { 'openai-chat': 'to OpenAI chat', anthropic: 'to Anthropic messages' };
+const PROTOCOL_TITLES: Record<InboundName, string> = {
+  chat: 'Chat completions (`/v1/chat/completions`)',
+  responses: 'Responses (`/v1/responses`)',
+  messages: 'Messages (`/v1/messages`)',
+  completions: 'Legacy completions (`/v1/completions`)',
+};
+
+function fateText(fate: Fate | undefined): string {
+  if (fate === null || fate === undefined) return 'dropped, named';
+  if (fate === 'gateway') return 'served by the gateway';
+  return `\`${fate}\``;
+}
+
+/** The table as docs/gateway.md shows it (a test keeps the two equal). */
+export function renderFieldFates(): string {
+  const sections: string[] = [];
+  for (const protocol of Object.keys(FIELD_FATES) as InboundName[]) {
+    const kinds = TRANSLATED_FOR[protocol];
+    const lines = [
+      `**${PROTOCOL_TITLES[protocol]}**`,
+      '',
+      `| field | ${kinds.map((kind) => KIND_TITLES[kind]).join(' | ')} |`,
+      `|---|${kinds.map(() => '---|').join('')}`,
+    ];
+    for (const entry of FIELD_FATES[protocol])
+      lines.push(`| \`${entry.field}\` | ${kinds.map((kind) => fateText(entry.fates[kind])).join(' | ')} |`);
+    sections.push(lines.join('\n'));
+  }
+  return sections.join('\n\n');
+}
