@@ -131,7 +131,10 @@ async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
     configPath,
     JSON.stringify({
       providers: [{ id: 'scripted', kind: 'openai', baseUrl: `${upstreamUrl}/v1` }],
-      models: [{ id: 'bench-model', provider: 'scripted', upstreamModel: 'scripted-model' }],
+      models: [
+        { id: 'bench-model', provider: 'scripted', upstreamModel: 'scripted-model' },
+        { id: 'bench-responses', provider: 'scripted', upstreamModel: 'scripted-model', capabilities: { responsesApi: true } },
+      ],
       aliases: { 'power-ai': 'bench-model' },
       rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
       // Measured both ways: billing off (the gateway's own work) and on (how every customer call runs).

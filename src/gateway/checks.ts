@@ -92,7 +92,9 @@ export function hostedToolsFor(
   request: NormalizedRequest,
   options: { agentTurn: boolean; native: boolean },
 ): HostedTools {
-  const dropped = request.tools.filter((tool) => tool.type === 'builtin' && !runs(destination, tool, options.native)).map((tool) => tool.name);
+  const dropped = request.tools
+    .filter((tool) => tool.type === 'builtin' && !runs(destination, tool, options.native))
+    .map((tool) => tool.name);
   if (dropped.length === 0) return { request, dropped };
   if (destination.model.unsupportedHostedTools === 'refuse' && !options.agentTurn) {
     const names = [...new Set(dropped)].join(', ');
@@ -103,7 +105,10 @@ export function hostedToolsFor(
     );
   }
   const tools = request.tools.filter((tool) => tool.type !== 'builtin' || runs(destination, tool, options.native));
-  return { request: { ...request, tools, native: request.native && withoutHostedTools(request.native, new Set(dropped)) }, dropped: [...new Set(dropped)] };
+  return {
+    request: { ...request, tools, native: request.native && withoutHostedTools(request.native, new Set(dropped)) },
+    dropped: [...new Set(dropped)],
+  };
 }
 
 /** The native body without the named hosted tools (Responses `tools[]` entries, chat `web_search_options`). */

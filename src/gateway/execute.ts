@@ -145,7 +145,10 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     request = hosted.request;
     dropped = { tools: hosted.dropped, fields: droppedFieldsOf(request, destination, native) };
     if (dropped.tools.length > 0 || dropped.fields.length > 0)
-      deps.logger.info({ requestId: options.requestId, model: destination.model.id, dropped }, 'model call sent without what its destination does not take');
+      deps.logger.info(
+        { requestId: options.requestId, model: destination.model.id, dropped },
+        'model call sent without what its destination does not take',
+      );
     if (!native && request.nativeOnly?.length) {
       const speaks = {
         'anthropic-messages': 'an Anthropic-kind model',
@@ -153,7 +156,11 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
         'openai-responses': 'a model that speaks the Responses API natively',
       }[request.native?.protocol ?? 'openai-responses'];
       throw new AppError('BAD_REQUEST', `${request.nativeOnly.join(', ')}: only ${speaks} accepts this; ${request.model} does not`, {
-        details: { param: { 'anthropic-messages': 'messages', 'openai-chat': 'messages', 'openai-responses': 'input' }[request.native?.protocol ?? 'openai-responses'] },
+        details: {
+          param: { 'anthropic-messages': 'messages', 'openai-chat': 'messages', 'openai-responses': 'input' }[
+            request.native?.protocol ?? 'openai-responses'
+          ],
+        },
       });
     }
     if (signal.aborted) throw new AppError('BAD_REQUEST', 'The client closed the request');

@@ -151,7 +151,7 @@ describe('upstream failures before the answer', () => {
     expect(gateway.upstream.requests.length).toBe(before);
   });
 
-  it('rejects malformed bodies with 400 invalid_request_error, in each protocol\'s shape, before any upstream call', async () => {
+  it("rejects malformed bodies with 400 invalid_request_error, in each protocol's shape, before any upstream call", async () => {
     const response = await post('/v1/chat/completions', { model: MODELS.openai });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'messages' });

@@ -33,7 +33,11 @@ const both = (fate: Fate): Partial<Record<TranslatedKind, Fate>> => ({ 'openai-c
 const CHAT: FieldFate[] = [
   { field: 'model', fates: { anthropic: 'model' }, sample: 'claude-test' },
   { field: 'messages', fates: { anthropic: 'messages' }, sample: [{ role: 'user', content: 'hi' }] },
-  { field: 'tools', fates: { anthropic: 'tools' }, sample: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] },
+  {
+    field: 'tools',
+    fates: { anthropic: 'tools' },
+    sample: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+  },
   { field: 'functions', fates: { anthropic: 'tools' }, sample: [{ name: 'f', parameters: { type: 'object' } }] },
   { field: 'tool_choice', fates: { anthropic: 'tool_choice' }, sample: 'required' },
   { field: 'function_call', fates: { anthropic: 'tool_choice' }, sample: 'auto' },
@@ -125,7 +129,11 @@ const MESSAGES: FieldFate[] = [
   { field: 'stop_sequences', fates: { 'openai-chat': 'stop' }, sample: ['END'] },
   { field: 'thinking', fates: { 'openai-chat': 'reasoning_effort' }, sample: { type: 'enabled', budget_tokens: 2_000 } },
   { field: 'output_config.effort', fates: { 'openai-chat': 'reasoning_effort' }, sample: 'low' },
-  { field: 'output_config.format', fates: { 'openai-chat': 'response_format' }, sample: { type: 'json_schema', schema: { type: 'object' } } },
+  {
+    field: 'output_config.format',
+    fates: { 'openai-chat': 'response_format' },
+    sample: { type: 'json_schema', schema: { type: 'object' } },
+  },
   { field: 'metadata', fates: { 'openai-chat': 'user' }, sample: { user_id: 'u1' } },
   { field: 'stream', fates: { 'openai-chat': 'gateway' }, sample: false },
   { field: 'top_k', fates: { 'openai-chat': null }, sample: 5 },
@@ -212,4 +220,36 @@ export function translatedKind(destination: Destination): TranslatedKind {
 export function droppedFieldsOf(request: NormalizedRequest, destination: Destination, native: boolean): string[] {
   if (native || !request.source) return [];
   return droppedFields(request.source.protocol, request.source.body, translatedKind(destination));
+}
+
+const KIND_TITLES: Record<TranslatedKind, string> = { 'openai-chat': 'to OpenAI chat', anthropic: 'to Anthropic messages' };
+const PROTOCOL_TITLES: Record<InboundName, string> = {
+  chat: 'Chat completions (`/v1/chat/completions`)',
+  responses: 'Responses (`/v1/responses`)',
+  messages: 'Messages (`/v1/messages`)',
+  completions: 'Legacy completions (`/v1/completions`)',
+};
+
+function fateText(fate: Fate | undefined): string {
+  if (fate === null || fate === undefined) return 'dropped, named';
+  if (fate === 'gateway') return 'served by the gateway';
+  return `\`${fate}\``;
+}
+
+/** The table as docs/gateway.md shows it (a test keeps the two equal). */
+export function renderFieldFates(): string {
+  const sections: string[] = [];
+  for (const protocol of Object.keys(FIELD_FATES) as InboundName[]) {
+    const kinds = TRANSLATED_FOR[protocol];
+    const lines = [
+      `**${PROTOCOL_TITLES[protocol]}**`,
+      '',
+      `| field | ${kinds.map((kind) => KIND_TITLES[kind]).join(' | ')} |`,
+      `|---|${kinds.map(() => '---|').join('')}`,
+    ];
+    for (const entry of FIELD_FATES[protocol])
+      lines.push(`| \`${entry.field}\` | ${kinds.map((kind) => fateText(entry.fates[kind])).join(' | ')} |`);
+    sections.push(lines.join('\n'));
+  }
+  return sections.join('\n\n');
 }

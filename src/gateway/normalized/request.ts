@@ -98,7 +98,14 @@ export interface NormalizedRequest {
   /** End-user id (chat/Responses `user` or `safety_identifier`, Anthropic `metadata.user_id`). */
   endUser?: string;
   /** OpenAI-only hints a translation to chat carries (Responses `prompt_cache_key`, `text.verbosity`, …). */
-  openaiHints?: { promptCacheKey?: string; verbosity?: string; serviceTier?: string; topLogprobs?: number; user?: string; safetyIdentifier?: string };
+  openaiHints?: {
+    promptCacheKey?: string;
+    verbosity?: string;
+    serviceTier?: string;
+    topLogprobs?: number;
+    user?: string;
+    safetyIdentifier?: string;
+  };
   /** Cache mark on the system prompt (chat system message `cache_control`), kept toward Anthropic. */
   systemCache?: Record<string, unknown>;
   /** Chat legacy `functions`: the answer's calls come back as `function_call`. */

@@ -159,7 +159,12 @@ describe('decodeChatRequest', () => {
   it('several choices go only where the body is sent as given; legacy functions and web_search_options are read', () => {
     const messages = [{ role: 'user', content: 'x' }];
     expect(decodeChatRequest({ model: 'm', n: 2, messages }).request.nativeOnly).toEqual(['n=2']);
-    const legacy = decodeChatRequest({ model: 'm', messages, functions: [{ name: 'f' }], web_search_options: { search_context_size: 'low' } });
+    const legacy = decodeChatRequest({
+      model: 'm',
+      messages,
+      functions: [{ name: 'f' }],
+      web_search_options: { search_context_size: 'low' },
+    });
     expect(legacy.request.legacyFunctions).toBe(true);
     expect(legacy.request.tools).toEqual([
       { type: 'function', name: 'f' },

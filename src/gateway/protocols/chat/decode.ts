@@ -1,6 +1,14 @@
 /** OpenAI chat completions body → normalized request. */
 import { AppError } from '../../../kernel/errors.js';
-import { textOf, type ContentPart, type Message, type NormalizedRequest, type ToolCall, type ToolChoice, type ToolSpec } from '../../normalized/index.js';
+import {
+  textOf,
+  type ContentPart,
+  type Message,
+  type NormalizedRequest,
+  type ToolCall,
+  type ToolChoice,
+  type ToolSpec,
+} from '../../normalized/index.js';
 import {
   invalid,
   isObject,

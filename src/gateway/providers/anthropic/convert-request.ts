@@ -74,7 +74,9 @@ function convertMessages(request: NormalizedRequest): AnthropicMessage[] {
     const previous = messages[messages.length - 1];
     // Tool results answer the preceding assistant turn and must share one user turn with what follows them; an
     // instruction given mid-conversation joins the user turn it stands next to.
-    const joins = previous?.role === 'user' && (message.role === 'system' || previous.content.some((block) => block.type === 'tool_result' || isReminder(block)));
+    const joins =
+      previous?.role === 'user' &&
+      (message.role === 'system' || previous.content.some((block) => block.type === 'tool_result' || isReminder(block)));
     if (previous && joins) previous.content.push(...blocks);
     else messages.push({ role: 'user', content: blocks });
   }

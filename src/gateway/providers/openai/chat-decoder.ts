@@ -57,7 +57,11 @@ export async function* decodeChatStream(
   }
 }
 
-export function* decodeChatBody(body: ChatCompletionBody, customNames: Set<string>, native = false): Generator<StreamPart, void, undefined> {
+export function* decodeChatBody(
+  body: ChatCompletionBody,
+  customNames: Set<string>,
+  native = false,
+): Generator<StreamPart, void, undefined> {
   const tools = new ToolCallTracker(customNames);
   yield { type: 'start', upstreamId: body.id };
   if (native) yield { type: 'native-chunk', chunk: body as Record<string, unknown> };
