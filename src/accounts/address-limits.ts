@@ -39,12 +39,19 @@ export class AddressLimits {
       .execute();
     if (rows.length >= limit) {
       const retryAfterMs = Number(rows[0]!.created_at) + ADDRESS_LIMIT_WINDOW_MS - now;
-      throw new AppError('RATE_LIMITED', `Too many ${action === 'signup' ? 'sign-ups' : 'promotion claims'} from your network; try again later`, {
-        retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-      });
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many ${action === 'signup' ? 'sign-ups' : 'promotion claims'} from your network; try again later`,
+        {
+          retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+        },
+      );
     }
     await this.storage.db.insertInto('address_events').values({ action, prefix_hash: prefixHash, created_at: now }).execute();
     // Old rows are dropped as new ones come: the table holds about a day of events.
-    await this.storage.db.deleteFrom('address_events').where('created_at', '<', since - ADDRESS_LIMIT_WINDOW_MS).execute();
+    await this.storage.db
+      .deleteFrom('address_events')
+      .where('created_at', '<', since - ADDRESS_LIMIT_WINDOW_MS)
+      .execute();
   }
 }

@@ -71,7 +71,9 @@ export class EmailVerification {
       return Number(updated.numUpdatedRows) === 1 ? Number(used.customer_id) : null;
     });
     if (customerId === null) {
-      throw validationError([{ loc: ['query', 'token'], msg: 'This link is invalid, expired, already used or for a former address', type: 'value_error' }]);
+      throw validationError([
+        { loc: ['query', 'token'], msg: 'This link is invalid, expired, already used or for a former address', type: 'value_error' },
+      ]);
     }
     return customerId;
   }

@@ -37,7 +37,8 @@ interface Payload {
 function parsePayload(text: string): Payload | null {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64').toString('utf8')) as Partial<Payload>;
-    if (typeof value !== 'object' || value === null || typeof value.challenge !== 'object' || typeof value.solution !== 'object') return null;
+    if (typeof value !== 'object' || value === null || typeof value.challenge !== 'object' || typeof value.solution !== 'object')
+      return null;
     if (value.challenge === null || value.solution === null || typeof value.challenge.parameters !== 'object') return null;
     return value as Payload;
   } catch {

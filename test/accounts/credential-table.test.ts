@@ -281,8 +281,9 @@ describe('credential table: every sensitive action against every kind of credent
         payload: { email: next, password: fixture.owner.password },
       });
       expect(changed.statusCode, changed.body).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const notice = mails.find((mail) => mail.to === fixture.owner.email);
+      const undoMail = () => mails.find((mail) => mail.to === fixture.owner.email && mail.text.includes('#email_undo='));
+      for (let i = 0; i < 500 && !undoMail(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const notice = undoMail();
       expect(notice?.text).toContain(next);
       const token = /#email_undo=([A-Za-z0-9_-]+)/.exec(notice!.text)![1]!;
       const alerts = await context.app.inject({

@@ -159,7 +159,11 @@ describe('human check (ALTCHA proof of work)', () => {
     const ours = await fetchChallenge();
     const lowered = await createChallenge({ algorithm: 'PBKDF2/SHA-256', cost: 1, counter: 3, deriveKey });
     await refusedOn({
-      humanCheck: await solveHumanCheckChallenge({ ...lowered, signature: ours.signature, parameters: { ...lowered.parameters, data: ours.parameters.data } }),
+      humanCheck: await solveHumanCheckChallenge({
+        ...lowered,
+        signature: ours.signature,
+        parameters: { ...lowered.parameters, data: ours.parameters.data },
+      }),
     });
 
     const solved = await solvedHumanCheck(context);

@@ -87,7 +87,11 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       const registered = await fetch(`${service.url}/api/v1/customer/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: 'crash@example.com', password: 'crash loop password', humanCheck: await solvedHumanCheckAt(service.url) }),
+        body: JSON.stringify({
+          email: 'crash@example.com',
+          password: 'crash loop password',
+          humanCheck: await solvedHumanCheckAt(service.url),
+        }),
       });
       expect(registered.status).toBe(201);
       const account = (await registered.json()) as { customer: { id: number }; api_key: string };

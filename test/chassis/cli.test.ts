@@ -126,7 +126,11 @@ describe('switchyard command line', () => {
     const register = await fetch(`${base}/api/v1/customer/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'cli-customer@example.test', password: 'long enough password', humanCheck: await solvedHumanCheckAt(base) }),
+      body: JSON.stringify({
+        email: 'cli-customer@example.test',
+        password: 'long enough password',
+        humanCheck: await solvedHumanCheckAt(base),
+      }),
     });
     expect(register.status).toBe(201);
     const customerKey = runCli(['keys', 'create', '--customer', 'CLI-Customer@example.test'], { SWITCHYARD_DATA_DIR: dataDir });

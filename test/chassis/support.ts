@@ -43,7 +43,7 @@ export async function signUp(context: TestContext, label = 'user'): Promise<Sign
 
 /**
  * Verifies the account's email through the route the mailed link opens (the link's token is issued by the
- * service as at sign-up; test/accounts/free-credit.test.ts reads it from a real mail).
+ * service as at sign-up; test/promotions/free-credit.test.ts reads it from a real mail).
  */
 export async function verifyEmail(context: TestContext, who: Pick<SignedUp, 'customerId'>): Promise<void> {
   const token = await context.services.accounts.emailVerification.send(who.customerId);

@@ -132,7 +132,7 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(missing.statusCode).toBe(422);
   });
 
-  it('binds input-token counts to the key\'s allowed_models on every count route', async () => {
+  it("binds input-token counts to the key's allowed_models on every count route", async () => {
     const created = await setup.context.app.inject({
       method: 'POST',
       url: '/api/v1/me/api-keys',

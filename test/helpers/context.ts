@@ -69,7 +69,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const accountsGiven = (options.config as { accounts?: Record<string, unknown> } | undefined)?.accounts ?? {};
   (file as { accounts: unknown }).accounts = {
     ...file.accounts,
-    humanCheck: accountsGiven.humanCheck === undefined ? { ...file.accounts.humanCheck, cost: 1, maxCounter: 64 } : file.accounts.humanCheck,
+    humanCheck:
+      accountsGiven.humanCheck === undefined ? { ...file.accounts.humanCheck, cost: 1, maxCounter: 64 } : file.accounts.humanCheck,
     prefixLimits: accountsGiven.prefixLimits === undefined ? { signupsPerDay: 0, promotionClaimsPerDay: 0 } : file.accounts.prefixLimits,
   };
   const storage = options.storage ?? (await openTestStorage());

@@ -17,6 +17,7 @@ import { TEST_DATABASE_URL } from '../helpers/databases.js';
 import { CHAT_BODY, chat, credit, newCustomer, probeHold, userKey, walletOf, type TestCustomer } from '../billing/helpers.js';
 import { startTwoNodes, type TwoNodes } from './harness.js';
 import type { Node } from './nodes.js';
+import { verifyEmail } from '../chassis/support.js';
 
 const LEASE_TTL_MS = 3_000;
 const RATE_PER_MINUTE = 6;
@@ -37,7 +38,12 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
   beforeAll(async () => {
     cluster = await startTwoNodes({
       leaseTtlMs: LEASE_TTL_MS,
-      config: { rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } } },
+      // The claim race is the subject here: the human check stays on for sign-up only (free credit needs a
+      // verified email, done below through the link's route).
+      config: {
+        rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } },
+        accounts: { humanCheck: { requiredFor: ['register'], cost: 1, maxCounter: 64 } },
+      },
     });
     ({ upstream, admin, a, b } = cluster);
   }, 180_000);
@@ -179,6 +185,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
 
   it('a one-time promotion claimed concurrently on both nodes is granted exactly once', async () => {
     const customer = await newCustomer(admin);
+    await verifyEmail(admin, customer);
     const claims = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         fetch(`${(index % 2 === 0 ? a : b).url}/api/v1/daily-checkin/claim`, {

@@ -304,10 +304,42 @@ function Reset({ token }: { token: string }) {
   );
 }
 
+/** The link mailed to the old address after an email change: one button puts the old address back. */
+function EmailUndo({ token }: { token: string }) {
+  const [done, setDone] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      await api.post('/api/v1/auth/email-change/undo', { token });
+      setDone(true);
+    } catch (caught) {
+      setError(message(caught));
+    }
+  };
+  if (done)
+    return (
+      <Notice kind="ok">
+        The email change is undone and every dashboard session is signed out. <a href="#/">Sign in</a> and change your password.
+      </Notice>
+    );
+  return (
+    <form onSubmit={submit} aria-labelledby="undo-title">
+      <h1 id="undo-title">Undo the email change</h1>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      <p>This puts your previous email address back on the account and signs every dashboard session out.</p>
+      <button type="submit">Undo the change</button>
+    </form>
+  );
+}
+
 function route(): { name: string; token?: string } {
   const hash = location.hash.replace(/^#\/?/, '');
   const token = /(?:^|[?&])token=([A-Za-z0-9_-]+)/.exec(hash)?.[1];
   if (token) return { name: 'reset', token };
+  const undo = /(?:^|[?&])email_undo=([A-Za-z0-9_-]+)/.exec(hash)?.[1];
+  if (undo) return { name: 'email-undo', token: undo };
   return { name: hash.split(/[/?]/)[0] || 'signin' };
 }
 
@@ -346,6 +378,8 @@ function App() {
           <Forgot />
         ) : current.name === 'reset' ? (
           <Reset token={current.token!} />
+        ) : current.name === 'email-undo' ? (
+          <EmailUndo token={current.token!} />
         ) : (
           <SignIn options={options} />
         )}

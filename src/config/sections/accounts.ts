@@ -75,7 +75,8 @@ export const AccountsSection = Type.Object(
           minimum: 4,
           maximum: 10_000_000,
           default: 8_000,
-          description: 'The challenge hides a counter in [maxCounter/4, maxCounter]; the solver tries counters from 0 up (about 5/8 of it on average).',
+          description:
+            'The challenge hides a counter in [maxCounter/4, maxCounter]; the solver tries counters from 0 up (about 5/8 of it on average).',
         }),
       },
       { default: {}, additionalProperties: false },

@@ -17,7 +17,11 @@ import { clearSessionCookies, sessionView, setSessionCookies } from './session-c
 
 const HumanCheckFields = {
   humanCheck: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: 'The solved ALTCHA challenge (the widget payload) from GET /api/v1/auth/human-check.' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'The solved ALTCHA challenge (the widget payload) from GET /api/v1/auth/human-check.',
+    }),
   ),
 };
 

@@ -114,7 +114,10 @@ export async function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): Promise<voi
 
   app.post(
     '/api/v1/me/api-token/rotate',
-    { config: keyAction('rotate-username-token'), schema: { tags: ['accounts'], summary: 'Rotate the username token (once per 24 hours)' } },
+    {
+      config: keyAction('rotate-username-token'),
+      schema: { tags: ['accounts'], summary: 'Rotate the username token (once per 24 hours)' },
+    },
     async (request) => {
       const caller = customerOf(request);
       const rotated = await apiKeys.rotateUsernameToken(caller.customerId);

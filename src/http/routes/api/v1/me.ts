@@ -162,7 +162,10 @@ export async function meRoutes(app: App, deps: MeRouteDeps): Promise<void> {
     '/api/v1/me/email/verification',
     {
       config: customerAccount,
-      schema: { tags: ['account'], summary: 'Mails a new verification link to the account email (a few per 15 minutes); 409 when verified' },
+      schema: {
+        tags: ['account'],
+        summary: 'Mails a new verification link to the account email (a few per 15 minutes); 409 when verified',
+      },
     },
     async (request, reply) => {
       const { customerId } = customerOf(request);
