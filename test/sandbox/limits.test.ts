@@ -360,6 +360,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)('descriptors the service inherited
       {
         mode: 'required',
         bwrap: '/usr/bin/bwrap',
+        socat: '/usr/bin/socat',
         uidFirst: 3_460_000,
         uidCount: 1_000,
         hidden: [dataDir],
@@ -399,6 +400,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('without a cgroup', ()
       {
         mode: 'required',
         bwrap: '/usr/bin/bwrap',
+        socat: '/usr/bin/socat',
         uidFirst: 3_465_000,
         uidCount: 1_000,
         hidden: [dataDir],
