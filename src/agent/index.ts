@@ -6,6 +6,7 @@ import { appServerArgs, appServerEnv } from '../appserver/launch.js';
 import { AppServerSandbox } from '../appserver/sandbox.js';
 import { SANDBOX_SERVICE_URL } from '../appserver/sandbox-network.js';
 import { EgressProxy } from '../net/egress-proxy.js';
+import { TurnNetworkGate } from './turn-network.js';
 import { buildCatalog, readBundledCatalog, writeCatalog } from '../appserver/model-catalog.js';
 import { AppServerSupervisor, type LaunchSpec } from '../appserver/supervisor.js';
 import { ApprovalBroker } from './approvals.js';
@@ -111,7 +112,11 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
   const workspaceOf = (customerId: number) => path.join(workspacesDir, String(customerId));
   const sandboxed = sandbox.kind === 'bubblewrap';
   const egress = agentConfig.egress;
-  const egressProxy = sandboxed && egress.mode === 'proxy' ? new EgressProxy(egress, log.child({ part: 'egress' })) : null;
+  const network = new TurnNetworkGate();
+  const egressProxy =
+    sandboxed && egress.mode === 'proxy'
+      ? new EgressProxy(egress, log.child({ part: 'egress' }), undefined, (label) => network.refusal(Number(label.customerId)))
+      : null;
   const sockets = new SandboxSockets(path.join(config.env.dataDir, 'sandbox-sockets'), egressProxy, log);
   log.info(
     {
@@ -202,16 +207,20 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
       onNotification: (customerId, notification) => {
         router.handleNotification(customerId, notification);
         if (notification.method !== 'turn/completed') return;
+        const turnId = (notification.params as { turn?: { id?: unknown } } | undefined)?.turn?.id;
+        if (typeof turnId === 'string') network.completed(customerId, turnId);
         quota?.forget(customerId);
         if (limits?.config.endBackgroundProcessesAtTurnEnd) endLeftovers(customerId);
       },
       onServerRequest: (customerId, request) => router.handleServerRequest(customerId, request),
       onCrash: async (customerId) => {
+        network.ended(customerId);
         await router.crashed(customerId);
         await approvals.markLostForCustomer(customerId);
       },
       onRestart: (_customerId, server, threadIds) => runtime.onRestart(server, threadIds),
       onStopped: async (customerId) => {
+        network.ended(customerId);
         await limits?.stopped(customerId);
         await revokeRuntimeKey(customerId);
       },
@@ -252,6 +261,8 @@ export async function createAgentServices(deps: AgentDeps, domains: AgentDepende
     policy: turnPolicy,
     rules,
     router,
+    network,
+    landlockMode: (limits?.codexArgs().length ?? 0) > 0,
   });
   router.register(runtime);
   const catalog = new AgentViews({ supervisor, binary, runtimeKeys, config: agentConfig });

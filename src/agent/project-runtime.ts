@@ -26,6 +26,7 @@ import { toUserInput, type TurnRequest } from './turn-input.js';
 import type { TurnRules } from './turn-rules.js';
 import { threadIdOf, type ThreadOwner, type ThreadRouter } from './thread-router.js';
 import { TurnIdempotency } from './turn-idempotency.js';
+import { forLandlockMode, turnDeniesNetwork, withoutNetwork, type TurnNetworkGate } from './turn-network.js';
 import { confineWritableRoots } from './writable-roots.js';
 
 export interface ThreadDefaults {
@@ -60,6 +61,10 @@ export interface RuntimeDeps {
   rules: TurnRules;
   /** Where the project threads' app-server traffic is routed from. */
   router: ThreadRouter;
+  /** Keeps the customer's egress closed while a turn without network access runs (sandboxed agents only). */
+  network?: TurnNetworkGate;
+  /** Codex's command sandbox runs in Landlock mode (inside the service's seccomp filter): see `forLandlockMode`. */
+  landlockMode?: boolean;
 }
 
 export class ProjectRuntime implements ThreadOwner {
@@ -237,10 +242,11 @@ export class ProjectRuntime implements ThreadOwner {
     const project = await this.deps.projects.requireOwned(principal, projectId);
     await this.deps.policy.check(principal, request.model);
     const input = toUserInput(request);
-    const permissions = turnPermissions(request);
-    const policy = permissions.sandboxPolicy;
+    const requested = turnPermissions(request);
+    const policy = requested.sandboxPolicy;
     // Checked before the app-server is involved, so a refused root starts nothing.
     if (policy?.type === 'workspaceWrite') policy.writableRoots = await confineWritableRoots(project.workspaceDir, policy.writableRoots);
+    const permissions = this.deps.landlockMode ? forLandlockMode(requested) : requested;
     const { server, threadId } = await this.ensureLoaded(project);
     // A project thread runs on the default model unless a turn names another.
     const threadModel = this.deps.defaults().model;
@@ -254,12 +260,17 @@ export class ProjectRuntime implements ThreadOwner {
     );
     const params: TurnStartParams = { threadId, input, ...defaults, ...checked, ...permissions };
     const conflict = 'A turn is already running on this project; interrupt it or wait for it to finish';
-    const result = await this.turns.start(
-      threadId,
-      conflict,
-      (credential) => agentCall(server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata })),
-      principal,
-    );
+    const start = () =>
+      this.turns.start(
+        threadId,
+        conflict,
+        (credential) => agentCall(server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata })),
+        principal,
+      );
+    const result =
+      this.deps.network && turnDeniesNetwork(requested)
+        ? await withoutNetwork(this.deps.network, project.customerId, start)
+        : await start();
     await this.deps.threads.touch(project.id);
     return { turn_id: result.turn.id, thread_id: threadId, status: result.turn.status };
   }

@@ -2,8 +2,10 @@
  * The processes of one bubblewrap sandbox, found from the host through /proc: every descendant of the sandbox's
  * outermost process (bubblewrap). In its own PID namespace an orphan is adopted by the namespace's init (a
  * bubblewrap process too), so a command that detached, double-forked or started a session of its own is still
- * a descendant. The app-server's own chain is bubblewrap, its init, and the init's first child (the codex binary,
- * pid 2 in the namespace).
+ * a descendant. The app-server's own chain is bubblewrap, its init, the init's first child (the codex binary,
+ * pid 2 in the namespace), and the network bridges that child started before it became the app-server (socat,
+ * pids 3 and 4 in the namespace, with the connections they forked): without them the app-server cannot reach
+ * the service's `/v1`. Namespace pids only grow, so no later command of the agent can take one of theirs.
  */
 import fs from 'node:fs';
 
@@ -54,7 +56,13 @@ function namespacePid(pid: number): number | null {
   }
 }
 
-/** bubblewrap, its init (pid 1 in the namespace) and the command it started (pid 2): the app-server's chain. */
+/** Namespace pids of the bridges the sandbox's command starts first (the model bridge, then the egress one). */
+const BRIDGE_NAMESPACE_PIDS = new Set([3, 4]);
+
+/**
+ * bubblewrap, its init (pid 1 in the namespace), the command it started (pid 2) and that command's bridges
+ * (pids 3 and 4, with every connection they forked): what the app-server needs to go on serving turns.
+ */
 export function sandboxChain(rootPid: number): number[] {
   const chain = [rootPid];
   const table = processTable();
@@ -62,7 +70,11 @@ export function sandboxChain(rootPid: number): number[] {
   if (!init) return chain;
   chain.push(init.pid);
   const command = table.find((entry) => entry.ppid === init.pid && namespacePid(entry.pid) === 2);
-  if (command) chain.push(command.pid);
+  if (!command) return chain;
+  chain.push(command.pid);
+  for (const bridge of table.filter((entry) => entry.ppid === command.pid && BRIDGE_NAMESPACE_PIDS.has(namespacePid(entry.pid) ?? 0))) {
+    chain.push(bridge.pid, ...descendants(bridge.pid));
+  }
   return chain;
 }
 

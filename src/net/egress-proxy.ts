@@ -94,6 +94,8 @@ export class EgressProxy {
     private readonly policy: EgressPolicy,
     private readonly logger: Logger,
     private readonly resolve: EgressResolver = systemResolver,
+    /** Why a connection with this label is refused whatever its destination (a turn without network access), or null. */
+    private readonly gate: (label: Record<string, unknown>) => string | null = () => null,
   ) {
     this.server = http.createServer({ requestTimeout: 0 });
     this.server.on('connect', (request: http.IncomingMessage, socket: net.Socket, head: Buffer) => void this.tunnel(request, socket, head));
@@ -103,8 +105,20 @@ export class EgressProxy {
 
   /** Serves one connection of a sandbox (`label` names it in the log). */
   handle(socket: net.Socket, label: Record<string, unknown>): void {
+    const refusal = this.gate(label);
+    if (refusal !== null) {
+      // No network for this customer now: the connection closes unanswered, as if there were no way out at all.
+      this.logger.info({ ...label, reason: refusal }, 'egress refused');
+      socket.destroy();
+      return;
+    }
     socketLabels.set(socket, label);
     this.server.emit('connection', socket);
+  }
+
+  private checkGate(label: Record<string, unknown>): void {
+    const refusal = this.gate(label);
+    if (refusal !== null) throw new EgressRefused(refusal);
   }
 
   private refused(label: unknown, destination: string, error: unknown): string {
@@ -121,6 +135,7 @@ export class EgressProxy {
     client.on('error', () => undefined);
     try {
       if (!match || port === null) throw new EgressRefused('CONNECT needs host:port');
+      this.checkGate(label);
       const address = await egressTarget(match[1]!, this.policy, this.resolve);
       const upstream = await connect(address, port);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -142,6 +157,7 @@ export class EgressProxy {
       return;
     }
     try {
+      this.checkGate(label);
       if (url.protocol !== 'http:') throw new EgressRefused(`${url.protocol} is not forwarded (use CONNECT for https)`);
       const port = portOf(url.port, 80);
       if (port === null) throw new EgressRefused('invalid port');

@@ -1,10 +1,14 @@
 /**
  * The parts of the sandbox network that need no real turn: which destinations the egress proxy lets through,
- * the bridge script the sandbox runs, and a start-up probe that refuses a sandbox it cannot bridge.
+ * the bridge script the sandbox runs, a start-up probe that refuses a sandbox it cannot bridge, and the gate
+ * that closes a customer's egress while a turn without network access runs.
  */
+import http from 'node:http';
+import net from 'node:net';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { domainAllowed, egressTarget, EgressRefused, type EgressResolver } from '../../src/net/egress-proxy.js';
+import { domainAllowed, EgressProxy, egressTarget, EgressRefused, type EgressResolver } from '../../src/net/egress-proxy.js';
+import { forLandlockMode, turnDeniesNetwork, TurnNetworkGate, withoutNetwork } from '../../src/agent/turn-network.js';
 import { bridgeScript, egressEnv } from '../../src/appserver/sandbox-network.js';
 import { AppServerSandbox } from '../../src/appserver/sandbox.js';
 import { parseConfigFile } from '../../src/config/load-config.js';
@@ -54,6 +58,90 @@ describe('egress destinations', () => {
     await refused('meta.example.org', /link-local/);
     await refused('mapped6.example.org', /loopback/);
     await refused('missing.example.org', /does not resolve/);
+  });
+});
+
+describe('turns without network access', () => {
+  it('close the customer’s egress from before the start until the turn completes, and only that customer’s', async () => {
+    const gate = new TurnNetworkGate();
+    let seenDuringStart: string | null = null;
+    await withoutNetwork(gate, 7, async () => {
+      seenDuringStart = gate.refusal(7);
+      return { turn: { id: 'turn-1' } };
+    });
+    expect(seenDuringStart).toMatch(/network access is off/);
+    expect(gate.refusal(7)).toMatch(/network access is off/);
+    expect(gate.refusal(8)).toBeNull();
+    gate.completed(7, 'turn-1');
+    expect(gate.refusal(7)).toBeNull();
+    // A start that fails closes nothing for good; a turn completing before its start is answered neither.
+    await expect(withoutNetwork(gate, 7, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(gate.refusal(7)).toBeNull();
+    await withoutNetwork(gate, 7, async () => {
+      gate.completed(7, 'turn-2');
+      return { turn: { id: 'turn-2' } };
+    });
+    expect(gate.refusal(7)).toBeNull();
+    // The app-server stopping ends every turn it ran.
+    await withoutNetwork(gate, 7, async () => ({ turn: { id: 'turn-3' } }));
+    gate.ended(7);
+    expect(gate.refusal(7)).toBeNull();
+  });
+
+  it('read networkAccess from the legacy policy, and hand workspaceWrite to a Landlock-mode Codex as externalSandbox', () => {
+    const write = {
+      type: 'workspaceWrite',
+      writableRoots: [],
+      networkAccess: false,
+      excludeTmpdirEnvVar: false,
+      excludeSlashTmp: false,
+    } as const;
+    expect(turnDeniesNetwork({ sandboxPolicy: write })).toBe(true);
+    expect(turnDeniesNetwork({ sandboxPolicy: { ...write, networkAccess: true } })).toBe(false);
+    expect(turnDeniesNetwork({ sandboxPolicy: { type: 'readOnly', networkAccess: false } })).toBe(true);
+    expect(turnDeniesNetwork({ sandboxPolicy: { type: 'dangerFullAccess' } })).toBe(false);
+    expect(turnDeniesNetwork({})).toBe(false);
+    expect(forLandlockMode({ sandboxPolicy: write })).toEqual({ sandboxPolicy: { type: 'externalSandbox', networkAccess: 'restricted' } });
+    expect(forLandlockMode({ sandboxPolicy: { ...write, networkAccess: true } }).sandboxPolicy).toEqual({
+      type: 'externalSandbox',
+      networkAccess: 'enabled',
+    });
+    expect(forLandlockMode({ sandboxPolicy: { type: 'readOnly', networkAccess: false } }).sandboxPolicy?.type).toBe('readOnly');
+  });
+
+  it('the proxy closes a gated customer’s connection unanswered, and serves another customer', async () => {
+    const site = http.createServer((_request, response) => response.end('site-answer\n'));
+    await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
+    const port = (site.address() as net.AddressInfo).port;
+    const gate = new TurnNetworkGate();
+    const proxy = new EgressProxy(
+      { allowedDomains: ['site.test'], hosts: { 'site.test': '127.0.0.1' } },
+      pino({ level: 'silent' }),
+      resolve,
+      (label) => gate.refusal(Number(label.customerId)),
+    );
+    // What the sandbox's bridge would do: a connection of the customer handed to the proxy.
+    const ask = async (customerId: number) => {
+      const front = net.createServer((socket) => proxy.handle(socket, { customerId }));
+      await new Promise<void>((done) => front.listen(0, '127.0.0.1', done));
+      const client = net.connect((front.address() as net.AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      client.on('data', (chunk) => (answer += chunk));
+      client.on('error', () => undefined);
+      client.write(`GET http://site.test:${port}/ HTTP/1.1\r\nhost: site.test:${port}\r\nconnection: close\r\n\r\n`);
+      await new Promise((done) => client.on('close', done));
+      await new Promise((done) => front.close(done));
+      return answer;
+    };
+    try {
+      await withoutNetwork(gate, 1, async () => ({ turn: { id: 't' } }));
+      expect(await ask(1)).toBe('');
+      expect(await ask(2)).toContain('site-answer');
+      gate.completed(1, 't');
+      expect(await ask(1)).toContain('site-answer');
+    } finally {
+      await new Promise((done) => site.close(done));
+    }
   });
 });
 

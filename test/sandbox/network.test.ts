@@ -264,17 +264,28 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null)(title, () => {
 
     // A turn without network access (the spec's sandbox policy) gets nothing outside, even through the proxy.
     const before = site.hosts.length;
-    await runCommand(
-      harness,
-      projectId,
-      workspace,
-      `${curl(`${at(ALLOWED)}/no-network`)} > no-network.txt 2>&1; echo "exit $?" >> no-network.txt`,
-      { sandboxPolicy: { type: 'workspaceWrite', networkAccess: false } },
-    );
+    const noNetwork = [
+      'exec > no-network.txt 2>&1',
+      `${curl(`${at(ALLOWED)}/no-network`)}; echo "plain exit $?"`,
+      `${curl(`--proxytunnel ${at(ALLOWED)}/no-network-tunnel`)}; echo "tunnel exit $?"`,
+      'echo "== done"',
+    ].join('\n');
+    await runCommand(harness, projectId, workspace, noNetwork, { sandboxPolicy: { type: 'workspaceWrite', networkAccess: false } });
     const denied = fs.readFileSync(path.join(workspace, 'no-network.txt'), 'utf8');
+    expect(denied).toContain('== done');
     expect(denied).not.toContain(SITE_MARKER);
-    expect(denied).toMatch(/exit [1-9]/);
+    expect(denied).toMatch(/plain exit [1-9]/);
+    expect(denied).toMatch(/tunnel exit [1-9]/);
     expect(site.hosts.length).toBe(before);
+    expect(harness.context.logs.join('')).toContain('network access is off for the running turn');
+
+    // Once that turn completed, a turn with network access reaches the allowed domain again.
+    await runCommand(harness, projectId, workspace, `${curl(`${at(ALLOWED)}/after`)} > after.txt 2>&1; echo "exit $?" >> after.txt`, {
+      sandboxPolicy: { type: 'workspaceWrite', networkAccess: true },
+    });
+    const after = fs.readFileSync(path.join(workspace, 'after.txt'), 'utf8');
+    expect(after).toContain(`${SITE_MARKER} /after`);
+    expect(after).toContain('exit 0');
   }, 180_000);
 
   it("a request on a customer's model socket acts for that customer only, and reaches /v1 only", async () => {
