@@ -108,3 +108,23 @@ describe('legacy functions, translated to Anthropic', () => {
     expect(deltas.at(-1)!.finish_reason).toBe('function_call');
   });
 });
+
+describe('Anthropic headers', () => {
+  it('anthropic-version and anthropic-beta go upstream as sent, on messages and count_tokens', async () => {
+    const headers = {
+      'x-api-key': gateway.key,
+      'content-type': 'application/json',
+      'anthropic-version': '2024-01-01',
+      'anthropic-beta': 'token-efficient-tools-2025-02-19',
+    };
+    const body = { model: MODELS.anthropic, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] };
+    expect((await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify(body) })).status).toBe(200);
+    await fetch(`${gateway.url}/v1/messages/count_tokens`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const sent = gateway.upstream.requests.filter((request) => request.method === 'POST');
+    expect(sent.map((request) => request.path)).toEqual(['/v1/messages', '/v1/messages/count_tokens']);
+    for (const request of sent) {
+      expect(request.headers['anthropic-version']).toBe('2024-01-01');
+      expect(request.headers['anthropic-beta']).toBe('token-efficient-tools-2025-02-19');
+    }
+  });
+});
