@@ -28,6 +28,7 @@ import { AppError } from '../kernel/errors.js';
 import type { GatewayMetrics, UpstreamCallProbe } from '../metrics/recorder.js';
 import type { CallsInFlight } from './calls-in-flight.js';
 import { checkCapabilities, checkToolResults, hostedToolsFor } from './checks.js';
+import { anthropicSetAside } from './providers/anthropic/set-aside.js';
 import { streamFailurePart } from './providers/shared/stream-failure.js';
 import type { Destination, NormalizedRequest, ProviderAdapter, StreamPart, Usage } from './normalized/index.js';
 import { UpstreamError, droppedFieldsOf, mergeUsage, nativeStructuredOutput } from './normalized/index.js';
@@ -143,7 +144,8 @@ export async function execute(deps: ExecuteDeps, options: ExecuteOptions): Promi
     native = isNative(destination, request);
     const hosted = hostedToolsFor(destination, request, { agentTurn, native });
     request = hosted.request;
-    dropped = { tools: hosted.dropped, fields: droppedFieldsOf(request, destination, native) };
+    const setAside = !native && destination.provider.kind === 'anthropic' ? anthropicSetAside(request, destination) : [];
+    dropped = { tools: hosted.dropped, fields: [...droppedFieldsOf(request, destination, native), ...setAside] };
     if (dropped.tools.length > 0 || dropped.fields.length > 0)
       deps.logger.info(
         { requestId: options.requestId, model: destination.model.id, dropped },

@@ -74,7 +74,7 @@ describe('embeddings', () => {
     await expect(client.chat.completions.create({ model: EMBEDDER, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
       status: 400,
     });
-    await expect(client.embeddings.create({ model: EMBEDDER, input: '' })).rejects.toMatchObject({ status: 422 });
+    await expect(client.embeddings.create({ model: EMBEDDER, input: '' })).rejects.toMatchObject({ status: 400 });
     expect(gateway.upstream.requests).toHaveLength(0);
     expect(settled).toEqual([]);
   });

@@ -87,7 +87,7 @@ describe('legacy completions, compaction and input tokens', () => {
     expect(frames.some((frame) => frame.includes('"finish_reason":"stop"'))).toBe(false);
   });
 
-  it('refuses bad legacy bodies with a 422 in OpenAI shape and calls no upstream', async () => {
+  it('refuses bad legacy bodies with a 400 in OpenAI shape and calls no upstream', async () => {
     const seen = setup.upstream.requests.length;
     for (const body of [
       { prompt: 'no model' },
@@ -101,7 +101,7 @@ describe('legacy completions, compaction and input tokens', () => {
         headers: { authorization: `Bearer ${customer.key}` },
         payload: body,
       });
-      expect(response.statusCode, JSON.stringify(body)).toBe(422);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed' });
     }
     expect(setup.upstream.requests.length).toBe(seen);
@@ -129,7 +129,7 @@ describe('legacy completions, compaction and input tokens', () => {
       headers: { authorization: `Bearer ${customer.key}` },
       payload: { input: 'x' },
     });
-    expect(missing.statusCode).toBe(422);
+    expect(missing.statusCode).toBe(400);
   });
 
   it("binds input-token counts to the key's allowed_models on every count route", async () => {
@@ -221,6 +221,6 @@ describe('legacy completions, compaction and input tokens', () => {
     const compacted = await customer.client.responses.compact({ model: MODEL, previous_response_id: created.id, input: 'What next?' });
     expect(compacted.output.map((item) => item.type)).toEqual(['message', 'message', 'compaction']);
     expect(JSON.stringify(lastUpstreamBody())).toContain('Plan: paint the fence.');
-    await expect(customer.client.responses.compact({ model: MODEL })).rejects.toMatchObject({ status: 422 });
+    await expect(customer.client.responses.compact({ model: MODEL })).rejects.toMatchObject({ status: 400 });
   });
 });

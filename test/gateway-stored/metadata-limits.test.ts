@@ -16,7 +16,7 @@ describe('metadata limits on create', () => {
   it.each([
     ['chat completion', '/v1/chat/completions', { store: true, messages: [{ role: 'user', content: 'hi' }] }],
     ['response', '/v1/responses', { input: 'hi' }],
-  ])('refuses a %s whose metadata breaks the limits with a 422, without calling the upstream or billing', async (_name, url, body) => {
+  ])('refuses a %s whose metadata breaks the limits with a 400, without calling the upstream or billing', async (_name, url, body) => {
     const seen = setup.upstream.requests.length;
     const stored = await storedCounts(setup);
     const balance = await walletBalance(setup, customer.customerId);
@@ -27,7 +27,7 @@ describe('metadata limits on create', () => {
         headers: { authorization: `Bearer ${customer.key}` },
         payload: { model: MODEL, ...body, metadata },
       });
-      expect(response.statusCode, response.body).toBe(422);
+      expect(response.statusCode, response.body).toBe(400);
       expect(response.json().error).toMatchObject({ type: 'invalid_request_error' });
     }
     expect(setup.upstream.requests.length).toBe(seen);

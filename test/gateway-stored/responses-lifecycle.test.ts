@@ -211,12 +211,12 @@ describe('stored responses and their lifecycle through the openai client', () =>
     expect(await walletBalance(setup, broke.customerId)).toBe(1);
   });
 
-  it('refuses a bad background create with a 422 and stores nothing', async () => {
+  it('refuses a bad background create with a 400 and stores nothing', async () => {
     const before = await storedCounts(setup);
     await expect(
       customer.client.responses.create({ model: MODEL, input: ['loose', 'text'] as never, background: true }),
-    ).rejects.toMatchObject({ status: 422 });
-    await expect(customer.client.responses.create({ model: '', input: 'x', background: true })).rejects.toMatchObject({ status: 422 });
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(customer.client.responses.create({ model: '', input: 'x', background: true })).rejects.toMatchObject({ status: 400 });
     expect(await storedCounts(setup)).toEqual(before);
   });
 });

@@ -98,7 +98,7 @@ describe('stored chat completions through the openai client', () => {
     expect(moved.data.map((completion) => completion.id)).toEqual([ids[1]]);
   });
 
-  it('refuses metadata beyond the limits with a 422 in OpenAI shape and changes nothing', async () => {
+  it('refuses metadata beyond the limits with a 400 in OpenAI shape and changes nothing', async () => {
     const before = await customer.client.chat.completions.retrieve(ids[2]!);
     const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));
     for (const metadata of [tooMany, { ['k'.repeat(65)]: 'v' }, { long: 'v'.repeat(513) }]) {
@@ -108,7 +108,7 @@ describe('stored chat completions through the openai client', () => {
         headers: { authorization: `Bearer ${customer.key}` },
         payload: { metadata },
       });
-      expect(response.statusCode).toBe(422);
+      expect(response.statusCode).toBe(400);
       expect(response.json().error).toMatchObject({ type: 'invalid_request_error', code: 'validation_failed' });
     }
     const extra = await setup.context.app.inject({
@@ -117,18 +117,18 @@ describe('stored chat completions through the openai client', () => {
       headers: { authorization: `Bearer ${customer.key}` },
       payload: { metadata: {}, model: 'changed' },
     });
-    expect(extra.statusCode).toBe(422);
+    expect(extra.statusCode).toBe(400);
     expect(await customer.client.chat.completions.retrieve(ids[2]!)).toEqual(before);
   });
 
-  it('refuses bad list queries with a 422 and an unknown cursor with a 400', async () => {
+  it('refuses bad list queries with a 400', async () => {
     for (const query of ['limit=0', 'limit=101', 'order=sideways']) {
       const response = await setup.context.app.inject({
         method: 'GET',
         url: `/v1/chat/completions?${query}`,
         headers: { authorization: `Bearer ${customer.key}` },
       });
-      expect(response.statusCode, query).toBe(422);
+      expect(response.statusCode, query).toBe(400);
       expect(response.json().error.message).toBeTruthy();
     }
     const cursor = await setup.context.app.inject({

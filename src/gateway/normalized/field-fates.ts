@@ -216,10 +216,28 @@ export function translatedKind(destination: Destination): TranslatedKind {
   return destination.provider.kind === 'anthropic' ? 'anthropic' : 'openai-chat';
 }
 
-/** The request's fields its destination does not take (none when the caller's own body is sent). */
+/** Whether a messages body carries cache marks (system blocks, message content blocks, tools). */
+function hasCacheMarks(body: Record<string, unknown>): boolean {
+  const marked = (value: unknown): boolean =>
+    Array.isArray(value)
+      ? value.some(marked)
+      : typeof value === 'object' &&
+        value !== null &&
+        Object.entries(value).some(([key, inner]) => (key === 'cache_control' ? inner !== null && inner !== undefined : marked(inner)));
+  return [body.system, body.messages, body.tools].some(marked);
+}
+
+/**
+ * The request's fields its destination does not take (none when the caller's own body is sent). Anthropic cache
+ * marks sit inside messages, system blocks and tools; OpenAI chat has no such mark (it caches on its own), so a
+ * messages call translated to chat names `cache_control` when it carried any.
+ */
 export function droppedFieldsOf(request: NormalizedRequest, destination: Destination, native: boolean): string[] {
   if (native || !request.source) return [];
-  return droppedFields(request.source.protocol, request.source.body, translatedKind(destination));
+  const kind = translatedKind(destination);
+  const dropped = droppedFields(request.source.protocol, request.source.body, kind);
+  if (request.source.protocol === 'messages' && kind === 'openai-chat' && hasCacheMarks(request.source.body)) dropped.push('cache_control');
+  return dropped;
 }
 
 const KIND_TITLES: Record<TranslatedKind, string> = { 'openai-chat': 'to OpenAI chat', anthropic: 'to Anthropic messages' };

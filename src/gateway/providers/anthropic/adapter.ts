@@ -1,7 +1,7 @@
 /** The Anthropic-kind provider: Messages API, streamed or not; also counts a Messages request's input tokens upstream. */
 import type { ProviderConfig } from '../../../config/sections/gateway.js';
 import type { Clock } from '../../../kernel/clock.js';
-import { nativeStructuredOutput, type ProviderAdapter, type ProviderCall, type StreamPart } from '../../normalized/index.js';
+import type { ProviderAdapter, ProviderCall, StreamPart } from '../../normalized/index.js';
 import { customToolNames } from '../shared/custom-tools.js';
 import { JSON_BODY_LIMIT_BYTES, jsonReplyParts } from '../shared/upstream-exchange.js';
 import { UpstreamHttp } from '../shared/upstream-http.js';
@@ -9,6 +9,7 @@ import { STRUCTURED_OUTPUT_TOOL, structuredAnswer } from '../shared/structured-t
 import { toAnthropicRequest } from './convert-request.js';
 import { decodeAnthropicBody, decodeAnthropicStream } from './decoder.js';
 import { anthropicErrorMessage } from './map-error.js';
+import { anthropicConvertOptions } from './set-aside.js';
 import type { AnthropicRequestBody, AnthropicResponseBody } from './wire-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -28,12 +29,7 @@ export function createAnthropicAdapter(provider: ProviderConfig, clock: Clock): 
     const native = call.native && request.native?.protocol === 'anthropic-messages' ? request.native : undefined;
     const body = native
       ? { ...native.body, model: upstreamModel, stream: request.stream }
-      : toAnthropicRequest(request, {
-          upstreamModel,
-          defaultMaxTokens: destination.model.capabilities.maxOutputTokens,
-          nativeStructuredOutput: nativeStructuredOutput(destination),
-          adaptiveThinking: destination.model.capabilities.adaptiveThinking,
-        });
+      : toAnthropicRequest(request, anthropicConvertOptions(destination));
     const sent = native ? { ...headers, ...native.headers } : headers;
     const response = await http.post({
       path: '/v1/messages',
