@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, operatorHeaders } from '../helpers/context.js';
 import { dataOf, startAgentHarness, type AgentHarness } from './agent-harness.js';
+import { SANDBOX_UNAVAILABLE } from '../sandbox/sandbox-support.js';
 
 const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
@@ -154,10 +155,15 @@ describe('agent routes: status, catalogues, validation, idempotency and ownershi
     const inside = await inject('POST', url, { input: 'go', sandboxPolicy: { type: 'workspaceWrite', writableRoots: ['build/out'] } });
     expect(inside.statusCode).toBe(202);
     const settings = await harness.waitForEvent(projectId, (event) => event.type === 'thread/settings/updated');
-    expect(dataOf(settings).threadSettings.sandboxPolicy).toMatchObject({
-      type: 'workspaceWrite',
-      writableRoots: [`${project.workspaceDir}/build/out`],
-    });
+    // Inside the service's sandbox (seccomp on, Codex's command sandbox in its Landlock mode) a workspaceWrite turn is
+    // handed over as externalSandbox: the sandbox around the app-server confines writes to the customer's trees.
+    if (SANDBOX_UNAVAILABLE === null)
+      expect(dataOf(settings).threadSettings.sandboxPolicy).toEqual({ type: 'externalSandbox', networkAccess: 'restricted' });
+    else
+      expect(dataOf(settings).threadSettings.sandboxPolicy).toMatchObject({
+        type: 'workspaceWrite',
+        writableRoots: [`${project.workspaceDir}/build/out`],
+      });
     await harness.waitForEvent(projectId, (event) => event.type === 'turn/completed' && dataOf(event).turn.id === inside.json().turn_id);
   });
 

@@ -195,7 +195,7 @@ describe.each(dialects)('money checks (%s)', (dialect) => {
     // Corrected, the migration runs.
     await db.updateTable('billing_accounts').set({ balance_micros: 1_000 }).where('id', '=', wallet).execute();
     await db.updateTable('billing_calls').set({ status: 'open' }).where('id', '=', call).execute();
-    expect(await lock(() => migrateToLatest(db))).toEqual(['0020-money-checks']);
+    expect((await lock(() => migrateToLatest(db)))[0]).toBe('0020-money-checks');
     // A second process sharing the SQLite file that runs the migration after the first one finds nothing to rebuild.
     if (dialect === 'sqlite') {
       await migrations['0020-money-checks']!.up(db);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext, operatorHeaders, type TestContext } from '../helpers/context.js';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
+import { credit } from '../billing/helpers.js';
 
 let upstream: ModelUpstream;
 let context: TestContext;
@@ -17,6 +18,7 @@ beforeAll(async () => {
   });
   const created = await context.services.customers.create({ email: `found-${Math.random().toString(36).slice(2)}@example.com` });
   customerHeaders = bearer(created.systemToken.key);
+  await credit(context, created.customer.id, 5_000_000);
 });
 
 afterAll(async () => {
@@ -88,7 +90,7 @@ describe('requests the fuzzing found', () => {
 
   it('rejects a NUL character in a query value instead of failing in the database', async () => {
     const response = await context.app.inject({ method: 'GET', url: '/v1/chat/completions?after=%00', headers: customerHeaders });
-    expect(response.statusCode).toBe(422);
+    expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ type: 'invalid_request_error', param: 'after' });
   });
 
@@ -108,5 +110,17 @@ describe('requests the fuzzing found', () => {
     });
     expect(response.statusCode).toBe(404);
     expect(upstream.requests.length).toBe(before);
+  });
+
+  it('names unknown fields that are not visible ASCII percent-encoded in the dropped-fields header, instead of a 500', async () => {
+    const response = await context.app.inject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      headers: { ...customerHeaders, 'content-type': 'application/json' },
+      payload: '{"\u0100":"","a,b":1,"":[],"model":"claude-test","messages":[{"role":"user","content":"Hello"}],"max_tokens":16}',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const named = String(response.headers['x-switchyard-dropped-fields']).split(', ');
+    expect(named).toEqual(expect.arrayContaining(['%C4%80', 'a%2Cb', '""']));
   });
 });

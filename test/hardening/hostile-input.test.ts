@@ -103,7 +103,7 @@ describe('no type coercion of bodies', () => {
       headers: { ...headers, ...json },
       payload: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: '16' },
     });
-    expect(response.statusCode).toBe(422);
+    expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ type: 'invalid_request_error', param: 'max_tokens' });
     expect(upstream.requests.length).toBe(calls);
   });
@@ -210,7 +210,8 @@ describe('JSON depth limit', () => {
       headers: { ...headers, ...json },
       payload: body(nested(10_000, '{}')),
     });
-    expect(response.statusCode).toBe(422);
+    // /v1 answers validation errors in each protocol's own convention: 400 invalid_request_error.
+    expect(response.statusCode).toBe(400);
     if (url.startsWith('/v1/messages')) expect(response.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     else expect(response.json().error).toMatchObject({ type: 'invalid_request_error' });
     expect(upstream.requests.length).toBe(calls);
@@ -263,7 +264,7 @@ describe('lone surrogates', () => {
       headers: { ...headers, ...json },
       payload: `{"model":"${model}","max_tokens":16,"messages":[{"role":"user","content":"x\\ud800"}]}`,
     });
-    expect(response.statusCode).toBe(422);
+    expect(response.statusCode).toBe(400);
     expect(upstream.requests.length).toBe(calls);
   });
 

@@ -17,6 +17,7 @@ import { claimUidRange } from '../../src/appserver/uid-ranges.js';
 import type { SandboxLimitSettings } from '../../src/appserver/limits.js';
 import { createTestContext } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
+import { solvedHumanCheckAt } from '../helpers/human-check.js';
 import { dataOf, startAgentHarness, type AgentHarness } from '../agent/agent-harness.js';
 import type { RecordedRequest, Reply } from '../fakes/model-upstream.js';
 import { IS_ROOT, SANDBOX_UNAVAILABLE } from './sandbox-support.js';
@@ -265,7 +266,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
       const registered = await fetch(`${url}/api/v1/customer/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'a long enough password 1' }),
+        body: JSON.stringify({ email, password: 'a long enough password 1', humanCheck: await solvedHumanCheckAt(url) }),
         signal: AbortSignal.timeout(10_000),
       });
       expect(registered.status).toBe(201);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestContext } from '../helpers/context.js';
 import { tempDir } from '../helpers/databases.js';
+import { solvedHumanCheck } from '../helpers/human-check.js';
 import { startModelUpstream, type RecordedRequest, type Reply } from '../fakes/model-upstream.js';
 import { dataOf, gatewayConfig, harnessFor, type AgentHarness } from '../agent/agent-harness.js';
 import { IS_ROOT, SANDBOX_UNAVAILABLE, UID_FIRST } from './sandbox-support.js';
@@ -124,7 +125,11 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
     const registered = await within(
       20_000,
       'registration',
-      post('/api/v1/customer/register', { authorization: '' }, { email, password: 'a long password 1' }),
+      post(
+        '/api/v1/customer/register',
+        { authorization: '' },
+        { email, password: 'a long password 1', humanCheck: await solvedHumanCheck(harness.context) },
+      ),
     );
     expect(registered.statusCode, registered.body).toBe(201);
     const login = await within(

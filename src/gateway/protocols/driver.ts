@@ -30,11 +30,26 @@ export interface DriveInput {
   answerHeaders?(headers: Record<string, string>): void;
 }
 
+/** Most names one header lists; the rest are counted (`... and N more`), so a body of made-up fields stays small. */
+const MAX_HEADER_NAMES = 64;
+
+/**
+ * One header value naming `names`: a name is the caller's own field name, so anything outside visible ASCII (or a
+ * comma, which separates the list) is percent-encoded, and a header can never carry a character HTTP refuses.
+ */
+export function headerList(names: readonly string[]): string {
+  const safe = names
+    .slice(0, MAX_HEADER_NAMES)
+    .map((name) => (/^[\x21-\x2b\x2d-\x7e]+$/.test(name) ? name : encodeURIComponent(name) || '""'));
+  const rest = names.length - safe.length;
+  return rest > 0 ? `${safe.join(', ')}, ... and ${rest} more` : safe.join(', ');
+}
+
 /** The response headers naming what the call's destination did not take (absent when nothing was dropped). */
 export function droppedHeaders(call: GatewayCall): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (call.dropped.tools.length > 0) headers['x-switchyard-dropped-tools'] = call.dropped.tools.join(', ');
-  if (call.dropped.fields.length > 0) headers['x-switchyard-dropped-fields'] = call.dropped.fields.join(', ');
+  if (call.dropped.tools.length > 0) headers['x-switchyard-dropped-tools'] = headerList(call.dropped.tools);
+  if (call.dropped.fields.length > 0) headers['x-switchyard-dropped-fields'] = headerList(call.dropped.fields);
   return headers;
 }
 
