@@ -66,10 +66,13 @@ export class TurnNetworkGate {
   }
 }
 
-/** Whether a turn with these permissions may use the network (the spec's `networkAccess`; profiles leave it to Codex). */
+/** The built-in profile that means workspaceWrite without network access (`agent-views.ts`). */
+const WORKSPACE_PROFILE = ':workspace';
+
+/** Whether a turn with these permissions may use the network (the spec's `networkAccess`; of the profiles, `:workspace` has none, the others leave it to Codex). */
 export function turnDeniesNetwork(permissions: TurnPermissions): boolean {
   const policy = permissions.sandboxPolicy;
-  if (!policy) return false;
+  if (!policy) return permissions.permissions === WORKSPACE_PROFILE;
   if (policy.type === 'dangerFullAccess') return false;
   if (policy.type === 'externalSandbox') return policy.networkAccess !== 'enabled';
   return !policy.networkAccess;
@@ -77,11 +80,14 @@ export function turnDeniesNetwork(permissions: TurnPermissions): boolean {
 
 /**
  * The permissions sent to an app-server whose command sandbox runs in Landlock mode: a `workspaceWrite` policy
- * (which that mode cannot enforce) becomes `externalSandbox` with the same network access; anything else is
- * sent as it is.
+ * or the `:workspace` profile (which that mode cannot enforce) becomes `externalSandbox` with the same network
+ * access; anything else is sent as it is.
  */
 export function forLandlockMode(permissions: TurnPermissions): TurnPermissions {
   const policy = permissions.sandboxPolicy;
+  // The built-in workspace profile is workspaceWrite without network: the same hand-over.
+  if (!policy && permissions.permissions === WORKSPACE_PROFILE)
+    return { sandboxPolicy: { type: 'externalSandbox', networkAccess: 'restricted' } };
   if (policy?.type !== 'workspaceWrite') return permissions;
   const external: SandboxPolicy = { type: 'externalSandbox', networkAccess: policy.networkAccess ? 'enabled' : 'restricted' };
   return { ...permissions, sandboxPolicy: external };

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { randomBase62 } from '../../src/kernel/ids.js';
 import { gatewayConfig } from '../agent/agent-harness.js';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
@@ -112,6 +113,12 @@ export async function startTwoNodes(
   const dataDir = tempDir('switchyard-scale-');
   const config = {
     ...shared,
+    // Test files run side by side with the same uid range: each cluster claims it in its own folder (one host's
+    // deployments share /run/switchyard/uid-ranges by default, and an overlap stops the agents of the later one).
+    agent: {
+      ...(shared.agent as Record<string, unknown>),
+      limits: { uidClaimDir: path.join(dataDir, 'uid-ranges'), ...((shared.agent as { limits?: object }).limits ?? {}) },
+    },
     regions: [],
     rateCards: admin.config.rateCards,
     billing: { redisPrefix: `switchyard:test:${randomBase62(8)}:` },
