@@ -382,7 +382,7 @@ export default async function agentLoopBench(report: BenchReport): Promise<void>
     );
     const settings = {
       serviceUrl: upstream.url,
-      catalogFile: path.join(dataDir, 'codex-homes', String(created.customer.id), 'model-catalog.json'),
+      catalogFile: path.join(dataDir, 'agent-runtime', String(created.customer.id), 'model-catalog.json'),
       defaultModel: agent.defaultModel,
       webSearch: agent.webSearch,
       reasoningEffort: agent.reasoningEffort,
