@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadPermissions, turnPermissions } from '../../src/agent/permissions.js';
 import { isAppError } from '../../src/kernel/errors.js';
 import { dataOf, startDirectHarness, type Caller, type DirectHarness } from './support.js';
+import { SANDBOX_UNAVAILABLE } from '../sandbox/sandbox-support.js';
 
 describe('permission selection mapping', () => {
   it('maps legacy sandbox policies and profiles for thread start', () => {
@@ -168,7 +169,10 @@ describe('legacy sandboxPolicy and permission profiles against the app-server', 
     };
     expect((await projectSettings({ sandboxPolicy: { type: 'readOnly' } })).sandboxPolicy).toMatchObject({ type: 'readOnly' });
     const profiled = await projectSettings({ permissionProfile: ':workspace' });
-    expect(profiled).toMatchObject({ sandboxPolicy: { type: 'workspaceWrite' }, activePermissionProfile: { id: ':workspace' } });
+    // Inside the service's sandbox (Codex's command sandbox in Landlock mode) the :workspace profile is handed over as
+    // externalSandbox without network: the sandbox around the app-server confines it.
+    if (SANDBOX_UNAVAILABLE === null) expect(profiled.sandboxPolicy).toEqual({ type: 'externalSandbox', networkAccess: 'restricted' });
+    else expect(profiled).toMatchObject({ sandboxPolicy: { type: 'workspaceWrite' }, activePermissionProfile: { id: ':workspace' } });
 
     // The project's thread is readable on the direct surface but driven only through the project routes.
     const threadId = (
