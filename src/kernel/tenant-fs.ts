@@ -201,15 +201,20 @@ export async function readRegularFile(absolute: string, maxBytes: number): Promi
   }
 }
 
-/** Removes the non-folder entry at an absolute real path (a link is removed, never followed); absent is fine. */
-export async function unlinkIn(absolute: string): Promise<void> {
-  let folder: FileHandle;
+/** The folder holding the entry at an absolute real path, opened without following links; null when it is absent. */
+async function openParentOrNull(absolute: string): Promise<FileHandle | null> {
   try {
-    folder = await openFolder(path.dirname(absolute));
+    return await openFolder(path.dirname(absolute));
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return;
+    if (errnoOf(error) === 'ENOENT') return null;
     throw error;
   }
+}
+
+/** Removes the non-folder entry at an absolute real path (a link is removed, never followed); absent is fine. */
+export async function unlinkIn(absolute: string): Promise<void> {
+  const folder = await openParentOrNull(absolute);
+  if (folder === null) return;
   try {
     await fs.unlink(at(folder, path.basename(absolute))).catch((error: unknown) => {
       if (errnoOf(error) === 'ENOENT') return;
@@ -230,13 +235,8 @@ export async function unlinkIn(absolute: string): Promise<void> {
 export async function removeTree(absolute: string): Promise<void> {
   const name = path.basename(absolute);
   if (name === '' || name === '.' || name === '..') throw new Error(`refusing to remove ${JSON.stringify(absolute)}`);
-  let parent: FileHandle;
-  try {
-    parent = await openFolder(path.dirname(absolute));
-  } catch (error) {
-    if (errnoOf(error) === 'ENOENT') return;
-    throw error;
-  }
+  const parent = await openParentOrNull(absolute);
+  if (parent === null) return;
   try {
     const owner = await parent.stat();
     if (process.getuid?.() === 0 && owner.uid !== 0) await removeAsUid(parent, name, owner.uid);
