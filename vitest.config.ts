@@ -36,6 +36,8 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // Every 2xx JSON answer of a route with a response schema is checked against it (src/http/contract).
+    env: { SWITCHYARD_CONTRACT_CHECK: '1' },
     projects: [
       { extends: true, test: { name: 'unit', include: unit, exclude: excluded } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...excluded, ...unit] } },

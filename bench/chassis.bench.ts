@@ -18,9 +18,10 @@ export default async function chassisBench(report: BenchReport): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'));
   const running = await startBenchService(dataDir);
   try {
-    const register = await fetch(`${running.url}/api/v1/customer/register`, {
+    // The operator creates the customer (registration is by invite by default).
+    const register = await fetch(`${running.url}/api/admin/customers`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${running.services.config.env.staticToken}` },
       body: JSON.stringify({ email: 'bench@example.test', password: 'bench password 123' }),
     });
     if (register.status !== 201) throw new Error(`registration failed: ${register.status} ${await register.text()}`);

@@ -2,8 +2,11 @@
  * The processes of the gateway benchmark, each in its own Node process so the load generator, the gateway and
  * the scripted upstream do not share an event loop: `upstream` runs the scripted model upstream, `gateway`
  * runs the whole service pointed at it. Each reports its URL (and the gateway a customer key) over IPC.
+ * `example` runs what an operator runs: `node dist/src/cli.js serve` (what `npm start` starts) with the shipped
+ * `config/switchyard.example.json`, only its providers pointed at the scripted upstream, at the default log level
+ * (`example-warn`: the same at `warn`), its log lines read from a pipe as a log collector would.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,21 +27,45 @@ export interface ChildHandle {
   stop(): Promise<void>;
 }
 
-export type ChildRole = 'upstream' | 'gateway' | 'gateway-billed' | 'bare-proxy' | 'fastify-proxy';
+export type ChildRole =
+  | 'upstream'
+  | 'gateway'
+  | 'gateway-billed'
+  | 'gateway-billed-waiting'
+  | 'gateway-traced'
+  | 'bare-proxy'
+  | 'fastify-proxy'
+  | 'otlp-sink'
+  | 'example'
+  | 'example-warn';
+
+/** CPU time of this process, or of the service it started (`example`): the process that answers the calls. */
+let measured: () => number = () => {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+};
 
 /** Answers the parent's CPU-time questions (every role). */
 function answerCpuQuestions(): void {
   process.on('message', (message) => {
-    if (message === 'cpu') {
-      const usage = process.cpuUsage();
-      process.send!({ cpu: usage.user + usage.system });
-    }
+    if (message === 'cpu') process.send!({ cpu: measured() });
   });
 }
 
-/** Starts this file as a child in the given role and waits for its ready message. */
-export function startChild(role: ChildRole, upstreamUrl?: string): Promise<ChildHandle> {
-  const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** User + system CPU of another process (all its threads), from /proc, in microseconds. */
+function procCpuMicros(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Starts this file as a child in the given role and waits for its ready message; `execArgv`: Node flags of its own. */
+export function startChild(role: ChildRole, upstreamUrl?: string, otlpUrl?: string, execArgv?: string[]): Promise<ChildHandle> {
+  const child = fork(fileURLToPath(import.meta.url), [role, upstreamUrl ?? '', otlpUrl ?? ''], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(execArgv ? { execArgv } : {}),
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${role} process exited early (${code})`)));
@@ -124,7 +151,22 @@ async function runFastifyProxy(upstreamUrl: string): Promise<void> {
   process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
-async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
+/** An OTLP/HTTP receiver that reads and drops what it is sent (the trace backend of `gateway-traced`). */
+async function runOtlpSink(): Promise<void> {
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/**
+ * `waiting`: every call waits for its hold's commit before its upstream request (billing.earlyHoldTrustMs 0), as
+ * before early holds; `otlpUrl`: tracing on, exporting to that receiver.
+ */
+async function runGateway(upstreamUrl: string, billed: boolean, waiting = false, otlpUrl?: string): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-gateway-'));
   const configPath = path.join(dataDir, 'config.json');
   fs.writeFileSync(
@@ -138,12 +180,13 @@ async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
       aliases: { 'power-ai': 'bench-model' },
       rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
       // Measured both ways: billing off (the gateway's own work) and on (how every customer call runs).
-      billing: { enabled: billed },
+      billing: { enabled: billed, ...(waiting ? { earlyHoldTrustMs: 0 } : {}) },
+      ...(otlpUrl ? { tracing: { endpoint: otlpUrl } } : {}),
     }),
   );
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env))
-    if (!/^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
+    if (!/^(SWITCHYARD_|OTEL_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(name)) env[name] = value;
   Object.assign(env, {
     SWITCHYARD_DATA_DIR: dataDir,
     SWITCHYARD_CONFIG: configPath,
@@ -173,11 +216,94 @@ async function runGateway(upstreamUrl: string, billed: boolean): Promise<void> {
   );
 }
 
+/** Funds a customer on the example service's database (in this process, closed before the service starts). */
+async function fundExampleCustomer(env: NodeJS.ProcessEnv): Promise<string> {
+  const setup = await startService(loadConfig({ ...env, SWITCHYARD_LOG_LEVEL: 'warn' }), { port: 0 });
+  try {
+    const created = await setup.services.customers.create({ email: 'bench-example@example.test' });
+    await setup.services.billing.adjust({
+      customerId: created.customer.id,
+      amountMicros: 1_000_000_000_000,
+      reason: 'benchmark funding',
+      wallet: 'token',
+      idempotencyKey: 'bench-funding',
+    });
+    return created.systemToken.key;
+  } finally {
+    await setup.stop();
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function runExample(upstreamUrl: string, logLevel: string | undefined): Promise<void> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-example-'));
+  const example = JSON.parse(fs.readFileSync(path.join(root, 'config', 'switchyard.example.json'), 'utf8')) as {
+    providers: { kind: string; baseUrl: string }[];
+  };
+  for (const provider of example.providers) provider.baseUrl = provider.kind === 'openai' ? `${upstreamUrl}/v1` : upstreamUrl;
+  const configPath = path.join(dataDir, 'config.json');
+  fs.writeFileSync(configPath, JSON.stringify(example));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  Object.assign(env, {
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_CONFIG: configPath,
+    SWITCHYARD_STATIC_TOKEN: 'bench-operator-token-0123456789-abcdef',
+    OPENAI_API_KEY: 'bench-openai-key',
+    ANTHROPIC_API_KEY: 'bench-anthropic-key',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...(logLevel ? { SWITCHYARD_LOG_LEVEL: logLevel } : {}),
+  });
+  const key = await fundExampleCustomer(env);
+  const service = spawn(process.execPath, [path.join(root, 'dist', 'src', 'cli.js'), 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let logBytes = 0;
+  service.stdout!.on('data', (chunk: Buffer) => (logBytes += chunk.length));
+  measured = () => procCpuMicros(service.pid!);
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    if (service.exitCode !== null) throw new Error(`the example service exited during start (${service.exitCode})`);
+    if (
+      await fetch(`${url}/readyz`).then(
+        (answer) => answer.ok,
+        () => false,
+      )
+    )
+      break;
+    if (attempt > 600) throw new Error('the example service did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.send!({ url, key });
+  process.once('SIGTERM', () => {
+    service.once('exit', () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.stderr.write(`example service (${logLevel ?? 'default log level'}): ${logBytes} bytes of log read\n`);
+      process.exit(0);
+    });
+    service.kill('SIGTERM');
+  });
+}
+
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [role, upstreamUrl] = process.argv.slice(2);
+  const [role, upstreamUrl, otlpUrl] = process.argv.slice(2);
   answerCpuQuestions();
   if (role === 'upstream') void runUpstream();
+  else if (role === 'otlp-sink') void runOtlpSink();
   else if (role === 'gateway' || role === 'gateway-billed') void runGateway(upstreamUrl!, role === 'gateway-billed');
+  else if (role === 'gateway-billed-waiting') void runGateway(upstreamUrl!, true, true);
+  else if (role === 'gateway-traced') void runGateway(upstreamUrl!, true, false, otlpUrl);
   else if (role === 'bare-proxy') void runBareProxy(upstreamUrl!);
   else if (role === 'fastify-proxy') void runFastifyProxy(upstreamUrl!);
+  else if (role === 'example' || role === 'example-warn') void runExample(upstreamUrl!, role === 'example-warn' ? 'warn' : undefined);
 }

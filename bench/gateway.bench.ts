@@ -6,7 +6,9 @@
  * The upstream, the gateway and the load generator each run in their own process. Two forwarders that do nothing
  * but forward are measured in the same run: a bare one (`node:http` + undici) is the ceiling any Node.js gateway can
  * reach on the machine, and one on Fastify (the service's framework, no hooks) separates the framework's cost from
- * the gateway's own work (authentication, validation, translation, metering).
+ * the gateway's own work (authentication, validation, translation, metering). Next to the bench's minimal config,
+ * what operators run: the shipped example config started as `npm start` starts it, at the default log level and at
+ * `warn`, so the log level and the example config's features each show their share.
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -109,6 +111,9 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
   const billed = await startChild('gateway-billed', upstream.info.url);
   const bareProxy = await startChild('bare-proxy', upstream.info.url);
   const fastifyProxy = await startChild('fastify-proxy', upstream.info.url);
+  const waiting = await startChild('gateway-billed-waiting', upstream.info.url);
+  const example = await startChild('example', upstream.info.url);
+  const exampleWarn = await startChild('example-warn', upstream.info.url);
   try {
     const targets: { name: string; target: Target; process: ChildHandle }[] = [
       { name: 'direct', target: { url: `${upstream.info.url}/v1`, headers: {}, model: 'scripted-model' }, process: upstream },
@@ -128,9 +133,24 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
         target: { url: `${billed.info.url}/v1`, headers: { authorization: `Bearer ${billed.info.key}` }, model: 'power-ai' },
         process: billed,
       },
+      {
+        name: 'billing on, early holds off',
+        target: { url: `${waiting.info.url}/v1`, headers: { authorization: `Bearer ${waiting.info.key}` }, model: 'power-ai' },
+        process: waiting,
+      },
+      {
+        name: 'example config, npm start (info)',
+        target: { url: `${example.info.url}/v1`, headers: { authorization: `Bearer ${example.info.key}` }, model: 'power-ai' },
+        process: example,
+      },
+      {
+        name: 'example config, warn',
+        target: { url: `${exampleWarn.info.url}/v1`, headers: { authorization: `Bearer ${exampleWarn.info.key}` }, model: 'power-ai' },
+        process: exampleWarn,
+      },
     ];
     report.line(
-      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
+      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer (the bench's minimal config at log level warn). billing on starts a call's upstream request while its hold commits when the wallet's last committed hold showed enough spare credit (early holds; the answer waits for the commit); 'billing on, early holds off': the same with \`billing.earlyHoldTrustMs\` 0 (each call waits for its hold's commit before its upstream request). The example config rows: \`node dist/src/cli.js serve\` (what \`npm start\` runs) with config/switchyard.example.json as shipped (billing on), only its providers pointed at the scripted upstream, at the default log level (info: a line per request) and at warn, standard output read from a pipe. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
     );
     const rows: Record<string, string | number>[] = [];
     const summary: string[] = [];
@@ -154,9 +174,21 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
             'upstream CPU µs/call': round(result.upstreamCpuMicrosPerCall),
           });
         }
+        if (connections === 1) {
+          const on = results.get('gateway, billing on')!.cpuMicrosPerCall;
+          const off = results.get('gateway, billing off')!.cpuMicrosPerCall;
+          summary.push(
+            `**${stream ? 'stream' : 'json'} c=1 gateway CPU per call, billing on / off: ${round(on)} / ${round(off)} µs = ${round(on / off, 2)}×** (target ≤ 1.5×); early holds off ${round(results.get('billing on, early holds off')!.cpuMicrosPerCall)} µs; example config ${round(results.get('example config, npm start (info)')!.cpuMicrosPerCall)} µs at info, ${round(results.get('example config, warn')!.cpuMicrosPerCall)} µs at warn`,
+          );
+        }
         if (connections === 16) {
           const on = results.get('gateway, billing on')!;
           const off = results.get('gateway, billing off')!;
+          const shipped = results.get('example config, npm start (info)')!;
+          const shippedWarn = results.get('example config, warn')!;
+          summary.push(
+            `${stream ? 'stream' : 'json'} c=16 / bare forwarder req/s, example config: ${round(shipped.requestsPerSecond / bare.requestsPerSecond, 3)} at info, ${round(shippedWarn.requestsPerSecond / bare.requestsPerSecond, 3)} at warn`,
+          );
           summary.push(
             `**${stream ? 'stream' : 'json'} c=16 gateway with billing / bare forwarder req/s: ${round(on.requestsPerSecond / bare.requestsPerSecond, 3)}** (target ≥ ${stream ? '0.75' : '0.6'}); billing off ${round(off.requestsPerSecond / bare.requestsPerSecond, 3)}, Fastify forwarder ${round(results.get('Fastify forwarder')!.requestsPerSecond / bare.requestsPerSecond, 3)}; bare forwarder / direct ${round(bare.requestsPerSecond / direct.requestsPerSecond, 3)}`,
           );
@@ -182,6 +214,11 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
         });
       }
       if (!stream) {
+        const shipped = added(timings.get('example config, npm start (info)')!, 'totalMs', 0.5);
+        const shippedWarn = added(timings.get('example config, warn')!, 'totalMs', 0.5);
+        summary.push(
+          `json c=1 added p50 over direct, example config: ${shipped} ms at info (log level: ${round(shipped - shippedWarn, 3)} ms), ${shippedWarn} ms at warn (the example config's features against the minimal config: ${round(shippedWarn - added(timings.get('gateway, billing on')!, 'totalMs', 0.5), 3)} ms)`,
+        );
         summary.push(
           `**json c=1 added p50 over direct, gateway with billing: ${added(timings.get('gateway, billing on')!, 'totalMs', 0.5)} ms** (target ≤ 0.35); billing off ${added(timings.get('gateway, billing off')!, 'totalMs', 0.5)} ms, bare forwarder ${added(timings.get('bare forwarder')!, 'totalMs', 0.5)} ms`,
         );
@@ -195,6 +232,9 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
     await billed.stop();
     await bareProxy.stop();
     await fastifyProxy.stop();
+    await waiting.stop();
+    await example.stop();
+    await exampleWarn.stop();
     await upstream.stop();
   }
 }

@@ -151,7 +151,11 @@ function appServerRssMb(node: Node): number[] {
   const below = new Set([node.child.pid!]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const row of rows) if (below.has(row.ppid) && !below.has(row.pid)) (below.add(row.pid), (grew = true));
+    for (const row of rows)
+      if (below.has(row.ppid) && !below.has(row.pid)) {
+        below.add(row.pid);
+        grew = true;
+      }
   }
   return rows
     .filter((row) => below.has(row.pid) && /app-server/.test(row.args) && !/bwrap/.test(row.args.split(' ')[0]!))

@@ -2,9 +2,9 @@
  * `npm run screenshots`: starts the service on a fresh SQLite data dir with demo data (a customer with a funded
  * wallet, keys, 30 days of billed calls against a local stand-in model API, payments, an inbox message and an
  * alert, and a project whose agent turn ran on the real app-server against the scripted model upstream), signs
- * in with Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and writes PNGs of the main pages, the project's live
- * agent view and the operator console (Customers, Routing and prices) at desktop (1280 px) and phone (375 px)
- * widths into docs/screenshots/.
+ * in with Chromium (/usr/bin/chromium, or CHROMIUM_PATH) and writes PNGs of the main pages (Home's Get started with
+ * a key made on the spot among them), the project's live agent view and the operator console (Customers, a
+ * customer's Activity, Routing and prices) at desktop (1280 px) and phone (375 px) widths into docs/screenshots/.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,7 +13,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import type { Page } from 'playwright-core';
 import { loadEnv } from '../src/config/env.js';
 import { systemClock, type Clock } from '../src/kernel/clock.js';
 import { deepFreeze, parseConfigFile, type AppConfig } from '../src/config/load-config.js';
@@ -114,6 +113,11 @@ async function main(): Promise<void> {
       ],
       // The agent runtime's default model is `power-ai`: it must speak the Responses API.
       aliases: { 'power-ai': 'gpt-demo-coder' },
+      // No payment method here: Money says how credit arrives and whom to ask. The screenshots show every page:
+      // self-service sign-up (the demo customer registers through the API, without the human check a browser
+      // solves) and the promotions are switched on for them.
+      accounts: { operatorContact: 'credit@operator.test', humanCheck: { requiredFor: [] }, registration: 'open' },
+      promotions: { checkin: { enabled: true }, spinWheel: { enabled: true }, shareCredit: { enabled: true }, raffle: { enabled: true } },
     },
     process.env,
   );
@@ -236,6 +240,7 @@ async function main(): Promise<void> {
     for (const [view, heading] of [
       ['home', 'Home'],
       ['keys', 'API keys'],
+      ['activity', 'Activity'],
       ['money', 'Money'],
       ['promotions', 'Promotions'],
       ['settings', 'Settings'],
@@ -243,6 +248,10 @@ async function main(): Promise<void> {
       await page.goto(`/dashboard.html#/${view}`);
       await shoot(view, () => page.getByRole('heading', { level: 1, name: heading }).waitFor());
     }
+    // Get started with a key made on the spot: the snippet carries it.
+    await page.goto('/dashboard.html#/home');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await shoot('get-started', () => page.getByTestId('get-started-key').waitFor());
 
     await page.goto(`/dashboard.html#/projects/${encodeURIComponent(projectId)}`);
     await shoot(
@@ -263,6 +272,9 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: EMAIL }).click();
     await shoot('admin-customers', () => page.getByTestId('customer-balance').waitFor());
+    await page.getByRole('button', { name: 'Activity' }).click();
+    await shoot('admin-activity', () => page.getByTestId('customer-activity').getByTestId('activity-row').first().waitFor());
+    await page.getByRole('button', { name: 'Wallets and keys' }).click();
     await page.getByRole('link', { name: 'Routing and prices' }).click();
     await shoot('admin-routing', () => page.getByTestId('aliases').filter({ hasText: 'gpt-demo-coder' }).waitFor());
   } finally {

@@ -10,9 +10,5 @@ for (const provider of example.providers) {
   // Secrets are written as ${ENV_NAME}; the example shows the required form (no fallback).
   if (typeof provider.apiKey === 'string') provider.apiKey = provider.apiKey.replace(/:-\}$/, '}');
 }
-example.releases.cli = {
-  ...example.releases.cli,
-  downloadUrl: 'https://downloads.switchyard.example/cli/0.147.0',
-  minimumVersion: '0.135.0',
-};
+example.releases.cli = { ...example.releases.cli, minimumVersion: '0.135.0' };
 process.stdout.write(`${JSON.stringify(example, null, 2)}\n`);

@@ -2,11 +2,15 @@
  * Entry: load config → open storage → build services → build HTTP app → listen; graceful shutdown on signals.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { disabledFeatures } from './config/feature-notes.js';
 import { loadConfig, type AppConfig } from './config/load-config.js';
 import { buildApp, type App } from './http/app.js';
 import { startMetricsServer, type MetricsServer } from './metrics/server.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
+import { SERVICE_VERSION } from './kernel/version.js';
+import { startOtlpTracing, type TracingHandle } from './telemetry/index.js';
 
 export interface RunningService {
   app: App;
@@ -31,6 +35,15 @@ export async function ensureOperatorToken(services: Services): Promise<string | 
   return file;
 }
 
+/** Where the console and dashboard are, and one warn line per feature the configuration leaves off. */
+export function logFirstStart(services: Services, tokenFile: string | undefined): void {
+  const { config, logger } = services;
+  const signIn = tokenFile === undefined ? 'sign in with SWITCHYARD_STATIC_TOKEN' : `sign in with the token in ${tokenFile}`;
+  logger.info({ url: `${config.publicBaseUrl}/admin.html` }, `operator console: ${config.publicBaseUrl}/admin.html (${signIn})`);
+  logger.info({ url: `${config.publicBaseUrl}/dashboard.html` }, `customer dashboard: ${config.publicBaseUrl}/dashboard.html`);
+  for (const { feature, reason } of disabledFeatures(config)) logger.warn({ feature, reason }, `${feature} is off: ${reason}`);
+}
+
 export interface StartOptions {
   /** Listen on this port instead of PORT (0 = any free port; benchmarks and tests). */
   port?: number;
@@ -38,17 +51,35 @@ export interface StartOptions {
   services?: ServiceOptions;
 }
 
+/** Starts exporting traces when an endpoint is configured (the config file's, else OTEL_EXPORTER_OTLP_ENDPOINT). */
+async function startTracing(config: AppConfig): Promise<TracingHandle | undefined> {
+  const endpoint = config.tracing.endpoint ?? config.env.otlpEndpoint;
+  if (endpoint === undefined) return undefined;
+  return startOtlpTracing({
+    endpoint,
+    headers: config.tracing.headers,
+    serviceName: config.tracing.serviceName,
+    serviceVersion: SERVICE_VERSION,
+    instanceId: config.scaleOut.nodeId ?? `${os.hostname()}:${process.pid}`,
+    recordContent: config.tracing.recordContent,
+    sampleRatio: config.tracing.sampleRatio,
+  });
+}
+
 export async function startService(config: AppConfig = loadConfig(), options: StartOptions = {}): Promise<RunningService> {
+  const tracing = await startTracing(config);
   const services = await createServices(config, options.services);
+  if (tracing !== undefined) services.logger.info({ recordContent: config.tracing.recordContent }, 'exporting traces');
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let address: string;
   let metricsServer: MetricsServer | undefined;
   try {
-    await ensureOperatorToken(services);
+    const tokenFile = await ensureOperatorToken(services);
     app = await buildApp(services);
     // A deep accept queue so bursts of new connections wait instead of being reset (Node's default is 511).
     address = await app.listen({ port: options.port ?? config.env.port, host: config.env.host, backlog: 4096 });
     services.logger.info({ address, database: services.storage.dialect }, 'switchyard listening');
+    logFirstStart(services, tokenFile);
     if (config.metrics.listen !== undefined) {
       metricsServer = await startMetricsServer(services.serviceMetrics, config.metrics.listen);
       services.logger.info({ address: metricsServer.url }, 'metrics listening');
@@ -60,6 +91,7 @@ export async function startService(config: AppConfig = loadConfig(), options: St
     await services
       .close()
       .catch((closeError: unknown) => services.logger.error({ err: closeError }, 'closing after a failed start failed'));
+    await tracing?.shutdown().catch(() => undefined);
     throw error;
   }
   let stopping: Promise<void> | undefined;
@@ -95,6 +127,8 @@ export async function startService(config: AppConfig = loadConfig(), options: St
       }
       await services.close();
       await metricsServer?.close();
+      // The last spans (the calls settled while closing) leave before the process ends.
+      await tracing?.shutdown().catch((error: unknown) => services.logger.warn({ err: error }, 'exporting the last traces failed'));
     })());
   return { app, services, url: address, stop };
 }

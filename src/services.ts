@@ -18,8 +18,10 @@ import { createProjectStore } from './agent/projects/index.js';
 import type { ProjectStore } from './agent/projects/types.js';
 import { AccountReports } from './billing/account-reports.js';
 import { createBillingServices, type BillingServices } from './billing/index.js';
-import { createPaymentServices, type PaymentServices } from './billing/payments/index.js';
+import { createPaymentServices, paymentEventsOf, PurchasePreferenceStore, type PaymentServices } from './billing/payments/index.js';
+import type { SignupAttribution } from './accounts/oidc.js';
 import { createPromotionServices, type PromotionServices } from './promotions/index.js';
+import { createEngagement, createJobRunner, createTimedWork, type TimedWork } from './jobs/index.js';
 import type { Alerts } from './billing/payments/ports.js';
 import { createDesktopServices, type DesktopServices } from './desktop/index.js';
 import { ObjectWorkspaces } from './desktop/object-workspace/workspace.js';
@@ -38,6 +40,8 @@ import { checkStoreCredentials } from './scale/store-credentials.js';
 import { createStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { databaseReadiness, type DatabaseReadiness } from './storage/readiness.js';
+import { storageGauges } from './storage/gauges.js';
+import type { BaseDeps } from './storage/base-deps.js';
 import type { IdentityDeps } from './accounts/deps.js';
 
 /** What every domain factory receives (each declares the part it takes). */
@@ -59,6 +63,8 @@ export interface Services extends DomainDeps {
   desktop: DesktopServices;
   objectWorkspace: ObjectWorkspaces;
   chatbot: ChatbotServices;
+  /** The job runner and its timed work (raffle draws, alert scans, retention, auto top-ups, mail retries, engagement mail). */
+  jobs: TimedWork;
   /** The customer's own keys (`/api/v1/me/api-keys`). */
   apiKeys: ApiKeyService;
   /** The operator's key management (`/api/admin/keys`). */
@@ -104,8 +110,34 @@ export const REDACTED_PATHS = [
   '*.csrf_token',
 ];
 
+/** Log lines wait in memory up to this size, or this long, before one write to standard output. */
+const LOG_BUFFER_BYTES = 8 * 1024;
+const LOG_FLUSH_MS = 100;
+let standardOutput: ReturnType<typeof pino.destination> | undefined;
+
+/**
+ * Standard output, written off the request's path: lines are buffered and written asynchronously in batches (one
+ * write per 16 kB, or every 100 ms), so a log line per request costs a copy into memory, not a system call on the
+ * event loop. What is buffered is written synchronously when the process exits (a SIGKILL loses at most the last
+ * 100 ms of lines). One destination per process, however many loggers.
+ */
+function bufferedStandardOutput(): ReturnType<typeof pino.destination> {
+  if (standardOutput) return standardOutput;
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // A write still in flight: the kernel has those bytes already.
+    }
+  });
+  standardOutput = destination;
+  return destination;
+}
+
 export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, bufferedStandardOutput());
 }
 
 /** Opens the configured database (PostgreSQL, else SQLite in the data dir) and applies pending migrations. */
@@ -123,6 +155,9 @@ export async function openMigratedStorage(config: AppConfig): Promise<Storage> {
   return storage;
 }
 
+/** The domains, each built once; the order is the order of what each needs from the ones before. */
+type Domains = Omit<Services, keyof DomainDeps | 'database' | 'serviceMetrics' | 'close'>;
+
 export async function createServices(config: AppConfig, options: ServiceOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.env.logLevel);
   const clock = options.clock ?? systemClock;
@@ -132,133 +167,78 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
   }
   // A storage handed in is already migrated by its owner (tests migrate under their own lock).
   const storage = options.storage ?? (await openMigratedStorage(config));
-
-  const keys = new KeyRepository(config.secret, clock);
-  const customers = new CustomerService(storage, keys, clock);
-  const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) =>
-    logger.error({ err: error }, 'reading the key-change counter failed'),
-  );
   const serviceMetrics = createMetrics();
-  const deps: DomainDeps = {
-    config,
-    storage,
-    logger,
-    clock,
-    keys,
-    customers,
-    identity,
-    turnPrincipals: new TurnPrincipals(),
-    metrics: { gateway: serviceMetrics },
-  };
-
-  const billing = await createBillingServices(deps);
-  const gateway = await createGatewayServices(deps, billing);
-  const projects = createProjectStore(deps);
-  const scale = createScaleOut(deps);
-  const projectEvents = await createProjectEvents(deps, { fence: scale?.fence });
-  // Accounts created by identity-provider sign-up carry a referral code the promotions attribute (bound late).
-  let promotions!: PromotionServices;
-  const onSignedUp = async (customerId: number, attribution: { referralCode?: string }) => {
-    if (attribution.referralCode) await promotions.attributeReferral(customerId, attribution.referralCode);
-  };
-  const accounts = createAccountServices(deps, { mailer: options.mailer, onSignedUp });
-  const agent = await createAgentServices(deps, {
-    billing,
-    gateway,
-    projects,
-    projectEvents,
-    customerDefaults: (customerId) => accounts.settings.defaultsFor(customerId),
-    scale,
-  });
-  const direct = createDirectServices(deps, { agent, gateway, projectEvents });
-  // Payments mail through the accounts mailer and raise the customer's alerts there (tests may record their own).
-  const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
-  const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts });
-  promotions = createPromotionServices(deps, { billing, payments });
-  const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
-  const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
-  const chatbot = createChatbotServices(deps, { billing, accounts });
-  const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
-  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
-  const apiKeys = new ApiKeyService(storage, keys, clock, {
-    knownModels: () => knownModels,
-    knownRateLimitPlans: () => knownRateLimitPlans,
-  });
-  const accountReports = new AccountReports({
-    config,
-    storage,
-    keys,
-    clock,
-    walletState: (customerId) => billing.walletSummary(customerId),
-    probe: (modelId) => probeProvider(config, modelId, config.billing.healthProbeTimeoutMs),
-    settled: () => billing.wallet.settled(),
-  });
+  const deps = identityDeps({ config, storage, logger, clock }, serviceMetrics);
+  const domains = await createDomains(deps, options);
   // A start that fails closes everything built so far (each close tolerates a part that never started), so a failed
   // start leaves no timer, pool, Redis connection or app-server behind.
-  const closeAll = async () => {
-    await accounts.close();
-    await agent.close();
-    // After the app-servers stopped: leases still held (none running) are released for the next node.
-    await scale?.close();
-    await projectEvents.close();
-    await desktop.close();
-    await gateway.close();
-    // Auto top-up charges already started finish (credit or alert) before the ledger closes.
-    await payments.autoTopup.idle();
-    await billing.close();
-    identity.close();
-  };
+  const closeAll = () => closeDomains(deps, domains);
   try {
-    await identity.start();
-    await billing.start();
-    await gateway.start();
-    await projectEvents.start();
-    await agent.start();
-    scale?.start();
-    accounts.start();
-    await desktop.start();
+    await startDomains(deps, domains);
   } catch (error) {
     await closeAll().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing after a failed start failed'));
     if (!options.storage) await storage.close();
     throw error;
   }
   const redisProbe = config.env.redisUrl ? createRedisProbe(config.env.redisUrl) : undefined;
-  registerServiceGauges(serviceMetrics, {
-    holdsOpen: async () =>
-      Number(
-        (
-          await storage.db
-            .selectFrom('billing_calls')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .where('status', '=', 'open')
-            .executeTakeFirst()
-        )?.n ?? 0,
-      ),
-    callsInFlight: () => gateway.executeDeps.calls.size,
-    ledgerQueueDepth: () => billing.ledgerQueueDepth(),
-    appServers: () => agent.supervisor.counts(),
-    appServerCrashes: () => agent.supervisor.crashes,
-    turnsRunning: () => deps.turnPrincipals.runningCount(),
-    sse: () => projectEvents.stats(),
-    relayRejections: () => projectEvents.relayRejections(),
-    databaseUp: () =>
-      storage.db
-        .selectFrom('customers')
-        .select('id')
-        .limit(1)
-        .execute()
-        .then(
-          () => true,
-          () => false,
-        ),
-    pool: storage.poolStats ? () => storage.poolStats!() : undefined,
-    redisUp: redisProbe ? () => redisProbe.up() : undefined,
-  });
-  if (scale)
-    serviceMetrics.gauge('project_leases_held', 'Customer leases (app-server affinity) this node holds.', () => scale.leases.heldCount());
-
+  registerGauges(serviceMetrics, deps, domains, redisProbe);
   return {
     ...deps,
+    ...domains,
+    database: databaseReadiness(storage),
+    serviceMetrics,
+    async close() {
+      await closeAll();
+      redisProbe?.close();
+      await storage.close();
+    },
+  };
+}
+
+/** Keys, customers and identity: built first, as every domain takes them. */
+function identityDeps(base: BaseDeps, serviceMetrics: ServiceMetrics): DomainDeps {
+  const { config, storage, clock, logger } = base;
+  const keys = new KeyRepository(config.secret, clock);
+  const customers = new CustomerService(storage, keys, clock);
+  const identity = new Identity(storage, keys, clock, config.env.staticToken, (error) =>
+    logger.error({ err: error }, 'reading the key-change counter failed'),
+  );
+  return { ...base, keys, customers, identity, turnPrincipals: new TurnPrincipals(), metrics: { gateway: serviceMetrics } };
+}
+
+async function createDomains(deps: DomainDeps, options: ServiceOptions): Promise<Domains> {
+  const { config, storage, clock } = deps;
+  const billing = await createBillingServices(deps);
+  const gateway = await createGatewayServices(deps, billing);
+  const projects = createProjectStore(deps);
+  const scale = createScaleOut(deps);
+  const runner = createJobRunner(deps, scale?.nodeId);
+  const projectEvents = await createProjectEvents(deps, { fence: scale?.fence });
+  const promotions = createPromotionServices(deps, {
+    billing,
+    scheduleRaffleDraw: (executor, raffle) => runner.schedule('raffle.draw', String(raffle.id), raffle.drawsAtMs, {}, executor),
+  });
+  const preferences = new PurchasePreferenceStore(storage.db, clock, config.payments.packs);
+  // Accounts created by identity-provider sign-up carry a referral code the promotions attribute, and the plan or
+  // amount they came for, which becomes the default pack of their first checkout.
+  const onSignedUp = async (customerId: number, attribution: SignupAttribution) => {
+    if (attribution.referralCode) await promotions.attributeReferral(customerId, attribution.referralCode);
+    await preferences.adoptSignupPack(customerId, attribution);
+  };
+  const accounts = createAccountServices(deps, { mailer: options.mailer, onSignedUp });
+  const customerDefaults = (customerId: number) => accounts.settings.defaultsFor(customerId);
+  const agent = await createAgentServices(deps, { billing, gateway, projects, projectEvents, customerDefaults, scale });
+  const direct = createDirectServices(deps, { agent, gateway, projectEvents });
+  // Payments mail through the accounts mailer and raise the customer's alerts there (tests may record their own).
+  const alerts: Alerts = options.alerts ?? { raise: async (customerId, alert) => void (await accounts.alerts.raise(customerId, alert)) };
+  const engagement = createEngagement(deps, runner, { accounts, billing });
+  const events = paymentEventsOf(promotions.paymentEvents, engagement.paymentEvents);
+  const payments = createPaymentServices(deps, { billing, mailer: accounts.mailer, alerts, events, preferences });
+  const jobs = createTimedWork(deps, runner, { accounts, payments, promotions, engagement });
+  const desktop = createDesktopServices(deps, { billing, gateway, accounts, projects, agent });
+  const objectWorkspace = new ObjectWorkspaces({ storage, clock, dataDir: config.env.dataDir, config: config.desktop.objectWorkspace });
+  const chatbot = createChatbotServices(deps, { billing, accounts });
+  return {
     billing,
     gateway,
     projects,
@@ -271,18 +251,83 @@ export async function createServices(config: AppConfig, options: ServiceOptions 
     desktop,
     objectWorkspace,
     chatbot,
-    apiKeys,
-    managedKeys: new ManagedKeys(storage, keys, clock),
-    accountReports,
+    jobs,
+    scale,
+    apiKeys: apiKeyService(deps),
+    managedKeys: new ManagedKeys(storage, deps.keys, clock),
+    accountReports: accountReports(deps, billing),
     projectFiles: new FileService({ fileSizeLimitBytes: config.agent.fileSizeLimitBytes }),
     platform: createPlatformServices(config, clock),
-    database: databaseReadiness(storage),
-    serviceMetrics,
-    scale,
-    async close() {
-      await closeAll();
-      redisProbe?.close();
-      await storage.close();
-    },
   };
+}
+
+function apiKeyService(deps: DomainDeps): ApiKeyService {
+  const { config } = deps;
+  const knownModels = new Set([...config.models.map((model) => model.id), ...Object.keys(config.aliases)]);
+  const knownRateLimitPlans = new Set(Object.keys(config.rateLimitPlans ?? {}));
+  return new ApiKeyService(deps.storage, deps.keys, deps.clock, {
+    knownModels: () => knownModels,
+    knownRateLimitPlans: () => knownRateLimitPlans,
+  });
+}
+
+function accountReports(deps: DomainDeps, billing: BillingServices): AccountReports {
+  const { config } = deps;
+  return new AccountReports({
+    config,
+    storage: deps.storage,
+    keys: deps.keys,
+    clock: deps.clock,
+    walletState: (customerId) => billing.walletSummary(customerId),
+    probe: (modelId) => probeProvider(config, modelId, config.billing.healthProbeTimeoutMs),
+    settled: () => billing.wallet.settled(),
+  });
+}
+
+async function startDomains(deps: DomainDeps, domains: Domains): Promise<void> {
+  await deps.identity.start();
+  await domains.billing.start();
+  await domains.gateway.start();
+  await domains.projectEvents.start();
+  await domains.agent.start();
+  domains.scale?.start();
+  await domains.desktop.start();
+  await domains.jobs.start();
+}
+
+async function closeDomains(deps: DomainDeps, domains: Domains): Promise<void> {
+  await domains.jobs.close();
+  await domains.accounts.close();
+  await domains.agent.close();
+  // After the app-servers stopped: leases still held (none running) are released for the next node.
+  await domains.scale?.close();
+  await domains.projectEvents.close();
+  await domains.desktop.close();
+  await domains.gateway.close();
+  // Auto top-up charges already started finish (credit or alert) before the ledger closes.
+  await domains.payments.autoTopup.idle();
+  await domains.billing.close();
+  deps.identity.close();
+}
+
+function registerGauges(
+  serviceMetrics: ServiceMetrics,
+  deps: DomainDeps,
+  domains: Domains,
+  redisProbe: ReturnType<typeof createRedisProbe> | undefined,
+): void {
+  const { gateway, billing, agent, projectEvents, scale } = domains;
+  registerServiceGauges(serviceMetrics, {
+    ...storageGauges(deps.storage),
+    callsInFlight: () => gateway.executeDeps.calls.size,
+    ledgerQueueDepth: () => billing.ledgerQueueDepth(),
+    appServers: () => agent.supervisor.counts(),
+    appServerCrashes: () => agent.supervisor.crashes,
+    turnsRunning: () => deps.turnPrincipals.runningCount(),
+    sse: () => projectEvents.stats(),
+    relayRejections: () => projectEvents.relayRejections(),
+    redisUp: redisProbe ? () => redisProbe.up() : undefined,
+  });
+  if (scale)
+    serviceMetrics.gauge('project_leases_held', 'Customer leases (app-server affinity) this node holds.', () => scale.leases.heldCount());
 }

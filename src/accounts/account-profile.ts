@@ -1,6 +1,7 @@
 /**
  * What `GET /api/v1/me`, registration and login tell a customer: the account, its wallet and the CLI
- * configuration (base URLs of the model-API gateway and the service API, and the default model).
+ * configuration (base URLs of the model-API gateway and the service API — those of the customer's chosen edge
+ * region when one is chosen — and the default model).
  */
 import type { AppConfig } from '../config/load-config.js';
 import { moneyJson } from '../kernel/money.js';
@@ -12,10 +13,12 @@ export interface WalletSource {
   walletSummary(customerId: number): Promise<{ balanceMicros: number; holdsMicros: number; availableMicros: number; plan: string | null }>;
 }
 
-export function cliConfiguration(config: AppConfig) {
+/** The base URLs clients call: the customer's chosen edge region when there is one, else this service. */
+export function cliConfiguration(config: AppConfig, edgeBaseUrl: string | null = null) {
+  const base = (edgeBaseUrl ?? config.publicBaseUrl).replace(/\/+$/, '');
   return {
-    base_url: `${config.publicBaseUrl}/v1`,
-    api_base_url: `${config.publicBaseUrl}/api/v1`,
+    base_url: `${base}/v1`,
+    api_base_url: `${base}/api/v1`,
     default_model: config.agent.defaultModel,
   };
 }
@@ -45,11 +48,18 @@ export function createdCustomerView(created: CreatedCustomer, config: AppConfig)
 /** Current prices of the models and aliases a customer can call (billing's cards, runtime switches included). */
 export type PriceList = () => { id: string; pricing: object | null }[];
 
+/** The API base URL of the customer's chosen edge region (null: none chosen, or no longer configured). */
+export type EdgeBase = (customerId: number) => Promise<string | null>;
+
 export async function describeAccount(
-  deps: { customers: CustomerService; wallets: WalletSource; config: AppConfig; prices: PriceList },
+  deps: { customers: CustomerService; wallets: WalletSource; config: AppConfig; prices: PriceList; edgeBase?: EdgeBase },
   caller: { customerId: number; keyId: number; keyKind: ApiKeyKind },
 ) {
-  const [customer, wallet] = await Promise.all([deps.customers.get(caller.customerId), deps.wallets.walletSummary(caller.customerId)]);
+  const [customer, wallet, edgeBaseUrl] = await Promise.all([
+    deps.customers.get(caller.customerId),
+    deps.wallets.walletSummary(caller.customerId),
+    deps.edgeBase ? deps.edgeBase(caller.customerId) : null,
+  ]);
   return {
     customer: { ...customerView(customer), vip: customer.vip === 1 },
     key: { id: caller.keyId, kind: kindLabel(caller.keyKind) },
@@ -59,7 +69,7 @@ export async function describeAccount(
       held: moneyJson(wallet.holdsMicros),
       plan: wallet.plan,
     },
-    ...cliConfiguration(deps.config),
+    ...cliConfiguration(deps.config, edgeBaseUrl),
     prices: deps.prices().map((entry) => ({ model: entry.id, ...entry.pricing })),
   };
 }

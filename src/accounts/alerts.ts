@@ -18,6 +18,7 @@ export const KEY_ALERT_CAUSES = [
   'key_replaced',
   'key_revoked',
   'new_network',
+  'new_sign_in_network',
 ] as const;
 
 /** Changes of the account's credentials, each its own alert (raised by the routes that make them). */
@@ -104,7 +105,7 @@ export class AlertService {
     const now = this.clock.nowMs();
     let query = this.storage.db
       .selectFrom('api_keys')
-      .select(['id', 'customer_id', 'policy_json'])
+      .select(['id', 'customer_id', 'name', 'policy_json'])
       .where('revoked_at', 'is', null)
       .where('customer_id', 'is not', null)
       .where('policy_json', 'like', '%spendingLimitMicros%');
@@ -120,19 +121,28 @@ export class AlertService {
         spent,
         policy.spendingLimitMicros,
         `${policy.spendingPeriod ?? 'lifetime'}:${since}`,
+        key.name,
       );
     }
   }
 
   /** Spending of a key against its limit: alerts at 80 % and at 100 %, once per period. */
-  async spending(customerId: number, keyId: number, spentMicros: number, limitMicros: number, periodKey: string): Promise<void> {
+  async spending(
+    customerId: number,
+    keyId: number,
+    spentMicros: number,
+    limitMicros: number,
+    periodKey: string,
+    keyName?: string | null,
+  ): Promise<void> {
     if (limitMicros <= 0) return;
+    const named = keyName ? { key_name: keyName } : {};
     if (spentMicros >= limitMicros) {
       await this.raise(customerId, {
         cause: 'spending_limit_reached',
         causeKey: `key:${keyId}:${periodKey}`,
         keyId,
-        details: { spent_micros: spentMicros, limit_micros: limitMicros },
+        details: { spent_micros: spentMicros, limit_micros: limitMicros, ...named },
       });
     }
     if (spentMicros * 5 >= limitMicros * 4) {
@@ -140,13 +150,28 @@ export class AlertService {
         cause: 'spending_limit_80',
         causeKey: `key:${keyId}:${periodKey}`,
         keyId,
-        details: { spent_micros: spentMicros, limit_micros: limitMicros },
+        details: { spent_micros: spentMicros, limit_micros: limitMicros, ...named },
       });
     }
   }
 
   /** A first use of a key from a network (IPv4 /24, IPv6 /48) it was not used from before; the first network ever is not alerted. */
   private readonly knownNetworks = new Set<string>();
+
+  /** A dashboard sign-in from a network (IPv4 /24, IPv6 /48) the customer never signed in from; the first one is not alerted. */
+  async signInFrom(customerId: number, ip: string): Promise<void> {
+    const network = networkOf(ip);
+    const networkHash = this.box.hash('network', `sign-in:${network}`);
+    const db = this.storage.db;
+    const earlier = await db.selectFrom('sign_in_networks').select('network_hash').where('customer_id', '=', customerId).limit(1).execute();
+    const inserted = await db
+      .insertInto('sign_in_networks')
+      .values({ customer_id: customerId, network_hash: networkHash, first_seen_at: this.clock.nowMs() })
+      .onConflict((conflict) => conflict.columns(['customer_id', 'network_hash']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0 || earlier.length === 0) return;
+    await this.raise(customerId, { cause: 'new_sign_in_network', causeKey: `sign-in:${networkHash}`, details: { network } });
+  }
 
   async networkUse(customerId: number, keyId: number, ip: string): Promise<void> {
     const network = networkOf(ip);

@@ -8,7 +8,7 @@ import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { KeyRepository } from './key-repository.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -35,6 +35,10 @@ function isUniqueViolation(error: unknown): boolean {
   const text = String((error as { code?: string; message?: string })?.code ?? '') + String((error as Error)?.message ?? '');
   return /SQLITE_CONSTRAINT|23505|UNIQUE constraint|duplicate key/i.test(text);
 }
+
+/** The CLI login's refusal; it tells identity-provider accounts (which start without a password) how to get one. */
+export const INVALID_LOGIN =
+  'Invalid credentials. An account created through the identity provider has no password until you set one: sign in on the dashboard, open Settings → Password (POST /api/v1/me/password), then log in again.';
 
 export class CustomerService {
   private readonly createdListeners: CustomerCreatedListener[] = [];
@@ -121,9 +125,31 @@ export class CustomerService {
       .where(identifier.includes('@') ? 'email' : 'username', '=', lookup)
       .executeTakeFirst();
     const ok = await verifyPassword(row?.password_hash ?? null, password);
-    if (!row || !ok || row.status !== 'active') throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    // The same answer for every failure (no account enumeration), saying how an identity-provider account gets a password.
+    if (!row || !ok || row.status !== 'active') throw new AppError('UNAUTHENTICATED', INVALID_LOGIN);
     const issued = await this.keys.issue(this.storage.db, { customerId: row.id, kind: 'wallet', role: 'customer', name: keyName });
     return { customerId: row.id, key: issued.plaintext, keyId: issued.row.id };
+  }
+
+  /** What an identity-provider sign-up recorded (plan, amount, source, country, device, mobile), for the operator; null: none. */
+  async signupAttribution(customerId: number) {
+    const row = await this.storage.db
+      .selectFrom('signup_attributions')
+      .selectAll()
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      referral_code: row.referral_code,
+      plan_id: row.plan_id,
+      amount_usd_micros: row.amount_usd_micros === null ? null : Number(row.amount_usd_micros),
+      source: row.source,
+      country_code: row.country_code,
+      country_name: row.country_name,
+      device_fingerprint: row.device_fingerprint,
+      mobile_number: row.mobile_number,
+      created_at: new Date(Number(row.created_at)).toISOString(),
+    };
   }
 
   async get(customerId: number) {
@@ -136,13 +162,17 @@ export class CustomerService {
     return row;
   }
 
-  list(options: { limit: number; afterId?: number }) {
-    return this.storage.db
+  /** Customers by id; `email` keeps those whose address contains it (case-insensitive). */
+  list(options: { limit: number; afterId?: number; email?: string }) {
+    let query = this.storage.db
       .selectFrom('customers')
       .select(['id', 'email', 'username', 'name', 'status', 'vip', 'created_at'])
-      .where('id', '>', options.afterId ?? 0)
-      .orderBy('id')
-      .limit(options.limit)
-      .execute();
+      .where('id', '>', options.afterId ?? 0);
+    const needle = options.email?.trim().toLowerCase();
+    if (needle) {
+      const pattern = `%${needle.replace(/[\\%_]/g, (match) => `\\${match}`)}%`;
+      query = query.where(sql<boolean>`email like ${pattern} escape '\\'`);
+    }
+    return query.orderBy('id').limit(options.limit).execute();
   }
 }

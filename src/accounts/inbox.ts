@@ -5,14 +5,31 @@
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
+import type { Kysely, Transaction } from 'kysely';
 
 export type InboxTarget = { customerId: number } | { all: true };
 
 export class Inbox {
+  /** Called after an operator's broadcast was stored (its product-update mail). */
+  readonly broadcastListeners: Array<(message: { id: number; title: string; body: string }) => Promise<void>> = [];
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    /** Whether the customer sees the operator's broadcasts (engagement preference `inApp.announcements`). */
+    private readonly showsBroadcasts: (customerId: number) => Promise<boolean> = async () => true,
   ) {}
+
+  /** An account or billing event for one customer (payment received, a key alert), in the caller's transaction if any. */
+  async notify(
+    customerId: number,
+    title: string,
+    body: string,
+    executor: Kysely<Database> | Transaction<Database> = this.storage.db,
+  ): Promise<void> {
+    await executor.insertInto('inbox_messages').values({ customer_id: customerId, title, body, created_at: this.clock.nowMs() }).execute();
+  }
 
   async post(input: InboxTarget & { title: string; body: string }): Promise<{ id: number; created_at: string }> {
     const now = this.clock.nowMs();
@@ -26,15 +43,20 @@ export class Inbox {
       .values({ customer_id: customerId, title: input.title, body: input.body, created_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
+    if (customerId === null)
+      for (const listener of this.broadcastListeners) await listener({ id: Number(row.id), title: input.title, body: input.body });
     return { id: Number(row.id), created_at: new Date(now).toISOString() };
   }
 
   async list(customerId: number, limit: number) {
     const db = this.storage.db;
+    const broadcasts = await this.showsBroadcasts(customerId);
     const visible = db
       .selectFrom('inbox_messages as m')
       .leftJoin('inbox_reads as r', (join) => join.onRef('r.message_id', '=', 'm.id').on('r.customer_id', '=', customerId))
-      .where((eb) => eb.or([eb('m.customer_id', '=', customerId), eb('m.customer_id', 'is', null)]));
+      .where((eb) =>
+        broadcasts ? eb.or([eb('m.customer_id', '=', customerId), eb('m.customer_id', 'is', null)]) : eb('m.customer_id', '=', customerId),
+      );
     const [rows, unread] = await Promise.all([
       visible
         .select(['m.id', 'm.customer_id', 'm.title', 'm.body', 'm.created_at', 'r.read_at'])

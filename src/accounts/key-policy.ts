@@ -139,7 +139,7 @@ export function applyPolicyInput(current: KeySettings, input: KeyPolicyInput, op
   return { name, policy, expiresAt };
 }
 
-export type KeyKindLabel = 'system_token' | 'username_token' | 'user_api_key' | 'managed_key';
+export type KeyKindLabel = 'system_token' | 'username_token' | 'user_api_key' | 'managed_key' | 'agent_runtime';
 
 const KIND_LABELS: Record<ApiKeyRow['kind'], KeyKindLabel> = {
   wallet: 'system_token',
@@ -166,10 +166,15 @@ export function policyView(policy: KeyPolicy) {
 }
 
 /** What a client may see of a key: never the secret nor its hash. */
+/**
+ * `system`: issued by the service, not by the customer (the System Token and username token made at sign-up, the
+ * agent runtime key the app-server uses); the dashboard keeps them out of the customer's own keys.
+ */
 export function keyView(row: ApiKeyRow, policy: KeyPolicy) {
   return {
     id: row.id,
-    kind: KIND_LABELS[row.kind],
+    kind: policy.agentRuntime ? ('agent_runtime' as const) : KIND_LABELS[row.kind],
+    system: row.kind === 'wallet' || row.kind === 'username',
     name: row.name,
     prefix: row.prefix,
     last_four: row.last_four,

@@ -1,17 +1,20 @@
 /**
- * Outgoing mail. `Mailer` is the port every domain calls; `SmtpMailer` sends through nodemailer, `LogMailer`
- * (no `mail.smtp` configured) writes one log line per mail: recipient and subject only, unless the operator
- * set `mail.logLinks` for a local set-up, in which case the text (links and tokens included) is logged too.
+ * Outgoing mail. `Mailer` is the port every domain calls; `SmtpMailer` sends through nodemailer, `OutboxMailer`
+ * (no `mail.smtp` configured) keeps each mail in the outbox the operator reads in the console.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { MailConfig } from '../config/sections/accounts.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Storage } from '../storage/database.js';
 
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
   html?: string;
+  /** Extra headers (the outbox's List-Unsubscribe). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
@@ -35,10 +38,12 @@ export class SmtpMailer implements Mailer {
   async send(message: MailMessage): Promise<void> {
     await this.transport.sendMail({
       from: this.config.from,
-      to: message.to,
+      // One recipient, exactly as stored: a string would be parsed as a list or a display name (`me,victim@…`).
+      to: { name: '', address: message.to },
       subject: message.subject,
       text: message.text,
       html: message.html,
+      headers: message.headers,
     });
   }
 
@@ -47,25 +52,57 @@ export class SmtpMailer implements Mailer {
   }
 }
 
-export class LogMailer implements Mailer {
+/**
+ * Without SMTP no mail is lost: each one is written to the `held_mail` table, which the operator reads in the
+ * console (`GET /api/admin/outbox`), and one log line names recipient and subject (the text too with `logLinks`).
+ */
+export class OutboxMailer implements Mailer {
   constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly logLinks: boolean,
   ) {}
 
   async send(message: MailMessage): Promise<void> {
-    if (this.logLinks)
-      this.logger.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'mail (logged, not sent)');
-    else
-      this.logger.info(
-        { mail: { to: message.to, subject: message.subject } },
-        'mail not sent: no mail.smtp configured (set mail.logLinks to log its text)',
-      );
+    await this.storage.db
+      .insertInto('held_mail')
+      .values({ recipient: message.to, subject: message.subject, body: message.text, created_at: this.clock.nowMs() })
+      .execute();
+    const mail = this.logLinks
+      ? { to: message.to, subject: message.subject, text: message.text }
+      : { to: message.to, subject: message.subject };
+    this.logger.info({ mail }, 'mail written to the outbox (no mail.smtp configured); the operator reads it in the console');
   }
 
   async close(): Promise<void> {}
 }
 
-export function createMailer(config: MailConfig, logger: Logger): Mailer {
-  return config.smtp ? new SmtpMailer({ ...config, smtp: config.smtp }) : new LogMailer(logger, config.logLinks);
+export interface OutboxEntry {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  created_at: string;
+}
+
+/** The outbox, newest first; `to` filters on the recipient. */
+export async function readOutbox(storage: Storage, query: { limit: number; beforeId?: number; to?: string }): Promise<OutboxEntry[]> {
+  let select = storage.db.selectFrom('held_mail').selectAll().orderBy('id', 'desc').limit(query.limit);
+  if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
+  if (query.to !== undefined) select = select.where('recipient', '=', query.to.trim().toLowerCase());
+  const rows = await select.execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    to: row.recipient,
+    subject: row.subject,
+    text: row.body,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+  }));
+}
+
+export function createMailer(config: MailConfig, deps: { storage: Storage; clock: Clock; logger: Logger }): Mailer {
+  return config.smtp
+    ? new SmtpMailer({ ...config, smtp: config.smtp })
+    : new OutboxMailer(deps.storage, deps.clock, deps.logger, config.logLinks);
 }

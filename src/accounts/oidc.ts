@@ -8,12 +8,16 @@
 import type { Logger } from 'pino';
 import type { IdpConfig } from '../config/sections/accounts.js';
 import type { Clock } from '../kernel/clock.js';
+import type { Transaction } from 'kysely';
 import type { Storage } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
 import type { CustomerService } from './customer-service.js';
 import { OidcCallbackError, OidcRelyingParty } from './oidc-client.js';
 import type { SecretBox } from './secrets.js';
 
 export const OIDC_STATE_TTL_MS = 10 * 60_000;
+/** Where a sign-up that named a plan or an amount lands: the dashboard's top-up. */
+export const SIGNUP_CHECKOUT_PATH = '/dashboard.html#/money';
 
 export interface SignupAttribution {
   referralCode?: string;
@@ -21,6 +25,9 @@ export interface SignupAttribution {
   amountUsdMicros?: number;
   source?: string;
   countryCode?: string;
+  countryName?: string;
+  deviceFingerprint?: string;
+  mobileNumber?: string;
 }
 
 /** A failed callback: `code` goes into the error redirect (`/login.html?error=<code>`). */
@@ -34,6 +41,11 @@ export class OidcError extends Error {
 }
 
 export interface OidcDeps {
+  /**
+   * Runs in the new account's transaction before it commits: throws (an `OidcError`) when this email may not
+   * register (`accounts.registration` is closed, or invite and the email holds no live invite).
+   */
+  admitSignUp?: (trx: Transaction<Database>, email: string, customerId: number) => Promise<void>;
   storage: Storage;
   box: SecretBox;
   clock: Clock;
@@ -123,6 +135,7 @@ export class OidcSignIn {
     }
     const attribution = JSON.parse(record.attribution_json) as SignupAttribution;
     const created = await this.deps.customers.create({ email, name }, async (trx, customerId) => {
+      await this.deps.admitSignUp?.(trx, email, customerId);
       await trx
         .insertInto('signup_attributions')
         .values({
@@ -132,6 +145,9 @@ export class OidcSignIn {
           amount_usd_micros: attribution.amountUsdMicros ?? null,
           source: attribution.source ?? null,
           country_code: attribution.countryCode ?? null,
+          country_name: attribution.countryName ?? null,
+          device_fingerprint: attribution.deviceFingerprint ?? null,
+          mobile_number: attribution.mobileNumber ?? null,
           created_at: now,
         })
         .execute();
@@ -139,6 +155,8 @@ export class OidcSignIn {
     await this.deps
       .onSignedUp?.(created.customer.id, attribution)
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'sign-up attribution failed'));
-    return { customerId: created.customer.id, returnTo: record.return_to, created: true };
+    // Came for a plan or an amount: the new account lands on the checkout (its default pack is the one chosen).
+    const cameToBuy = attribution.planId !== undefined || attribution.amountUsdMicros !== undefined;
+    return { customerId: created.customer.id, returnTo: cameToBuy ? SIGNUP_CHECKOUT_PATH : record.return_to, created: true };
   }
 }

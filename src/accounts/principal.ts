@@ -41,6 +41,8 @@ export interface CustomerPrincipal {
 /** The agent turn a model request belongs to (see turn-principals.ts). */
 export interface AgentTurnRef {
   threadId: string;
+  /** The running turn, once its start answered (null while it starts: a model request can come before). */
+  turnId: string | null;
 }
 
 export type Principal = OperatorPrincipal | CustomerPrincipal;

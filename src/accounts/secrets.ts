@@ -22,7 +22,11 @@ export type SecretPurpose =
   | 'address-prefix'
   | 'altcha'
   | 'oidc'
-  | 'coder-database';
+  | 'coder-database'
+  | 'unsubscribe'
+  | 'chatbot-code'
+  | 'invite'
+  | 'runtime-key';
 
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();

@@ -7,6 +7,8 @@ import type { AgentConfig } from '../config/sections/agent.js';
 import { AppError, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
+import type { Database } from '../storage/schema.js';
+import type { Kysely, Transaction } from 'kysely';
 
 export interface ToolboxSettings {
   webSearch?: 'live' | 'cached' | 'disabled';
@@ -18,6 +20,9 @@ export interface EngagementPreferences {
   email?: { productUpdates?: boolean; billing?: boolean; keyAlerts?: boolean; inboxDigest?: boolean };
   inApp?: { keyAlerts?: boolean; announcements?: boolean };
 }
+
+export type EmailPreference = keyof NonNullable<EngagementPreferences['email']>;
+export type InAppPreference = keyof NonNullable<EngagementPreferences['inApp']>;
 
 export const DEFAULT_ENGAGEMENT = {
   email: { productUpdates: false, billing: true, keyAlerts: true, inboxDigest: false },
@@ -42,8 +47,8 @@ export class AccountSettings {
     private readonly agent: () => Pick<AgentConfig, 'webSearch' | 'reasoningEffort' | 'approvalPolicy'>,
   ) {}
 
-  private async row(customerId: number) {
-    return this.storage.db.selectFrom('account_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
+  private async row(customerId: number, executor: Kysely<Database> | Transaction<Database> = this.storage.db) {
+    return executor.selectFrom('account_settings').selectAll().where('customer_id', '=', customerId).executeTakeFirst();
   }
 
   private async upsert(
@@ -75,6 +80,12 @@ export class AccountSettings {
       surname: row?.surname ?? null,
       show_name_dialog: !row?.first_name && !row?.name_dismissed_at,
     };
+  }
+
+  /** The API base URL of the region the customer chose (null: none chosen, or it is no longer configured). */
+  async edgeBaseUrl(customerId: number): Promise<string | null> {
+    const row = await this.row(customerId);
+    return this.regionById(row?.edge_region ?? null)?.apiBaseUrl ?? null;
   }
 
   private regionById(id: string | null): Region | undefined {
@@ -176,8 +187,9 @@ export class AccountSettings {
 
   // ---- Engagement ----------------------------------------------------------------------------------------
 
-  async engagement(customerId: number) {
-    const row = await this.row(customerId);
+  /** The preferences with defaults filled in; `executor`: read inside the caller's transaction. */
+  async engagement(customerId: number, executor?: Kysely<Database> | Transaction<Database>) {
+    const row = await this.row(customerId, executor);
     const saved = row ? (JSON.parse(row.engagement_json) as EngagementPreferences) : {};
     return {
       email: { ...DEFAULT_ENGAGEMENT.email, ...saved.email },
@@ -191,8 +203,34 @@ export class AccountSettings {
   }
 
   /** Whether a mail of this kind may be sent (security mail such as password resets is always sent). */
-  async mayEmail(customerId: number, kind: keyof typeof DEFAULT_ENGAGEMENT.email): Promise<boolean> {
-    return (await this.engagement(customerId)).email[kind];
+  async mayEmail(customerId: number, kind: EmailPreference, executor?: Kysely<Database> | Transaction<Database>): Promise<boolean> {
+    return (await this.engagement(customerId, executor)).email[kind];
+  }
+
+  /** Whether the inbox shows this kind of message (key alerts, the operator's broadcasts). */
+  async mayShow(customerId: number, kind: InAppPreference): Promise<boolean> {
+    return (await this.engagement(customerId)).inApp[kind];
+  }
+
+  /** Customers whose saved preferences turn this mail on (only saved rows can: the defaults of these mails are off or checked by the caller). */
+  async customersWithEmail(kind: EmailPreference): Promise<number[]> {
+    const rows = await this.storage.db
+      .selectFrom('account_settings')
+      .select(['customer_id', 'engagement_json'])
+      .where('engagement_json', 'like', `%"${kind}":true%`)
+      .execute();
+    return rows
+      .filter((row) => (JSON.parse(row.engagement_json) as EngagementPreferences).email?.[kind] === true)
+      .map((row) => Number(row.customer_id));
+  }
+
+  /** Sets one mail preference, keeping the others as saved (an unsubscribe link). The customer must exist. */
+  async setEmailPreference(customerId: number, kind: EmailPreference, on: boolean): Promise<void> {
+    const exists = await this.storage.db.selectFrom('customers').select('id').where('id', '=', customerId).executeTakeFirst();
+    assertKnownCustomer(exists);
+    const row = await this.row(customerId);
+    const saved = row ? (JSON.parse(row.engagement_json) as EngagementPreferences) : {};
+    await this.upsert(customerId, { engagement_json: JSON.stringify({ ...saved, email: { ...saved.email, [kind]: on } }) });
   }
 }
 

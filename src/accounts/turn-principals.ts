@@ -103,7 +103,7 @@ export class TurnPrincipals {
     if (binding.threadId !== metadata.threadId) {
       throw refuse('This turn credential belongs to another thread', 'turn_credential_mismatch');
     }
-    const agentTurn: AgentTurnRef = { threadId: binding.threadId };
+    const agentTurn: AgentTurnRef = { threadId: binding.threadId, turnId: binding.turnId ?? binding.activity.activeTurnId };
     return binding.principal === null ? { ...runtime, agentTurn } : { ...binding.principal, agentTurn };
   }
 }

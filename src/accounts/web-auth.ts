@@ -37,6 +37,8 @@ export interface WebAuthDeps {
   humanCheckAfterFailures?: number;
   /** Whether the customer wants security mail (engagement preferences); security mail is sent regardless. */
   onPasswordChanged?: (customerId: number) => Promise<void>;
+  /** A dashboard sign-in succeeded from this address (the new-network alert); failures are logged, never the caller's. */
+  onSignedIn?: (customerId: number, ip: string | undefined) => Promise<void>;
 }
 
 const INVALID_CREDENTIALS = 'Invalid credentials';
@@ -88,7 +90,15 @@ export class WebAuth {
         .execute();
       return { kind: 'challenge', challenge, expiresAt: now + CHALLENGE_TTL_MS };
     }
-    return { kind: 'session', session: await this.deps.sessions.open(customerId, { authenticated: true }), customerId };
+    const session = await this.deps.sessions.open(customerId, { authenticated: true });
+    await this.signedIn(customerId, ip);
+    return { kind: 'session', session, customerId };
+  }
+
+  private async signedIn(customerId: number, ip: string | undefined): Promise<void> {
+    await this.deps
+      .onSignedIn?.(customerId, ip)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, customerId }, 'recording the sign-in network failed'));
   }
 
   /** Completes a web login with an authenticator code; the challenge is used once, even by a wrong code. */
@@ -124,7 +134,9 @@ export class WebAuth {
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) throw new AppError('UNAUTHENTICATED', 'Unknown or expired sign-in challenge; sign in again');
     await this.deps.lockout.succeed('2fa', String(customerId));
-    return { session: await this.deps.sessions.open(customerId, { authenticated: true }), customerId };
+    const session = await this.deps.sessions.open(customerId, { authenticated: true });
+    await this.signedIn(customerId, ip);
+    return { session, customerId };
   }
 
   // ---- TOTP ------------------------------------------------------------------------------------------------
@@ -294,11 +306,17 @@ export class WebAuth {
     await this.deps.sessions.reauthenticated(sessionId);
   }
 
-  /** Changes the password (current one required); every other dashboard session ends. */
-  async changePassword(customerId: number, current: string, next: string, keepSession: number | undefined): Promise<void> {
+  /**
+   * Changes the password (the current one required); every other dashboard session ends. An account without a
+   * password (created through the identity provider) sets its first one without `current`, from a recent sign-in.
+   */
+  async changePassword(customerId: number, current: string | undefined, next: string, keepSession: number | undefined): Promise<void> {
     const row = await this.db.selectFrom('customers').select('password_hash').where('id', '=', customerId).executeTakeFirstOrThrow();
     await this.deps.lockout.check('password', String(customerId), undefined);
-    if (!(await verifyPassword(row.password_hash, current))) {
+    if (row.password_hash !== null && current === undefined) {
+      throw validationError([{ loc: ['body', 'current_password'], msg: 'The current password is required', type: 'missing' }]);
+    }
+    if (row.password_hash !== null && !(await verifyPassword(row.password_hash, current!))) {
       await this.deps.lockout.fail('password', String(customerId), undefined);
       throw validationError([{ loc: ['body', 'current_password'], msg: 'The current password is wrong', type: 'value_error' }]);
     }

@@ -21,7 +21,9 @@ import type { ThreadRepository } from './thread-repository.js';
 import type { TurnPrincipals } from '../accounts/turn-principals.js';
 import { turnPermissions } from './permissions.js';
 import type { TurnPolicy } from './turn-policy.js';
+import { tracedApproval, turnNotification } from '../telemetry/index.js';
 import { applyNotification, endTurn, interruptedTurn, threadView, ThreadTurns, type ThreadState } from './thread-state.js';
+import { OpenItems, settledTurns } from './open-items.js';
 import { toUserInput, type TurnRequest } from './turn-input.js';
 import type { TurnRules } from './turn-rules.js';
 import { threadIdOf, type ThreadOwner, type ThreadRouter } from './thread-router.js';
@@ -65,12 +67,18 @@ export interface RuntimeDeps {
   network?: TurnNetworkGate;
   /** Codex's command sandbox runs in Landlock mode (inside the service's seccomp filter): see `forLandlockMode`. */
   landlockMode?: boolean;
+  /** Live event-stream subscribers of a project (they keep the customer's app-server up). */
+  subscriberCount?: (projectId: string) => number;
 }
 
 export class ProjectRuntime implements ThreadOwner {
   private readonly turns: ThreadTurns<ThreadState>;
   /** file-change item id → its changes (approval requests carry no diff). */
   private readonly fileChanges = new Map<string, unknown>();
+  /** Items started and not completed, per thread: each gets a final state when its turn ends. */
+  private readonly openItems = new OpenItems();
+  /** Projects being deleted on this node: no turn starts in them meanwhile. */
+  private readonly deleting = new Set<string>();
   private readonly opening = new Map<string, Promise<{ server: ManagedAppServer; threadId: string; created: boolean }>>();
   private readonly idempotentStarts: TurnIdempotency<Awaited<ReturnType<ProjectRuntime['startTurn']>>>;
 
@@ -87,8 +95,12 @@ export class ProjectRuntime implements ThreadOwner {
     const state = threadId ? this.turns.get(threadId) : undefined;
     // thread/started is appended by `load` itself, which knows the project before the notification can be routed.
     if (!state || state.customerId !== customerId || notification.method === 'thread/started') return;
+    // An item the turn left open (a command whose approval an interrupt cancelled) is logged as ended before the turn.
+    if (notification.method === 'turn/completed') this.closeOpenItems(state, threadId!, params.turn as { id?: string; status?: string });
     void this.deps.events.append(state.projectId, notification.method, params);
+    this.openItems.track(threadId!, notification.method, params);
     this.track(state, notification.method, params);
+    turnNotification(threadId!, notification.method, params);
   }
 
   async onServerRequest(customerId: number, request: JsonRpcServerRequest): Promise<unknown> {
@@ -104,14 +116,16 @@ export class ProjectRuntime implements ThreadOwner {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
       throw new Error(`${request.method} is not supported by this service`);
     }
-    return this.deps.approvals.request({
-      projectId: state.projectId,
-      customerId,
-      kind,
-      serverRequestId: request.id,
-      params,
-      changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
-    });
+    return tracedApproval(params.threadId, kind, () =>
+      this.deps.approvals.request({
+        projectId: state.projectId,
+        customerId,
+        kind,
+        serverRequestId: request.id,
+        params,
+        changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
+      }),
+    );
   }
 
   private track(state: ThreadState, method: string, params: Record<string, unknown>): void {
@@ -119,6 +133,12 @@ export class ProjectRuntime implements ThreadOwner {
     if (change.endedTurnId) void this.deps.approvals.cancelForTurn(params.threadId as string, change.endedTurnId);
     if (change.closedServerRequest !== undefined)
       void this.deps.approvals.cancelByServerRequest(state.customerId, change.closedServerRequest);
+  }
+
+  private closeOpenItems(state: ThreadState, threadId: string, turn: { id?: string; status?: string } | undefined): void {
+    if (!turn?.id) return;
+    for (const closed of this.openItems.close(threadId, turn.id, turn.status))
+      void this.deps.events.append(state.projectId, 'item/completed', closed);
   }
 
   /**
@@ -144,7 +164,9 @@ export class ProjectRuntime implements ThreadOwner {
         // Its pending approvals are marked lost by the crash handling (or the stop), not cancelled here.
         endTurn(state, turnId);
         await this.deps.events.append(state.projectId, 'runtime/exited', { reason, thread_id: threadId, turn_id: turnId });
+        this.closeOpenItems(state, threadId, { id: turnId, status: 'interrupted' });
         await this.deps.events.append(state.projectId, 'turn/completed', interruptedTurn(threadId, turnId));
+        turnNotification(threadId, 'turn/completed', interruptedTurn(threadId, turnId));
       }),
     );
   }
@@ -209,6 +231,12 @@ export class ProjectRuntime implements ThreadOwner {
     return this.turns.ofCustomer(customerId).map((state) => state.projectId);
   }
 
+  /** Live SSE subscribers of the customer's projects keep its app-server up. */
+  hasListeners(customerId: number): boolean {
+    const count = this.deps.subscriberCount;
+    return count !== undefined && this.projectsOf(customerId).some((projectId) => count(projectId) > 0);
+  }
+
   // ---- project operations -------------------------------------------------------------------------------
 
   /**
@@ -235,11 +263,13 @@ export class ProjectRuntime implements ThreadOwner {
     if (!record) return { project, thread: null };
     const { server, threadId } = await this.ensureLoaded(project);
     const read = await server.call('thread/read', { threadId, includeTurns });
-    return { project, thread: { ...this.threadView(read.thread), ...(includeTurns ? { turns: read.thread.turns } : {}) } };
+    const turns = includeTurns ? { turns: settledTurns(read.thread.turns, this.turns.activeTurn(threadId)) } : {};
+    return { project, thread: { ...this.threadView(read.thread), ...turns } };
   }
 
   async startTurn(principal: Principal, projectId: string, request: TurnRequest) {
     const project = await this.deps.projects.requireOwned(principal, projectId);
+    if (this.deleting.has(project.id)) throw new AppError('CONFLICT', 'This project is being deleted');
     await this.deps.policy.check(principal, request.model);
     const input = toUserInput(request);
     const requested = turnPermissions(request);
@@ -264,7 +294,11 @@ export class ProjectRuntime implements ThreadOwner {
       this.turns.start(
         threadId,
         conflict,
-        (credential) => agentCall(server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata })),
+        (credential) => {
+          // Checked again once this start holds the thread's gate: a delete that began meanwhile wins.
+          if (this.deleting.has(project.id)) throw new AppError('CONFLICT', 'This project is being deleted');
+          return agentCall(server.call('turn/start', { ...params, responsesapiClientMetadata: credential.metadata }));
+        },
         principal,
       );
     const result =
@@ -296,6 +330,68 @@ export class ProjectRuntime implements ThreadOwner {
     const server = await this.deps.acquire(project.customerId);
     await server.call('turn/interrupt', { threadId: record.threadId, turnId });
     return { turn_id: turnId, thread_id: record.threadId, interrupted: true };
+  }
+
+  /**
+   * The file changes of one turn of the project's thread, as the app-server recorded them (each `fileChange` item's
+   * changes: path, kind and a unified diff, or the new content for an added file), in the order they were made.
+   */
+  async turnChanges(principal: Principal, projectId: string, turnId: string) {
+    const { project, thread } = await this.threadDetail(principal, projectId, true);
+    const turn = thread?.turns?.find((candidate) => candidate.id === turnId);
+    if (!turn) throw new AppError('NOT_FOUND', 'Turn not found');
+    const files = turn.items.flatMap((item) =>
+      item.type === 'fileChange'
+        ? item.changes.map((change) => ({ item_id: item.id, status: item.status, path: change.path, kind: change.kind, diff: change.diff }))
+        : [],
+    );
+    return { project, turn_id: turn.id, status: turn.status, files };
+  }
+
+  /**
+   * Deletes the project (its thread link, approvals, event log and workspace): 409 while a turn runs or starts on
+   * it, and for the workspace of a desktop coder project (deleted through the coder routes, with its database).
+   */
+  async remove(principal: Principal, projectId: string): Promise<void> {
+    const project = await this.deps.projects.requireOwned(principal, projectId);
+    if (this.deleting.has(project.id)) throw new AppError('CONFLICT', 'This project is being deleted');
+    // Marked first: a turn start that comes in while the checks and the delete run is refused.
+    this.deleting.add(project.id);
+    try {
+      if (this.isProjectBusy(project.customerId, project.id)) {
+        throw new AppError(
+          'CONFLICT',
+          'A turn is running on this project; interrupt it or wait for it to finish before deleting the project',
+        );
+      }
+      const coder = await this.deps.projects.linkedCoderProject(project.id);
+      if (coder !== null) {
+        throw new AppError('CONFLICT', 'This project is the workspace of a desktop coder project; delete that one instead', {
+          details: { coder_project: coder },
+        });
+      }
+      const record = await this.deps.threads.forProject(project.id);
+      if (record && this.turns.forgetIdle(record.threadId)) {
+        this.deps.router.unroute(record.threadId, this);
+        this.openItems.forget(record.threadId);
+      }
+      await this.deps.projects.remove(project);
+      this.deps.events.forgetWorkspace(project.id);
+    } finally {
+      this.deleting.delete(project.id);
+    }
+  }
+
+  /** What a turn of the customer's runs with when it names no model, effort, approval policy or permissions. */
+  async turnDefaults(customerId: number) {
+    const defaults = { ...this.deps.defaults(), ...(await this.deps.customerDefaults?.(customerId)) };
+    return {
+      model: defaults.model,
+      reasoning_effort: defaults.reasoningEffort,
+      approval_policy: defaults.approvalPolicy,
+      sandbox: defaults.sandbox,
+      web_search: defaults.webSearch,
+    };
   }
 
   /** Summary of the latest thread; reads preview and status only from an app-server that is already running. */
@@ -390,6 +486,7 @@ export class ProjectRuntime implements ThreadOwner {
   }
 
   private remember(threadId: string, project: Project): void {
+    this.deps.events.setWorkspace(project.id, project.workspaceDir);
     this.turns.remember(threadId, { projectId: project.id, customerId: project.customerId });
     this.deps.router.route(threadId, project.customerId, this);
   }

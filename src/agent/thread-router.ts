@@ -6,6 +6,7 @@
  * dropped (notifications) or refused (requests), never handed to a surface to sort out.
  */
 import type { JsonRpcNotification, JsonRpcServerRequest } from '../appserver/connection.js';
+import type { ManagedAppServer } from '../appserver/supervisor.js';
 
 /** A surface that owns threads and receives their app-server traffic. */
 export interface ThreadOwner {
@@ -26,6 +27,10 @@ export interface ThreadOwner {
    * running turn is logged as ended with a `runtime/exited` event and forgotten. Resolves once the events are queued.
    */
   onStopping(customerId: number, reason: string): Promise<void>;
+  /** The customer's app-server was restarted after a crash: the surface loads again the threads it had loaded. */
+  onRestart?(server: ManagedAppServer, threadIds: string[]): Promise<void>;
+  /** Live listeners (event stream subscribers) of the surface's threads keep the customer's app-server up. */
+  hasListeners?(customerId: number): boolean;
 }
 
 /** The thread a notification or request is about (`threadId`, or the `thread` it carries). */
@@ -84,6 +89,14 @@ export class ThreadRouter {
 
   isBusy(customerId: number): boolean {
     return this.owners.some((owner) => owner.isBusy(customerId));
+  }
+
+  async restarted(server: ManagedAppServer, threadIds: string[]): Promise<void> {
+    for (const owner of this.owners) await owner.onRestart?.(server, threadIds);
+  }
+
+  hasListeners(customerId: number): boolean {
+    return this.owners.some((owner) => owner.hasListeners?.(customerId) === true);
   }
 
   runningTurns(customerId: number): { threadId: string; turnId: string }[] {

@@ -6,6 +6,7 @@ import type { Thread } from '../appserver/protocol.js';
 import type { Principal } from '../accounts/principal.js';
 import type { TurnCredential, TurnPrincipals } from '../accounts/turn-principals.js';
 import { AppError } from '../kernel/errors.js';
+import { turnStartFailed, turnStarting } from '../telemetry/index.js';
 
 /** The turn bookkeeping of one loaded thread. */
 export interface TurnState {
@@ -113,6 +114,7 @@ export class ThreadTurns<State extends TurnState> {
     // Bound before the app-server hears of the turn: its first model request may come before turn/start answers.
     const credential = this.principals?.bind(threadId, state, startedBy?.kind === 'customer' ? startedBy : null) ?? { metadata: {} };
     state.starting = true;
+    turnStarting(threadId, { customerId: state.customerId, projectId: (state as Partial<ThreadState>).projectId });
     try {
       const result = await start(credential);
       this.principals?.started(threadId, result.turn.id);
@@ -120,6 +122,7 @@ export class ThreadTurns<State extends TurnState> {
       return result;
     } catch (error) {
       this.principals?.unbind(threadId);
+      turnStartFailed(threadId, error);
       throw error;
     } finally {
       state.starting = false;

@@ -7,10 +7,11 @@
 import type { ManagedAppServer } from '../appserver/supervisor.js';
 import type { TurnStartParams } from '../appserver/protocol.js';
 import { validationError } from '../kernel/errors.js';
+import { REASONING_EFFORTS } from '../kernel/reasoning-effort.js';
 
 export const APPROVAL_POLICIES = ['untrusted', 'on-request', 'never'] as const;
 /** Every effort the app-server knows; what a model that the catalog does not describe is checked against. */
-export const KNOWN_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export const KNOWN_EFFORTS = REASONING_EFFORTS;
 
 export type ApprovalPolicy = TurnStartParams['approvalPolicy'];
 export type Effort = NonNullable<TurnStartParams['effort']>;

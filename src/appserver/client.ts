@@ -46,7 +46,17 @@ export class AppServerClient {
   async start(): Promise<InitializeResponse> {
     const { options } = this;
     const log = options.logger;
-    let connection!: JsonRpcConnection;
+    // The connection writes its lines to the transport, the transport hands it the lines it reads: the connection
+    // is built first with a sender onto the transport, which exists before anything is sent.
+    const connection = new JsonRpcConnection(
+      { send: (line) => transport.send(line) },
+      {
+        onServerRequest: options.onServerRequest,
+        onNotification: options.onNotification,
+        onProtocolError: (message, line) => log.warn({ line: line.slice(0, 200) }, `app-server protocol: ${message}`),
+      },
+      options.requestTimeoutMs,
+    );
     const transport = new StdioTransport(
       {
         binary: options.binary,
@@ -65,15 +75,6 @@ export class AppServerClient {
           options.onExit(exit);
         },
       },
-    );
-    connection = new JsonRpcConnection(
-      transport,
-      {
-        onServerRequest: options.onServerRequest,
-        onNotification: options.onNotification,
-        onProtocolError: (message, line) => log.warn({ line: line.slice(0, 200) }, `app-server protocol: ${message}`),
-      },
-      options.requestTimeoutMs,
     );
     this.transport = transport;
     this.connection = connection;
@@ -125,6 +126,7 @@ function parseStderr(line: string): unknown {
     return JSON.parse(line) as unknown;
   } catch {
     // Plain-text lines carry ANSI colours even when piped.
+    // eslint-disable-next-line no-control-regex -- ESC starts the colour codes removed here
     return line.replace(/\u001b\[[0-9;]*m/g, '');
   }
 }

@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/load-config.js';
 import type { Clock } from '../kernel/clock.js';
 import { notFound } from '../kernel/errors.js';
 import type { Storage } from '../storage/database.js';
+import { activityPage, activityTotals, csvLine, CSV_COLUMNS, type ActivityFilter, type ActivityPage } from './activity.js';
 import { healthReport, type DestinationProbe, type WalletState } from './health.js';
 import { keyUsage, payments, tokenUsage } from './reports.js';
 
@@ -36,6 +37,34 @@ export class AccountReports {
   async tokenUsage(customerId: number, options: { limit: number; days: number }) {
     await this.deps.settled();
     return tokenUsage(this.deps.storage.db, customerId, this.deps.clock.nowMs(), options);
+  }
+
+  /** One page of the customer's activity (billed calls and agent turns) with the period's totals. */
+  async activity(customerId: number, page: ActivityPage) {
+    await this.deps.settled();
+    const nowMs = this.deps.clock.nowMs();
+    const db = this.deps.storage.db;
+    const [found, totals] = await Promise.all([
+      activityPage(db, customerId, page, nowMs),
+      activityTotals(db, customerId, page.filter, nowMs),
+    ]);
+    return { ...found, totals };
+  }
+
+  /** The filtered activity as CSV lines (header first), newest first, at most `maxRows` entries. */
+  async *activityCsv(customerId: number, filter: ActivityFilter, maxRows: number): AsyncGenerator<string> {
+    await this.deps.settled();
+    const nowMs = this.deps.clock.nowMs();
+    yield `${CSV_COLUMNS.join(',')}\n`;
+    let before: number | undefined;
+    for (let left = maxRows; left > 0;) {
+      const limit = Math.min(500, left);
+      const page = await activityPage(this.deps.storage.db, customerId, { filter, limit, before }, nowMs);
+      if (page.entries.length > 0) yield page.entries.map((entry) => `${csvLine(entry)}\n`).join('');
+      left -= page.entries.length;
+      if (page.next_before === null) return;
+      before = page.next_before;
+    }
   }
 
   /** Daily usage of one of the customer's keys; another customer's key is "not found". */

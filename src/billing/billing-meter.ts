@@ -1,6 +1,7 @@
 /** The real meter: key policy, limits, Unlimited coverage, then the guarded hold; settlement exactly once. */
 import type { CustomerPrincipal } from '../accounts/principal.js';
 import type { AppConfig } from '../config/load-config.js';
+import { withBillingLink } from './billing-link.js';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Logger } from 'pino';
@@ -69,7 +70,7 @@ export function createMeter(deps: MeterDeps): Meter {
   }
 
   async function admitAndHold(request: MeterRequest, principal: CustomerPrincipal): Promise<MeteredCall> {
-    const release = await admitRate(principal);
+    const release = once(await admitRate(principal));
     try {
       const surface = request.surface ?? 'gateway';
       const active = await deps.unlimited.active(principal.customerId);
@@ -81,6 +82,7 @@ export function createMeter(deps: MeterDeps): Meter {
         customerId: principal.customerId,
         keyId: principal.keyId,
         requestId: request.requestId,
+        clientRequestId: request.clientRequestId,
         model: request.modelId,
         requestedModel: request.requestedModel,
         operation: request.operation,
@@ -89,6 +91,7 @@ export function createMeter(deps: MeterDeps): Meter {
         estimatedInputTokens: nonNegativeInteger(request.estimatedInputTokens),
         maxOutputTokens: nonNegativeInteger(request.maxOutputTokens) || config.billing.defaultHoldOutputTokens,
         coveredPlan: covering ? covering.plan.id : null,
+        agentTurn: principal.agentTurn,
         spendingLimit:
           principal.policy.spendingLimitMicros === undefined
             ? undefined
@@ -101,7 +104,7 @@ export function createMeter(deps: MeterDeps): Meter {
       return meteredCall(deps, held, release, principal.customerId);
     } catch (error) {
       await release();
-      throw error;
+      throw withBillingLink(error, config);
     }
   }
 
@@ -112,11 +115,18 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
   let outcome: Promise<SettleOutcome> | null = null;
   return {
     holdMicros: held.holdMicros,
+    // An early hold refused at its commit frees the rate-limit slot as a refused hold does.
+    confirmed: held.committed?.catch(async (error: unknown) => {
+      await release();
+      throw withBillingLink(error, deps.config);
+    }),
     settle(usage: MeteredUsage, status) {
       if (outcome) {
         deps.logger.warn({ callId: held.callId }, 'billed call settled more than once; the first settlement stands');
         return outcome;
       }
+      // The call's upstream work is over: its concurrency slot frees now, not when the settlement commits.
+      const released = release().catch(() => undefined);
       outcome = (async () => {
         try {
           const settled = await deps.wallet.settle(
@@ -141,12 +151,18 @@ function meteredCall(deps: MeterDeps, held: HeldCall, release: () => Promise<voi
           }
           return { costMicros: settled.costMicros, covered: settled.covered };
         } finally {
-          await release().catch(() => undefined);
+          await released;
         }
       })();
       return outcome;
     },
   };
+}
+
+/** The rate limiter's release, run at most once (a refused early hold releases it, and so does its settlement). */
+function once(release: () => Promise<void>): () => Promise<void> {
+  let released: Promise<void> | null = null;
+  return () => (released ??= release());
 }
 
 /** Runs tasks of the same key one after another (tasks of different keys run concurrently). */

@@ -3,11 +3,12 @@
  * zero, appended and never edited (a correction is a new transfer). Each account carries its balance, updated
  * in the same transaction as its entries, so balance = Σ entries always holds.
  */
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../kernel/errors.js';
 import type { Database } from '../storage/schema.js';
 import type { BillingAccountKind } from '../storage/tables/billing.js';
+
+export { checkTransfer, DeferredPostings, postTransfer, type TransferInput, type TransferLeg } from '../storage/ledger-store/transfer.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -17,19 +18,6 @@ export type WalletKind = 'token' | 'cash';
 
 export const walletCode = (customerId: number, wallet: WalletKind): string => `customer:${customerId}:${wallet}`;
 export const systemCode = (name: SystemAccount): string => `system:${name}`;
-
-export interface TransferLeg {
-  accountId: number;
-  amountMicros: number;
-}
-
-export interface TransferInput {
-  kind: string;
-  legs: TransferLeg[];
-  reference?: string | null;
-  memo?: string | null;
-  nowMs: number;
-}
 
 /** Creates any missing system accounts (idempotent; safe with several nodes starting at once). */
 export async function ensureSystemAccounts(db: Executor, nowMs: number): Promise<void> {
@@ -61,99 +49,6 @@ export async function accountId(db: Executor, code: string): Promise<number> {
   const row = await db.selectFrom('billing_accounts').select('id').where('code', '=', code).executeTakeFirst();
   if (!row) throw new AppError('NOT_FOUND', 'Wallet not found');
   return row.id;
-}
-
-/** Appends one balanced transfer and moves the balances with it. Returns the transfer id. */
-export async function postTransfer(trx: Transaction<Database>, input: TransferInput): Promise<string> {
-  const total = input.legs.reduce((sum, leg) => sum + leg.amountMicros, 0);
-  if (total !== 0) throw new Error(`unbalanced transfer (${total})`);
-  for (const leg of input.legs) {
-    if (!Number.isSafeInteger(leg.amountMicros)) throw new RangeError('ledger amounts are integer micro-USD');
-  }
-  const transferId = randomUUID();
-  const legs = input.legs.filter((leg) => leg.amountMicros !== 0);
-  if (legs.length === 0) return transferId;
-  await trx
-    .insertInto('ledger_entries')
-    .values(
-      legs.map((leg) => ({
-        transfer_id: transferId,
-        account_id: leg.accountId,
-        amount_micros: leg.amountMicros,
-        kind: input.kind,
-        reference: input.reference ?? null,
-        memo: input.memo ?? null,
-        created_at: input.nowMs,
-      })),
-    )
-    .execute();
-  for (const leg of legs) {
-    await trx
-      .updateTable('billing_accounts')
-      .set({ balance_micros: sql`balance_micros + ${leg.amountMicros}` })
-      .where('id', '=', leg.accountId)
-      .execute();
-  }
-  return transferId;
-}
-
-/**
- * Ledger rows of a batch that no guard reads: entries, and balance moves of system accounts (revenue). They are
- * written once per transaction (one multi-row insert, one update per account) just before commit, so group
- * commit does not pay per request for them. Customer balances, which guards read, are never deferred.
- */
-export class DeferredPostings {
-  private readonly entries: {
-    transfer_id: string;
-    account_id: number;
-    amount_micros: number;
-    kind: string;
-    reference: string | null;
-    memo: string | null;
-    created_at: number;
-  }[] = [];
-  private readonly systemDeltas = new Map<number, number>();
-
-  /** Records a balanced transfer whose non-deferred legs the caller already applied to their balances. */
-  add(input: TransferInput, deferredAccountIds: number[]): void {
-    const total = input.legs.reduce((sum, leg) => sum + leg.amountMicros, 0);
-    if (total !== 0) throw new Error(`unbalanced transfer (${total})`);
-    const transferId = randomUUID();
-    for (const leg of input.legs) {
-      if (leg.amountMicros === 0) continue;
-      this.entries.push({
-        transfer_id: transferId,
-        account_id: leg.accountId,
-        amount_micros: leg.amountMicros,
-        kind: input.kind,
-        reference: input.reference ?? null,
-        memo: input.memo ?? null,
-        created_at: input.nowMs,
-      });
-      if (deferredAccountIds.includes(leg.accountId))
-        this.systemDeltas.set(leg.accountId, (this.systemDeltas.get(leg.accountId) ?? 0) + leg.amountMicros);
-    }
-  }
-
-  async flush(trx: Transaction<Database>): Promise<void> {
-    if (this.entries.length === 0) return;
-    for (let start = 0; start < this.entries.length; start += 500) {
-      await trx
-        .insertInto('ledger_entries')
-        .values(this.entries.slice(start, start + 500))
-        .execute();
-    }
-    for (const [id, delta] of this.systemDeltas) {
-      if (delta !== 0)
-        await trx
-          .updateTable('billing_accounts')
-          .set({ balance_micros: sql`balance_micros + ${delta}` })
-          .where('id', '=', id)
-          .execute();
-    }
-    this.entries.length = 0;
-    this.systemDeltas.clear();
-  }
 }
 
 export interface LedgerCheck {

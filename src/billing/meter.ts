@@ -21,6 +21,8 @@ export interface MeterRequest {
   /** max_tokens of the request, or the configured default cap. */
   maxOutputTokens: number;
   requestId: string;
+  /** The client's own request id (its x-request-id), recorded beside `requestId`. */
+  clientRequestId?: string;
   /** Which surface makes the call (Unlimited plans cover surfaces); default `gateway`. */
   surface?: 'gateway' | 'projects';
   /** The request's Host header (VIP servers are recognised by host name). */
@@ -46,6 +48,12 @@ export interface SettleOutcome {
 
 export interface MeteredCall {
   readonly holdMicros: number;
+  /**
+   * Present when the call may start before its hold has committed: resolves once it has, rejects with the refusal
+   * (402 INSUFFICIENT_CREDIT) otherwise. The gateway sends the upstream request meanwhile and no byte of the answer
+   * before it resolves; a refused call is settled like any other (it owes nothing).
+   */
+  readonly confirmed?: Promise<void>;
   /** Idempotent: the first call settles, later calls return the first outcome. */
   settle(usage: MeteredUsage, status: 'completed' | 'aborted' | 'failed'): Promise<SettleOutcome>;
 }

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { moneyJson } from '../kernel/money.js';
 import type { Database } from '../storage/schema.js';
+import { droppedByRequest, type DroppedNames } from './call-notes.js';
 import { walletCode } from './ledger.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -29,30 +30,38 @@ export async function payments(db: Kysely<Database>, customerId: number, limit: 
   }));
 }
 
-function callJson(row: {
-  id: number;
-  request_id: string;
-  key_id: number | null;
-  model: string;
-  requested_model: string;
-  operation: string;
-  rate_card: string;
-  status: string;
-  outcome: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_input_tokens: number | null;
-  cache_write_tokens: number | null;
-  cache_write_1h_tokens: number | null;
-  usage_source: string | null;
-  cost_micros: number | null;
-  hold_micros: number;
-  covered_plan: string | null;
-  created_at: number;
-}) {
+function callJson(
+  row: {
+    id: number;
+    request_id: string;
+    client_request_id: string | null;
+    thread_id: string | null;
+    turn_id: string | null;
+    key_id: number | null;
+    model: string;
+    requested_model: string;
+    operation: string;
+    rate_card: string;
+    status: string;
+    outcome: string | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cached_input_tokens: number | null;
+    cache_write_tokens: number | null;
+    cache_write_1h_tokens: number | null;
+    usage_source: string | null;
+    cost_micros: number | null;
+    hold_micros: number;
+    covered_plan: string | null;
+    created_at: number;
+  },
+  dropped: DroppedNames | undefined,
+) {
   return {
     id: row.id,
     request_id: row.request_id,
+    client_request_id: row.client_request_id,
+    agent_turn: row.thread_id === null ? null : { thread_id: row.thread_id, turn_id: row.turn_id },
     key_id: row.key_id,
     model: row.model,
     requested_model: row.requested_model,
@@ -69,6 +78,9 @@ function callJson(row: {
     cost: moneyJson(row.cost_micros ?? 0),
     hold: moneyJson(row.status === 'open' ? row.hold_micros : 0),
     covered_by_plan: row.covered_plan,
+    /** What the call went on without (hosted tools and request fields its destination does not take). */
+    dropped_tools: dropped?.tools ?? [],
+    dropped_fields: dropped?.fields ?? [],
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -137,11 +149,20 @@ export async function tokenUsage(db: Kysely<Database>, customerId: number, nowMs
     .limit(options.limit)
     .execute();
   const sinceMs = Math.floor(nowMs / DAY_MS) * DAY_MS - (options.days - 1) * DAY_MS;
-  const [dailySpend, dailyByModel] = await Promise.all([
+  const [dailySpend, dailyByModel, dropped] = await Promise.all([
     dailyTotals(db, { customerId }, sinceMs),
     dailyTotalsByModel(db, customerId, sinceMs),
+    droppedByRequest(
+      db,
+      customerId,
+      calls.map((call) => call.request_id),
+    ),
   ]);
-  return { transactions: calls.map(callJson), daily_spend: dailySpend, daily_by_model: dailyByModel };
+  return {
+    transactions: calls.map((call) => callJson(call, dropped.get(call.request_id))),
+    daily_spend: dailySpend,
+    daily_by_model: dailyByModel,
+  };
 }
 
 export async function keyUsage(db: Kysely<Database>, customerId: number, keyId: number, nowMs: number, days: number) {

@@ -12,16 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { UsageCounts } from '../storage/ledger-store/ledger-store.js';
 
-/** Token counts of one finished call, as its settlement prices them. */
-export interface UsageCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  cacheWrite1hTokens: number;
-  source: string;
-}
+export type { UsageCounts };
 
 export interface JournalEntry {
   callId: number;

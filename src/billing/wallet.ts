@@ -11,21 +11,19 @@ import { costOf, ratesOf, worstCaseMicros, type CardRates } from './cost.js';
 import type { Storage } from '../storage/database.js';
 import type { Database } from '../storage/schema.js';
 import type { KeyPolicy } from '../accounts/principal.js';
-import { placeHold } from './hold-transaction.js';
-import { needsSpareCredit, settlementOf } from './settlement-rule.js';
 import { spendingLimitReached } from './policy.js';
-import type { BilledCallStatus } from '../storage/tables/billing.js';
-import { accountId, postTransfer, systemCode, walletCode, type DeferredPostings, type SystemAccount, type WalletKind } from './ledger.js';
+import { accountId, postTransfer, systemCode, walletCode, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
 import type { SettlementJournal, UsageCounts } from './settlement-journal.js';
-import type { SqliteLedgerWorker } from './sqlite-ledger-worker.js';
-import { CALL_COLUMNS } from '../storage/sqlite-ledger-statements.js';
-import type { WriterQueue } from './writer-queue.js';
+import type { HoldOutcome, LedgerStore } from '../storage/ledger-store/ledger-store.js';
+import type { WriterQueue } from '../storage/ledger-store/writer-queue.js';
 
 export interface HoldRequest {
   customerId: number;
   keyId: number | null;
   requestId: string;
+  /** The client's own request id (null when none). */
+  clientRequestId?: string | null;
   model: string;
   requestedModel: string;
   operation: string;
@@ -35,6 +33,8 @@ export interface HoldRequest {
   maxOutputTokens: number;
   /** Unlimited plan covering the call: the row records usage but holds nothing. */
   coveredPlan: string | null;
+  /** The agent turn the call belongs to (see accounts/turn-principals.ts); absent for a call with a customer's key. */
+  agentTurn?: { threadId: string; turnId: string | null };
   /** The key's spending limit, checked again inside the hold's transaction across processes. */
   spendingLimit?: { limitMicros: number; sinceMs: number; period: KeyPolicy['spendingPeriod'] };
 }
@@ -49,7 +49,13 @@ export interface Settlement {
 
 /** What the hold recorded; settlement uses exactly these rates and this hold. */
 export interface HeldCall {
+  /** The call's row; 0 while an early hold (`committed`) has not committed yet. */
   callId: number;
+  /**
+   * Set on an early hold: the call may start while its hold commits; this settles once it has (`callId` is then
+   * set) and rejects with the refusal (402, or the store's error) otherwise. Nothing of the answer may leave before.
+   */
+  committed?: Promise<void>;
   accountId: number;
   requestId: string;
   holdMicros: number;
@@ -57,8 +63,29 @@ export interface HeldCall {
   rates: CardRates;
 }
 
+/** A wallet account's spare credit (balance − held) as the last hold on it saw it at its commit. */
+interface CreditView {
+  spareMicros: number;
+  atMs: number;
+  /** Early holds on the account not committed yet (not in `spareMicros`). */
+  pendingMicros: number;
+}
+
+/** Credit views kept before the idle ones are dropped (a view is a few numbers; a dropped one is rebuilt by a hold). */
+const MAX_CREDIT_VIEWS = 100_000;
+
+export interface WalletOptions {
+  /**
+   * How long the spare credit a hold's commit reported is trusted to start the next call on the account before its
+   * own hold has committed (the upstream request then overlaps the commit; the answer still waits for it). 0: every
+   * call waits for its hold's commit.
+   */
+  earlyHoldTrustMs: number;
+}
+
 export class Wallet {
   private readonly accountIds = new Map<string, number>();
+  private readonly credit = new Map<number, CreditView>();
   /** Settlements accepted and not committed yet (read-your-writes for wallet reads, and shutdown). */
   private readonly settling = new Set<Promise<unknown>>();
   /**
@@ -70,14 +97,16 @@ export class Wallet {
   private readonly db: Kysely<Database>;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
+    /** Releases and sweeps (main connection). */
     private readonly writer: WriterQueue,
     private readonly clock: Clock,
     readonly nodeId: string,
-    /** SQLite: holds and settlements go to the group-commit worker thread. */
-    private readonly sqliteWorker?: SqliteLedgerWorker,
+    /** Where holds and settlements are written (the Kysely store, or the SQLite ledger thread). */
+    readonly store: LedgerStore,
     /** Where settlements are journaled before the answer's end (settled from it if this process dies first). */
     private readonly journal?: SettlementJournal,
+    private readonly options: WalletOptions = { earlyHoldTrustMs: 0 },
   ) {
     this.db = storage.db;
   }
@@ -120,32 +149,78 @@ export class Wallet {
       hold_micros: holdMicros,
       covered_plan: request.coveredPlan,
       status: 'open' as const,
+      thread_id: request.agentTurn?.threadId ?? null,
+      turn_id: request.agentTurn?.turnId ?? null,
       created_at: this.clock.nowMs(),
+      client_request_id: request.clientRequestId ?? null,
     };
-    const placed = this.sqliteWorker
-      ? await this.sqliteWorker.run({ kind: 'hold', accountId: account, holdMicros, call: CALL_COLUMNS.map((column) => call[column]) })
-      : await this.writer.run((trx) =>
-          placeHold(this.storage, trx, {
-            accountId: account,
-            holdMicros,
-            call,
-            spendingLimit: request.spendingLimit && request.keyId !== null ? { keyId: request.keyId, ...request.spendingLimit } : undefined,
-          }),
-        );
-    if (placed !== null && typeof placed === 'object') throw spendingLimitReached(request.spendingLimit!, placed.spentMicros);
-    if (placed === null) {
-      throw new AppError('INSUFFICIENT_CREDIT', 'Insufficient wallet credit for this request', {
-        details: { limit_source: 'wallet', required: moneyJson(holdMicros) },
-      });
-    }
-    return {
-      callId: placed,
+    const spendingLimit = request.spendingLimit && request.keyId !== null ? { keyId: request.keyId, ...request.spendingLimit } : undefined;
+    // A limited key's hold always waits: its limit counts open holds, which an early one is not yet.
+    const early = spendingLimit === undefined && this.mayStartEarly(account, holdMicros);
+    // The view counted against; it stays in the map once made (a refusal only marks it stale), so this is it.
+    const view = early ? this.credit.get(account)! : undefined;
+    if (view) view.pendingMicros += holdMicros;
+    const placing = this.store.placeHold({ accountId: account, holdMicros, call, spendingLimit });
+    const held: HeldCall = {
+      callId: 0,
       accountId: account,
       requestId: request.requestId,
       holdMicros,
       covered: request.coveredPlan !== null,
       rates,
     };
+    const commit = placing.then(
+      (placed) => {
+        if (view) view.pendingMicros -= holdMicros;
+        held.callId = this.placed(account, holdMicros, placed, request.spendingLimit);
+        // Committed: the settlement journals synchronously again, before the answer's end (settle()).
+        held.committed = undefined;
+      },
+      (error: unknown) => {
+        if (view) view.pendingMicros -= holdMicros;
+        throw error;
+      },
+    );
+    if (!early) {
+      await commit;
+      return held;
+    }
+    held.committed = commit;
+    return held;
+  }
+
+  /** Whether the account's last known spare credit, less the early holds still committing, covers this hold. */
+  private mayStartEarly(account: number, holdMicros: number): boolean {
+    if (this.options.earlyHoldTrustMs <= 0) return false;
+    const view = this.credit.get(account);
+    if (!view || this.clock.nowMs() - view.atMs > this.options.earlyHoldTrustMs) return false;
+    return view.spareMicros - view.pendingMicros >= holdMicros;
+  }
+
+  /** The committed hold's call id; a refusal as its error. Every answer refreshes the account's credit view. */
+  private placed(account: number, holdMicros: number, placed: HoldOutcome, limit: HoldRequest['spendingLimit']): number {
+    if (placed.kind === 'limit') throw spendingLimitReached(limit!, placed.spentMicros);
+    if (placed.kind === 'short') {
+      // What this hold found is less than the view said: start no call early until a hold commits again (the view
+      // stays, stale, so the early holds still committing keep their count in it).
+      const stale = this.credit.get(account);
+      if (stale) stale.atMs = Number.NEGATIVE_INFINITY;
+      throw new AppError('INSUFFICIENT_CREDIT', 'Insufficient wallet credit for this request', {
+        details: { limit_source: 'wallet', required: moneyJson(holdMicros) },
+      });
+    }
+    if (placed.spareMicros !== undefined && this.options.earlyHoldTrustMs > 0) {
+      const view = this.credit.get(account);
+      if (view) {
+        view.spareMicros = placed.spareMicros;
+        view.atMs = this.clock.nowMs();
+      } else {
+        // One view per account that called lately: past a bound, those with nothing committing are forgotten.
+        if (this.credit.size >= MAX_CREDIT_VIEWS) for (const [id, old] of this.credit) if (old.pendingMicros === 0) this.credit.delete(id);
+        this.credit.set(account, { spareMicros: placed.spareMicros, atMs: this.clock.nowMs(), pendingMicros: 0 });
+      }
+    }
+    return placed.callId;
   }
 
   /**
@@ -153,6 +228,7 @@ export class Wallet {
    * hold was released before it settled is still charged its cost, from what the wallet has.
    */
   settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
+    if (held.committed) return this.settleAfterCommit(held, held.committed, usage, outcome);
     const nowMs = this.clock.nowMs();
     // Journaled synchronously, before the caller writes the answer's end: the commit itself comes later.
     this.journal?.record({ callId: held.callId, usage, outcome, nowMs });
@@ -167,38 +243,50 @@ export class Wallet {
     return settling;
   }
 
+  /** An early hold settles once committed; a refused one held nothing and was never answered, so nothing is owed. */
+  private settleAfterCommit(held: HeldCall, committed: Promise<void>, usage: UsageCounts, outcome: string): Promise<Settlement> {
+    const settling = committed.then(
+      () => this.settle({ ...held, committed: undefined }, usage, outcome),
+      () => ({ costMicros: 0, covered: held.covered, alreadySettled: false }),
+    );
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
+    return settling;
+  }
+
   /**
    * Resolves once every settlement accepted so far has committed (or failed). Later ones are not waited for, so a
    * read on a busy node waits for at most the group commits already under way, never for a stream of new calls.
    */
   async settled(): Promise<void> {
-    if (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+    if (this.settling.size === 0) return;
+    this.store.flush();
+    await Promise.allSettled([...this.settling]);
   }
 
   /** Resolves once no settlement is pending, including those accepted while waiting (shutdown). */
   async drained(): Promise<void> {
-    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+    while (this.settling.size > 0) {
+      this.store.flush();
+      await Promise.allSettled([...this.settling]);
+    }
   }
 
   private async settleJournaled(held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
     if (this.settlementGate) await this.settlementGate();
     const revenue = await this.accountOf(systemCode('revenue'));
-    if (this.sqliteWorker) {
-      const collected = await this.sqliteWorker.run({
-        kind: 'settle',
-        callId: held.callId,
-        accountId: held.accountId,
-        revenueAccountId: revenue,
-        holdMicros: held.holdMicros,
-        fullCostMicros: held.covered ? 0 : costOf(usage, held.rates),
-        usage,
-        outcome,
-        requestId: held.requestId,
-        nowMs,
-      });
-      return { costMicros: collected ?? 0, covered: held.covered, alreadySettled: collected === null };
-    }
-    return this.writer.run((trx, postings) => this.settleIn(trx, postings, held, usage, outcome, revenue, nowMs));
+    const collected = await this.store.settleCall({
+      callId: held.callId,
+      accountId: held.accountId,
+      revenueAccountId: revenue,
+      holdMicros: held.holdMicros,
+      fullCostMicros: held.covered ? 0 : costOf(usage, held.rates),
+      usage,
+      outcome,
+      requestId: held.requestId,
+      nowMs,
+    });
+    return { costMicros: collected ?? 0, covered: held.covered, alreadySettled: collected === null };
   }
 
   /**
@@ -208,127 +296,43 @@ export class Wallet {
   async settleFromJournal(nodeIds: string[]): Promise<number> {
     if (!this.journal || nodeIds.length === 0) return 0;
     const journals = this.journal.read(nodeIds);
-    let settled = 0;
+    const settling: Promise<Settlement>[] = [];
     for (const entries of journals.values()) {
       for (const entry of entries) {
-        const row = await this.db
-          .selectFrom('billing_calls')
-          .selectAll()
-          .where('id', '=', entry.callId)
-          .where('status', 'in', ['open', 'released'])
-          .executeTakeFirst();
-        if (!row) continue;
-        const held: HeldCall = {
-          callId: row.id,
-          accountId: row.account_id,
-          requestId: row.request_id,
-          holdMicros: Number(row.hold_micros),
-          covered: row.covered_plan !== null,
-          rates: {
-            input_micros_per_million: Number(row.input_micros_per_million),
-            output_micros_per_million: Number(row.output_micros_per_million),
-            cached_input_micros_per_million: Number(row.cached_input_micros_per_million),
-            cache_write_micros_per_million: Number(row.cache_write_micros_per_million),
-            cache_write_1h_micros_per_million: Number(row.cache_write_1h_micros_per_million),
-          },
-        };
-        const outcome = await this.settleJournaled(held, entry.usage, entry.outcome, entry.nowMs);
-        if (!outcome.alreadySettled) settled += 1;
+        const held = await this.heldCallOf(entry.callId);
+        if (held) settling.push(this.settleJournaled(held, entry.usage, entry.outcome, entry.nowMs));
       }
     }
+    // One group for all of them, sent at once rather than after the store's window.
+    this.store.flush();
+    const settled = (await Promise.all(settling)).filter((outcome) => !outcome.alreadySettled).length;
     this.journal.forget([...journals.keys()]);
     return settled;
   }
 
-  private async settleIn(
-    trx: Transaction<Database>,
-    postings: DeferredPostings,
-    held: HeldCall,
-    usage: UsageCounts,
-    outcome: string,
-    revenue: number,
-    nowMs: number,
-  ): Promise<Settlement> {
-    // Claims the call's row first (PostgreSQL row lock, taken before the account's as a release takes them). A
-    // call released meanwhile (its process judged gone, or the age backstop) still owes what it used: its hold is
-    // already off the wallet, so it settles as if it had held nothing. Only a settled call changes nothing.
-    const claimed = await trx
-      .updateTable('billing_calls')
-      .set({ status: sql<BilledCallStatus>`status` })
-      .where('id', '=', held.callId)
+  /** The hold recorded on an unsettled call's row, as the settlement needs it; undefined once settled. */
+  private async heldCallOf(callId: number): Promise<HeldCall | undefined> {
+    const row = await this.db
+      .selectFrom('billing_calls')
+      .selectAll()
+      .where('id', '=', callId)
       .where('status', 'in', ['open', 'released'])
-      .returning('status')
       .executeTakeFirst();
-    if (!claimed) return { costMicros: 0, covered: held.covered, alreadySettled: true };
-    const status = claimed.status === 'open' ? 'open' : 'released';
-    const fullCostMicros = held.covered ? 0 : costOf(usage, held.rates);
-    let spareMicros: number | undefined;
-    if (needsSpareCredit({ status, holdMicros: held.holdMicros, fullCostMicros })) {
-      // Usage above the hold collects only what the wallet still has beyond other holds. A no-op update first
-      // takes the account's row lock (PostgreSQL), so two such settlements cannot both count the same spare
-      // credit; on SQLite the transaction already holds the write lock.
-      await trx
-        .updateTable('billing_accounts')
-        .set({ held_micros: sql`held_micros` })
-        .where('id', '=', held.accountId)
-        .execute();
-      const account = await trx
-        .selectFrom('billing_accounts')
-        .select(['balance_micros', 'held_micros'])
-        .where('id', '=', held.accountId)
-        .executeTakeFirstOrThrow();
-      spareMicros = Number(account.balance_micros) - Number(account.held_micros);
-    }
-    const {
-      releasedHoldMicros: holdMicros,
-      collectedMicros: costMicros,
-      uncollectedMicros,
-    } = settlementOf({
-      status,
-      holdMicros: held.holdMicros,
-      fullCostMicros,
-      spareMicros,
-    });
-    await trx
-      .updateTable('billing_calls')
-      .set({
-        status: 'settled',
-        input_tokens: usage.inputTokens,
-        output_tokens: usage.outputTokens,
-        cached_input_tokens: usage.cachedInputTokens,
-        cache_write_tokens: usage.cacheWriteTokens,
-        cache_write_1h_tokens: usage.cacheWrite1hTokens,
-        usage_source: usage.source,
-        cost_micros: costMicros,
-        uncollected_micros: uncollectedMicros,
-        outcome,
-        settled_at: nowMs,
-      })
-      .where('id', '=', held.callId)
-      .execute();
-    if (holdMicros > 0 || costMicros > 0) {
-      await trx
-        .updateTable('billing_accounts')
-        .set({ held_micros: sql`held_micros - ${holdMicros}`, balance_micros: sql`balance_micros - ${costMicros}` })
-        .where('id', '=', held.accountId)
-        .execute();
-    }
-    if (costMicros > 0) {
-      postings.add(
-        {
-          kind: 'usage',
-          reference: `call:${held.callId}`,
-          memo: held.requestId,
-          nowMs,
-          legs: [
-            { accountId: held.accountId, amountMicros: -costMicros },
-            { accountId: revenue, amountMicros: costMicros },
-          ],
-        },
-        [revenue],
-      );
-    }
-    return { costMicros, covered: held.covered, alreadySettled: false };
+    if (!row) return undefined;
+    return {
+      callId: row.id,
+      accountId: row.account_id,
+      requestId: row.request_id,
+      holdMicros: Number(row.hold_micros),
+      covered: row.covered_plan !== null,
+      rates: {
+        input_micros_per_million: Number(row.input_micros_per_million),
+        output_micros_per_million: Number(row.output_micros_per_million),
+        cached_input_micros_per_million: Number(row.cached_input_micros_per_million),
+        cache_write_micros_per_million: Number(row.cache_write_micros_per_million),
+        cache_write_1h_micros_per_million: Number(row.cache_write_1h_micros_per_million),
+      },
+    };
   }
 
   /**

@@ -4,7 +4,8 @@
  * A webhook call is accepted only with `X-Telegram-Bot-Api-Secret-Token` equal to the configured secret
  * (constant-time); each `update_id` is handled once (a redelivered update is acknowledged, not answered
  * again). `/balance`, `/usage` (today, UTC) and `/alerts` (the newest open alerts) answer for a linked chat
- * only; `/start`, `/help` and `/link` hand out the signed account-link URL; `/unlink` forgets the link.
+ * only; `/start`, `/help` and `/link` hand out the signed account-link URL (with an identity provider) and say how
+ * to link with a one-time code from the dashboard; `/link <code>` uses such a code; `/unlink` forgets the link.
  * Answers go out as Bot API `sendMessage` calls to `<apiBaseUrl>/bot<token>/sendMessage`; without a bot token
  * the answer is returned as the webhook's response body (`{method: "sendMessage", chat_id, text}`), which the
  * Bot API also accepts.
@@ -19,6 +20,12 @@ import type { Clock } from '../kernel/clock.js';
 import { formatUsd } from '../kernel/money.js';
 import type { Storage } from '../storage/database.js';
 import type { ChatLinking } from './link.js';
+
+/** An amount as the chat shows it: a dollar sign, cents always, sub-cent digits only when there are any ($1.50, -$0.000125). */
+export function dollars(micros: number): string {
+  const plain = formatUsd(Math.abs(micros)).replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${micros < 0 ? '-' : ''}$${plain}`;
+}
 
 export interface ChatUpdate {
   update_id: number;
@@ -47,7 +54,7 @@ const HELP = [
   '/balance – wallet balance',
   '/usage – usage today (UTC)',
   '/alerts – recent account alerts',
-  '/link – connect this chat to your account',
+  '/link – connect this chat to your account (/link <code> with a code from the dashboard)',
   '/unlink – disconnect this chat',
 ].join('\n');
 
@@ -93,7 +100,8 @@ export class Chatbot {
   }
 
   private linkHint(chatId: string): string {
-    return this.deps.linking.enabled ? `Connect your account: ${this.deps.linking.linkFor(chatId)}` : 'Account linking is not available.';
+    const byCode = 'Get a one-time code on the dashboard (Settings → Chat bot) and send /link <code> here.';
+    return this.deps.linking.enabled ? `Connect your account: ${this.deps.linking.linkFor(chatId)}\nOr: ${byCode}` : byCode;
   }
 
   private async answer(chatId: string, text: string): Promise<string> {
@@ -102,7 +110,14 @@ export class Chatbot {
       const linked = await this.linkedCustomer(chatId);
       return linked === null ? `${HELP}\n\n${this.linkHint(chatId)}` : HELP;
     }
-    if (command === '/link') return this.linkHint(chatId);
+    if (command === '/link') {
+      const code = text.trim().split(/\s+/)[1];
+      if (code === undefined) return this.linkHint(chatId);
+      const customerId = await this.deps.linking.redeemCode(chatId, code);
+      return customerId === null
+        ? 'That code is unknown, used or expired. Get a new one on the dashboard (Settings → Chat bot).'
+        : 'This chat is now linked to your account. Try /balance.';
+    }
     if (command === '/unlink') {
       const removed = await this.deps.storage.db
         .deleteFrom('chatbot_links')
@@ -116,9 +131,9 @@ export class Chatbot {
     if (customerId === null) return `This chat is not linked to an account.\n${this.linkHint(chatId)}`;
     if (command === '/balance') {
       const wallet = await this.deps.wallets.walletSummary(customerId);
-      const lines = [`Balance: ${formatUsd(wallet.balanceMicros)}`, `Available: ${formatUsd(wallet.availableMicros)}`];
-      if (wallet.holdsMicros > 0) lines.push(`Held for running calls: ${formatUsd(wallet.holdsMicros)}`);
-      if (wallet.cashBalanceMicros > 0) lines.push(`Cash wallet: ${formatUsd(wallet.cashBalanceMicros)}`);
+      const lines = [`Balance: ${dollars(wallet.balanceMicros)}`, `Available: ${dollars(wallet.availableMicros)}`];
+      if (wallet.holdsMicros > 0) lines.push(`Held for running calls: ${dollars(wallet.holdsMicros)}`);
+      if (wallet.cashBalanceMicros > 0) lines.push(`Cash wallet: ${dollars(wallet.cashBalanceMicros)}`);
       if (wallet.plan) lines.push(`Plan: ${wallet.plan}`);
       return lines.join('\n');
     }
@@ -136,7 +151,7 @@ export class Chatbot {
       return [
         `Usage today (UTC): ${today.requests} request${today.requests === 1 ? '' : 's'}`,
         `Tokens: ${today.input} in, ${today.output} out`,
-        `Spend: ${formatUsd(today.spend)}`,
+        `Spend: ${dollars(today.spend)}`,
       ].join('\n');
     }
     const alerts = (await this.deps.alerts.list(customerId)).slice(0, this.deps.config.alertsLimit);

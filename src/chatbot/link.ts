@@ -8,6 +8,9 @@
  * verifier); `complete` uses it up once (a replayed or expired state is refused before any exchange), checks
  * the provider's answer and links the chat to the active customer with that verified email. No account is
  * created here: linking needs an existing account.
+ *
+ * Without an identity provider (or instead of it) the dashboard issues a one-time code (`/link <code>` in the
+ * chat, valid 10 minutes, stored as a keyed hash, used once) that links the chat to the signed-in account.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,6 +19,11 @@ import type { SecretBox } from '../accounts/secrets.js';
 import type { IdpConfig } from '../config/sections/accounts.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
+import { randomBase62 } from '../kernel/ids.js';
+
+/** How long a one-time link code from the dashboard is valid. */
+export const CHAT_LINK_CODE_TTL_MS = 10 * 60_000;
+export const CHAT_LINK_CODE_PATTERN = /^[A-Za-z0-9]{10}$/;
 
 export const CHAT_LINK_STATE_TTL_MS = 10 * 60_000;
 export const CHAT_ID_PATTERN = '^-?[0-9]{1,20}$';
@@ -131,5 +139,48 @@ export class ChatLinking {
       .onConflict((conflict) => conflict.column('chat_id').doUpdateSet({ customer_id: customerId, linked_at: now }))
       .execute();
     return { chatId: record.chat_id, customerId, email };
+  }
+
+  /** A one-time code the signed-in customer sends to the bot as `/link <code>`. */
+  async issueCode(customerId: number): Promise<{ code: string; expiresAt: number }> {
+    const code = randomBase62(10);
+    const now = this.deps.clock.nowMs();
+    const expiresAt = now + CHAT_LINK_CODE_TTL_MS;
+    await this.deps.storage.db
+      .insertInto('chatbot_link_codes')
+      .values({
+        code_hash: this.deps.box.hash('chatbot-code', code),
+        customer_id: customerId,
+        expires_at: expiresAt,
+        used_at: null,
+        created_at: now,
+      })
+      .execute();
+    return { code, expiresAt };
+  }
+
+  /** Uses a code up (once, unexpired) and links the chat to its account; null for an unknown, used or expired code. */
+  async redeemCode(chatId: string, code: string): Promise<number | null> {
+    if (!CHAT_LINK_CODE_PATTERN.test(code)) return null;
+    const now = this.deps.clock.nowMs();
+    const { storage } = this.deps;
+    const used = await storage.db
+      .updateTable('chatbot_link_codes')
+      .set({ used_at: now })
+      .where('code_hash', '=', this.deps.box.hash('chatbot-code', code))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning('customer_id')
+      .executeTakeFirst();
+    if (!used) return null;
+    const customer = await storage.db.selectFrom('customers').select('status').where('id', '=', used.customer_id).executeTakeFirst();
+    if (customer?.status !== 'active') return null;
+    const customerId = Number(used.customer_id);
+    await storage.db
+      .insertInto('chatbot_links')
+      .values({ chat_id: chatId, customer_id: customerId, linked_at: now })
+      .onConflict((conflict) => conflict.column('chat_id').doUpdateSet({ customer_id: customerId, linked_at: now }))
+      .execute();
+    return customerId;
   }
 }

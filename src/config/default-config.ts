@@ -1,6 +1,7 @@
 /**
- * Built-in configuration used when no SWITCHYARD_CONFIG file is given: the two stated rate cards, the
- * London and Chicago regions, real OpenAI/Anthropic providers (keys from the environment) and `power-ai`.
+ * Built-in configuration used when no SWITCHYARD_CONFIG file is given: the two stated rate cards, real
+ * OpenAI/Anthropic providers (keys from the environment) and `power-ai`. No regions: the loader names this service
+ * itself as the one region. Nothing here names a host the operator did not choose.
  */
 export const defaultConfigFile = {
   providers: [
@@ -33,20 +34,6 @@ export const defaultConfigFile = {
       note: 'applied because of heavy load',
     },
   },
-  regions: [
-    {
-      id: 'london',
-      name: 'London',
-      apiBaseUrl: 'https://london.api.switchyard.example',
-      healthUrl: 'https://london.api.switchyard.example/healthz',
-    },
-    {
-      id: 'chicago',
-      name: 'Chicago',
-      apiBaseUrl: 'https://chicago.api.switchyard.example',
-      healthUrl: 'https://chicago.api.switchyard.example/healthz',
-    },
-  ],
   payments: {
     card: {
       secretKey: '${CARD_PROCESSOR_SECRET_KEY:-}',

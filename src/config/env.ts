@@ -18,6 +18,8 @@ export interface EnvSettings {
   secret?: string;
   logLevel: string;
   publicBaseUrl?: string;
+  /** The standard OpenTelemetry variable: where traces go when the config file names no `tracing.endpoint`. */
+  otlpEndpoint?: string;
 }
 
 export class ConfigError extends Error {
@@ -43,6 +45,8 @@ export const ENV_VARIABLES = {
   SWITCHYARD_LOG_LEVEL: 'pino log level: fatal, error, warn, info, debug, trace or silent. Default info.',
   SWITCHYARD_PUBLIC_URL:
     'Public base URL of this service, used in /api/v1/me and for the app-server model provider. Default http://HOST:PORT (localhost for a wildcard HOST).',
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    'Base URL of an OTLP/HTTP trace receiver (e.g. http://127.0.0.1:4318); turns tracing on unless the config file sets tracing.endpoint. Absent in both: tracing is off.',
 } as const;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -111,5 +115,6 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): EnvSettings {
     secret,
     logLevel,
     publicBaseUrl: parseUrl(env, 'SWITCHYARD_PUBLIC_URL', ['http:', 'https:']),
+    otlpEndpoint: parseUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
   };
 }

@@ -14,27 +14,38 @@ import { MetricsSection } from './sections/metrics.js';
 import { PlatformSection } from './sections/platform.js';
 import { ServerSection } from './sections/server.js';
 import { ScaleOutSection } from './sections/scale-out.js';
+import { EngagementSection, JobsSection } from './sections/jobs.js';
+import { TracingSection } from './sections/tracing.js';
+import { UsageWebhookSection } from './sections/usage-webhook.js';
+import { refuseUnknownFields } from './strict.js';
 
-export const ConfigFileSchema = Type.Object(
-  {
-    $schema: Type.Optional(Type.String()),
-    server: ServerSection,
-    metrics: MetricsSection,
-    ...GatewaySection,
-    ...BillingSection,
-    ...PlatformSection,
-    agent: AgentSection,
-    accounts: AccountsSection,
-    mail: MailSection,
-    idp: IdpSection,
-    payments: PaymentsSection,
-    promotions: PromotionsSection,
-    adNetwork: AdNetworkSection,
-    desktop: DesktopSection,
-    chatbot: ChatbotSection,
-    scaleOut: ScaleOutSection,
-  },
-  { additionalProperties: false },
+/** Every nested object refuses fields it does not name (`refuseUnknownFields`), not only the top level. */
+export const ConfigFileSchema = refuseUnknownFields(
+  Type.Object(
+    {
+      $schema: Type.Optional(Type.String()),
+      server: ServerSection,
+      metrics: MetricsSection,
+      tracing: TracingSection,
+      ...GatewaySection,
+      ...BillingSection,
+      usageWebhook: UsageWebhookSection,
+      ...PlatformSection,
+      agent: AgentSection,
+      accounts: AccountsSection,
+      mail: MailSection,
+      idp: IdpSection,
+      payments: PaymentsSection,
+      promotions: PromotionsSection,
+      adNetwork: AdNetworkSection,
+      desktop: DesktopSection,
+      chatbot: ChatbotSection,
+      scaleOut: ScaleOutSection,
+      jobs: JobsSection,
+      engagement: EngagementSection,
+    },
+    { additionalProperties: false },
+  ),
 );
 
 export type FileConfig = Static<typeof ConfigFileSchema>;

@@ -10,6 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import { defaultConfigFile } from './default-config.js';
 import { ConfigError, loadEnv, type EnvSettings } from './env.js';
 import { ConfigFileSchema, type FileConfig } from './file-schema.js';
+import { describeSchemaError, fieldPath } from './strict.js';
 
 /**
  * `keyVariables`: provider id → the environment variable its `apiKey` names (`${OPENAI_API_KEY:-}`), for the
@@ -54,18 +55,18 @@ export function providerKeyVariables(raw: unknown): Record<string, string> {
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Replaces `${NAME}` (required) and `${NAME:-fallback}` in every string of the parsed file. */
-export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, at = '$'): unknown {
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, at: (string | number)[] = []): unknown {
   if (typeof value === 'string') {
     return value.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
       if (found !== undefined) return found;
       if (fallback !== undefined) return fallback;
-      throw new ConfigError(`config ${at}: environment variable ${name} is not set`);
+      throw new ConfigError(`config file: ${fieldPath(at)}: environment variable ${name} is not set`);
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, `${at}[${index}]`));
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, [...at, index]));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, `${at}.${key}`)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, [...at, key])]));
   }
   return value;
 }
@@ -74,39 +75,39 @@ export function parseConfigFile(raw: unknown, env: NodeJS.ProcessEnv = process.e
   const substituted = substituteEnv(raw, env);
   const withDefaults = Value.Default(ConfigFileSchema, structuredClone(substituted));
   const first = Value.Errors(ConfigFileSchema, withDefaults).First();
-  if (first) {
-    const where = first.path === '' ? '/' : first.path;
-    throw new ConfigError(`config file: ${where}: ${first.message}`);
-  }
+  if (first) throw new ConfigError(`config file: ${describeSchemaError(first)}`);
   const config = withDefaults as FileConfig;
   checkReferences(config);
   return config;
 }
 
 function checkReferences(config: FileConfig): void {
+  if (config.usageWebhook.url !== undefined && config.usageWebhook.secret.length < 16)
+    throw new ConfigError('config file: /usageWebhook/secret: a secret of at least 16 characters is required with usageWebhook.url');
   const providers = new Set(config.providers.map((provider) => provider.id));
   const models = new Set<string>();
   config.models.forEach((model, index) => {
     if (!providers.has(model.provider)) {
-      throw new ConfigError(`config file: /models/${index}/provider: unknown provider "${model.provider}"`);
+      throw new ConfigError(`config file: models[${index}].provider: unknown provider "${model.provider}"`);
     }
     if (!(model.rateCard in config.rateCards)) {
-      throw new ConfigError(`config file: /models/${index}/rateCard: unknown rate card "${model.rateCard}"`);
+      throw new ConfigError(`config file: models[${index}].rateCard: unknown rate card "${model.rateCard}"`);
     }
-    if (models.has(model.id)) throw new ConfigError(`config file: /models/${index}/id: duplicate model "${model.id}"`);
+    if (models.has(model.id)) throw new ConfigError(`config file: models[${index}].id: duplicate model "${model.id}"`);
     models.add(model.id);
   });
   const regions = new Set<string>();
   config.regions.forEach((region, index) => {
-    if (regions.has(region.id)) throw new ConfigError(`config file: /regions/${index}/id: duplicate region "${region.id}"`);
+    if (regions.has(region.id)) throw new ConfigError(`config file: regions[${index}].id: duplicate region "${region.id}"`);
     regions.add(region.id);
   });
   for (const [host, address] of Object.entries(config.agent.egress.hosts)) {
-    if (net.isIP(address) === 0) throw new ConfigError(`config file: /agent/egress/hosts/${host}: "${address}" is not an IP address`);
+    if (net.isIP(address) === 0)
+      throw new ConfigError(`config file: ${fieldPath(['agent', 'egress', 'hosts', host])}: "${address}" is not an IP address`);
   }
   for (const [alias, target] of Object.entries(config.aliases)) {
-    if (!models.has(target)) throw new ConfigError(`config file: /aliases/${alias}: unknown model "${target}"`);
-    if (models.has(alias)) throw new ConfigError(`config file: /aliases/${alias}: an alias cannot shadow a model`);
+    if (!models.has(target)) throw new ConfigError(`config file: ${fieldPath(['aliases', alias])}: unknown model "${target}"`);
+    if (models.has(alias)) throw new ConfigError(`config file: ${fieldPath(['aliases', alias])}: an alias cannot shadow a model`);
   }
 }
 
@@ -153,7 +154,13 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env, override
   const file = { ...parseConfigFile(raw, processEnv), ...overrides };
   const secret = loadOrCreateSecret(env);
   const publicBaseUrl = (env.publicBaseUrl ?? `http://${reachableHost(env.host)}:${env.port}`).replace(/\/+$/, '');
-  return deepFreeze({ ...file, env, secret, publicBaseUrl, keyVariables: providerKeyVariables(raw) });
+  const regions = file.regions.length > 0 ? file.regions : [ownRegion(publicBaseUrl)];
+  return deepFreeze({ ...file, regions, env, secret, publicBaseUrl, keyVariables: providerKeyVariables(raw) });
+}
+
+/** Without configured regions the one region is this service itself, checked at its own `/healthz`. */
+export function ownRegion(publicBaseUrl: string): FileConfig['regions'][number] {
+  return { id: 'local', name: 'This service', apiBaseUrl: publicBaseUrl, healthUrl: `${publicBaseUrl}/healthz` };
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -3,7 +3,7 @@
  * verifies it), the wallet, usage of the last `days` days (billing's token transactions and daily spend),
  * inbox and push messages, coder projects with their slots, and the client release metadata from config `releases`.
  */
-import { describeAccount, type PriceList } from '../accounts/account-profile.js';
+import { describeAccount, type EdgeBase, type PriceList } from '../accounts/account-profile.js';
 import type { CustomerService } from '../accounts/customer-service.js';
 import type { Inbox } from '../accounts/inbox.js';
 import type { WalletSummary } from '../billing/index.js';
@@ -25,6 +25,8 @@ export interface DesktopBootstrapDeps {
   customers: CustomerService;
   wallets: { walletSummary(customerId: number): Promise<WalletSummary> };
   prices: PriceList;
+  /** The customer's chosen edge region: its base URLs are the ones handed to the app. */
+  edgeBase?: EdgeBase;
   inbox: Pick<Inbox, 'list'>;
   push: Pick<PushMessages, 'list'>;
   coder: Pick<CoderProjects, 'list'>;
@@ -57,7 +59,10 @@ export class DesktopBootstrap {
     // answered just before shows in both.
     const walletRead = deps.wallets.walletSummary(caller.customerId);
     const [account, wallet, usage, inbox, push, coder] = await Promise.all([
-      describeAccount({ customers: deps.customers, wallets: deps.wallets, config: deps.config, prices: deps.prices }, caller),
+      describeAccount(
+        { customers: deps.customers, wallets: deps.wallets, config: deps.config, prices: deps.prices, edgeBase: deps.edgeBase },
+        caller,
+      ),
       walletRead,
       walletRead.then(() => tokenUsage(deps.storage.db, caller.customerId, now, options)),
       deps.inbox.list(caller.customerId, options.limit),

@@ -1,7 +1,10 @@
 /**
  * Research mode of desktop chat: a multi-step analysis by the conversation's model. A plan call asks for a title
  * and section headings as JSON; then one call per section (at most `maxSections`) writes it. Every call is a
- * billed model call through the gateway's execute path. URLs the model cites are collected as sources. The
+ * billed model call through the gateway's execute path. Sources are retrieved first — from the operator's search
+ * API, else by the model's own web search where its destination has it — and handed to each section call; every
+ * URL a section cites is then fetched through the SSRF-safe client and marked verified (reachable, and a passage
+ * the report quotes from it found in its text) or not, with the reason. The
  * analysis is stored with its reply message and moves `pending → running → completed | failed` by guarded updates;
  * the reply message receives the finished report as text. Runs in the background of the process that accepted
  * it: shutdown aborts the running ones, and a start marks analyses left pending or running by a stopped process
@@ -9,12 +12,14 @@
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import type { ExecuteOptions, GatewayCall } from '../gateway/execute.js';
+import type { ExecuteOptions } from '../gateway/execute.js';
+import { collect, type DriverDeps } from '../gateway/protocols/driver.js';
 import { collectParts } from '../gateway/protocols/shared/collect.js';
 import { AppError, isAppError, notFound } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
 import { iso, storableText } from './text.js';
+import type { ResearchSources, SearchResult, SourceCheck } from './research-sources.js';
 
 export interface ResearchSection {
   heading: string;
@@ -25,9 +30,14 @@ export interface ResearchDeps {
   storage: Storage;
   clock: Clock;
   logger: Logger;
-  execute(options: ExecuteOptions): Promise<GatewayCall>;
+  /** The gateway's model-call driver: each step is one billed call through it. */
+  driver: Pick<DriverDeps, 'execute'>;
   maxSections: number;
   maxOutputTokens: number;
+  /** Retrieval (the operator's search API) and the check of each cited source. */
+  sources: ResearchSources;
+  /** Whether a model's destination runs web search itself (used when no search API is configured). */
+  webSearch(model: string): boolean;
 }
 
 export interface ResearchJob {
@@ -104,13 +114,24 @@ export type ResearchRow = {
   completed_at: number | string | null;
 };
 
+/** Stored sources: URLs while the analysis runs, their checks once it completed. */
+export function storedSources(json: string): { urls: string[]; checks: SourceCheck[] } {
+  const entries = JSON.parse(json) as (string | SourceCheck)[];
+  return {
+    urls: entries.map((entry) => (typeof entry === 'string' ? entry : entry.url)),
+    checks: entries.filter((entry): entry is SourceCheck => typeof entry !== 'string'),
+  };
+}
+
 export function researchJson(row: ResearchRow) {
   const sections = JSON.parse(row.sections_json) as ResearchSection[];
+  const sources = storedSources(row.sources_json);
   return {
     status: row.status,
     title: row.title,
     sections: sections.map((section) => section.heading),
-    sources: JSON.parse(row.sources_json) as string[],
+    sources: sources.urls,
+    source_checks: sources.checks.map((check) => ({ url: check.url, verified: check.verified, reason: check.reason })),
     calls: Number(row.calls),
     error: row.error,
     created_at: iso(row.created_at),
@@ -172,7 +193,14 @@ export class ChatResearch {
   async completed(
     customerId: number,
     messageId: number,
-  ): Promise<{ title: string; prompt: string; sections: ResearchSection[]; sources: string[]; completedAt: number }> {
+  ): Promise<{
+    title: string;
+    prompt: string;
+    sections: ResearchSection[];
+    sources: string[];
+    checks: SourceCheck[];
+    completedAt: number;
+  }> {
     const row = await this.deps.storage.db
       .selectFrom('desktop_chat_research')
       .selectAll()
@@ -185,7 +213,8 @@ export class ChatResearch {
       title: row.title ?? 'Research',
       prompt: row.prompt,
       sections: JSON.parse(row.sections_json),
-      sources: JSON.parse(row.sources_json),
+      sources: storedSources(row.sources_json).urls,
+      checks: storedSources(row.sources_json).checks,
       completedAt: Number(row.completed_at),
     };
   }
@@ -206,13 +235,22 @@ export class ChatResearch {
       if (!plan) throw new AppError('UPSTREAM_FAILED', 'The model answered no usable plan (JSON with title and sections)');
       // Failed meanwhile (a restart elsewhere) or the conversation deleted: stop spending on it.
       if (!(await this.transition(job.researchId, ['running'], { title: storableText(plan.title), calls }))) return;
+      const retrieved = await this.retrieve(job, signal);
       const sections: ResearchSection[] = [];
       for (const heading of plan.sections) {
         calls += 1;
-        const text = await this.call(job, signal, calls, {
-          system: `You write one section of the research report "${plan.title}". Write the section "${heading}" only, in plain text, and cite your sources as full URLs.`,
-          user: job.prompt,
-        });
+        const text = await this.call(
+          job,
+          signal,
+          calls,
+          {
+            system:
+              `You write one section of the research report "${plan.title}". Write the section "${heading}" only, in plain text, and cite your sources as full URLs; ` +
+              `after each URL quote the sentence from that source that supports the claim, in double quotes.${retrieved.context}`,
+            user: job.prompt,
+          },
+          retrieved.modelSearch,
+        );
         sections.push({ heading: storableText(heading), text: storableText(text.trim()) });
         for (const url of citedUrls(text)) if (!sources.includes(url) && sources.length < MAX_SOURCES) sources.push(url);
         if (
@@ -224,7 +262,11 @@ export class ChatResearch {
         )
           return;
       }
-      await this.complete(job, plan.title, sections, sources, calls);
+      const checks = await this.deps.sources.check(
+        sources,
+        sections.map((one) => one.text),
+      );
+      await this.complete(job, plan.title, sections, checks, calls);
     } catch (error) {
       const message = signal.aborted
         ? 'Interrupted by a service shutdown'
@@ -238,15 +280,38 @@ export class ChatResearch {
     }
   }
 
-  /** One billed model call; its text, or an error for a refused or failed call. */
-  private async call(job: ResearchJob, signal: AbortSignal, step: number, prompt: { system: string; user: string }): Promise<string> {
-    const call = await this.deps.execute({
+  /**
+   * Sources for the sections: the operator's search API results (as context), else the model's own web search
+   * when its destination has it, else none (the model cites what it knows; the check still runs).
+   */
+  private async retrieve(job: ResearchJob, signal: AbortSignal): Promise<{ context: string; modelSearch: boolean }> {
+    if (!this.deps.sources.searchConfigured) return { context: '', modelSearch: this.deps.webSearch(job.model) };
+    let results: SearchResult[] = [];
+    try {
+      results = await this.deps.sources.search(job.prompt, signal);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, researchId: job.researchId }, 'research search failed; writing without search results');
+    }
+    if (results.length === 0) return { context: '', modelSearch: false };
+    const listed = results.map((result, index) => `${index + 1}. ${result.title} — ${result.url}\n${result.snippet}`).join('\n');
+    return { context: `\n\nSearch results (cite those you use):\n${listed}`, modelSearch: false };
+  }
+
+  /** One billed model call (with the destination's web search tool when asked); its text, or an error for a refused or failed call. */
+  private async call(
+    job: ResearchJob,
+    signal: AbortSignal,
+    step: number,
+    prompt: { system: string; user: string },
+    webSearch = false,
+  ): Promise<string> {
+    const options: ExecuteOptions = {
       principal: job.principal,
       request: {
         model: job.model,
         system: prompt.system,
         messages: [{ role: 'user', content: [{ type: 'text', text: prompt.user }] }],
-        tools: [],
+        tools: webSearch ? [{ type: 'builtin', name: 'web_search', config: { type: 'web_search' } }] : [],
         stream: false,
         maxOutputTokens: this.deps.maxOutputTokens,
       },
@@ -254,19 +319,27 @@ export class ChatResearch {
       requestId: `${job.requestId}-research-${step}`,
       signal,
       host: job.host,
-    });
-    const collected = await collectParts(call.parts);
+    };
+    const collected = await collect(this.deps.driver, options, (call) => collectParts(call.parts));
     if (collected.error) throw collected.error.toAppError();
     return collected.text;
   }
 
-  private async complete(job: ResearchJob, title: string, sections: ResearchSection[], sources: string[], calls: number): Promise<void> {
+  private async complete(
+    job: ResearchJob,
+    title: string,
+    sections: ResearchSection[],
+    sources: SourceCheck[],
+    calls: number,
+  ): Promise<void> {
     const now = this.deps.clock.nowMs();
     const report = [
       title,
       '',
       ...sections.flatMap((section) => [section.heading, '', section.text, '']),
-      ...(sources.length ? ['Sources', '', ...sources] : []),
+      ...(sources.length
+        ? ['Sources', '', ...sources.map((source) => `${source.url} (${source.verified ? 'verified' : `not verified: ${source.reason}`})`)]
+        : []),
     ]
       .join('\n')
       .trim();

@@ -7,11 +7,8 @@
  */
 import type { Principal } from '../accounts/principal.js';
 import type { Meter } from '../billing/meter.js';
-import type { ExecuteOptions, GatewayCall } from '../gateway/execute.js';
 import type { Collected } from '../gateway/protocols/shared/collect.js';
-import type { CallSignal } from '../gateway/normalized/call-signal.js';
-import type { Message } from '../gateway/normalized/request.js';
-import type { StreamPart } from '../gateway/normalized/stream-parts.js';
+import type { Message, NormalizedRequest } from '../gateway/normalized/request.js';
 import { AppError, isAppError, notFound, validationError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
@@ -31,8 +28,6 @@ export interface ChatDeps {
   defaultModel: string;
   /** Whether the gateway knows this model id or alias. */
   knownModel(id: string): boolean;
-  /** The gateway's metered call (billed like any call; 402 when the wallet cannot cover it), or with `meter` instead. */
-  execute(options: ExecuteOptions, meter?: Meter): Promise<GatewayCall>;
   /** How many earlier messages go with a prompt as its context. */
   contextMessages: number;
   quota: FreeQuota;
@@ -41,12 +36,29 @@ export interface ChatDeps {
   wallet(customerId: number): Promise<{ availableMicros: number; plan: string | null }>;
 }
 
-export interface SendOptions {
+export interface PrepareOptions {
+  requestId: string;
+  stream: boolean;
+}
+
+export interface ResearchOptions {
   principal: Principal;
   requestId: string;
-  signal: CallSignal;
   host?: string;
-  stream: boolean;
+}
+
+/** A prompt ready for its model call, and what follows the call. */
+export interface PreparedMessage {
+  request: NormalizedRequest;
+  /** The free quota's meter when a free message was taken, else absent (the wallet's). */
+  meter?: Meter;
+  free: boolean;
+  /** What a refused call answers: the free message given back, or a wallet refusal saying why the quota did not cover it. */
+  refused(error: unknown): Promise<unknown>;
+  /** Stores the prompt and the completed reply; the two messages. */
+  complete(collected: Collected): Promise<MessageJson[]>;
+  /** The caller's free quota now. */
+  freeQuota(): ReturnType<FreeQuota['status']>;
 }
 
 type ConversationRow = {
@@ -68,6 +80,8 @@ function conversationJson(row: ConversationRow) {
     updated_at: iso(row.updated_at),
   };
 }
+
+export type MessageJson = ReturnType<DesktopChat['messageJson']>;
 
 export class DesktopChat {
   constructor(private readonly deps: ChatDeps) {}
@@ -150,77 +164,55 @@ export class DesktopChat {
   }
 
   /**
-   * Sends a prompt with the conversation's saved context through the gateway. Nothing is stored until the call
-   * completes: `complete` stores the prompt and the reply together; a refused or failed call stores nothing (and
-   * gives a free message it took back).
+   * A prompt with the conversation's saved context, ready for the gateway (desktop-chat-protocol.ts drives it).
+   * Nothing is stored until the call completes: `complete` stores the prompt and the reply together; a refused or
+   * failed call stores nothing (and `refused` gives a free message it took back).
    */
-  async send(
-    customerId: number,
-    conversationId: number,
-    content: string,
-    options: SendOptions,
-  ): Promise<{
-    parts: AsyncIterable<StreamPart>;
-    free: boolean;
-    complete(collected: Collected): Promise<ReturnType<DesktopChat['messageJson']>[]>;
-  }> {
+  async prepare(customerId: number, conversationId: number, content: string, options: PrepareOptions): Promise<PreparedMessage> {
     const conversation = await this.get(customerId, conversationId);
     const messages = await this.context(customerId, conversationId);
     messages.push({ role: 'user', content: [{ type: 'text', text: content }] });
     const { quota } = this.deps;
     const slot = quota.coversModel(conversation.model) ? await quota.reserve(customerId, options.requestId) : null;
-    let call: GatewayCall;
-    try {
-      call = await this.deps.execute(
-        {
-          principal: options.principal,
-          request: {
-            model: conversation.model,
-            system: conversation.system_prompt ?? undefined,
-            messages,
-            tools: [],
-            stream: options.stream,
-          },
-          operation: 'chat',
-          requestId: options.requestId,
-          signal: options.signal,
-          host: options.host,
-        },
-        slot ? quota.meterFor(slot) : undefined,
-      );
-    } catch (error) {
-      if (slot) await quota.release(slot);
-      throw slot ? error : await this.walletRefusal(customerId, conversation.model, error);
-    }
     return {
-      parts: call.parts,
+      request: { model: conversation.model, system: conversation.system_prompt ?? undefined, messages, tools: [], stream: options.stream },
+      // A free message runs the same call with the quota's meter in place of the wallet's.
+      meter: slot ? quota.meterFor(slot) : undefined,
       free: slot !== null,
-      complete: async (collected) => {
-        const now = this.deps.clock.nowMs();
-        return this.deps.storage.db.transaction().execute(async (trx) => {
-          const base = { conversation_id: conversationId, customer_id: customerId, request_id: options.requestId, created_at: now };
-          const prompt = await trx
-            .insertInto('desktop_chat_messages')
-            .values({ ...base, role: 'user', content: storableText(content), model: null, input_tokens: null, output_tokens: null })
-            .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
-            .executeTakeFirstOrThrow();
-          const reply = await trx
-            .insertInto('desktop_chat_messages')
-            .values({
-              ...base,
-              role: 'assistant',
-              content: storableText(collected.text),
-              model: conversation.model,
-              input_tokens: collected.usage?.inputTokens ?? null,
-              output_tokens: collected.usage?.outputTokens ?? null,
-            })
-            .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
-            .executeTakeFirstOrThrow();
-          await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
-          return [this.messageJson(prompt), this.messageJson(reply)];
-        });
+      refused: async (error) => {
+        if (slot) await quota.release(slot);
+        return slot ? error : this.walletRefusal(customerId, conversation.model, error);
       },
+      complete: (collected) => this.store(customerId, conversationId, content, conversation.model, options.requestId, collected),
+      freeQuota: () => quota.status(customerId),
     };
+  }
+
+  /** Stores a completed message: the prompt and the reply together. */
+  private async store(customerId: number, conversationId: number, content: string, model: string, requestId: string, collected: Collected) {
+    const now = this.deps.clock.nowMs();
+    return this.deps.storage.db.transaction().execute(async (trx) => {
+      const base = { conversation_id: conversationId, customer_id: customerId, request_id: requestId, created_at: now };
+      const prompt = await trx
+        .insertInto('desktop_chat_messages')
+        .values({ ...base, role: 'user', content: storableText(content), model: null, input_tokens: null, output_tokens: null })
+        .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
+        .executeTakeFirstOrThrow();
+      const reply = await trx
+        .insertInto('desktop_chat_messages')
+        .values({
+          ...base,
+          role: 'assistant',
+          content: storableText(collected.text),
+          model,
+          input_tokens: collected.usage?.inputTokens ?? null,
+          output_tokens: collected.usage?.outputTokens ?? null,
+        })
+        .returning(['id', 'role', 'content', 'model', 'input_tokens', 'output_tokens', 'created_at'])
+        .executeTakeFirstOrThrow();
+      await trx.updateTable('desktop_chat_conversations').set({ updated_at: now }).where('id', '=', conversationId).execute();
+      return [this.messageJson(prompt), this.messageJson(reply)];
+    });
   }
 
   /**
@@ -228,7 +220,7 @@ export class DesktopChat {
    * transaction, then runs it in the background (every step a billed model call; the free quota does not cover
    * research). 402 at once when the wallet has nothing available and no Unlimited plan.
    */
-  async research(customerId: number, conversationId: number, content: string, options: Omit<SendOptions, 'stream' | 'signal'>) {
+  async research(customerId: number, conversationId: number, content: string, options: ResearchOptions) {
     const conversation = await this.get(customerId, conversationId);
     const wallet = await this.deps.wallet(customerId);
     if (wallet.availableMicros <= 0 && wallet.plan === null) {

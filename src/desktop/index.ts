@@ -7,12 +7,14 @@ import type { BillingServices } from '../billing/index.js';
 import type { GatewayServices } from '../gateway/index.js';
 import { DesktopBootstrap } from './bootstrap.js';
 import { BugReports } from './bug-reports.js';
-import { execute } from '../gateway/execute.js';
+import type { InboundProtocol } from '../gateway/protocols/contract.js';
 import { DesktopChat } from './chat.js';
+import { desktopChatProtocol, type DecodedDesktopChat } from './chat-protocol.js';
 import { CoderProjects } from './coder/coder-projects.js';
 import { PostgresDatabases, SqliteDatabases } from './coder/managed-databases.js';
 import { FreeQuota } from './chat-quota.js';
 import { ChatResearch } from './chat-research.js';
+import { ResearchSources } from './research-sources.js';
 import { VersionedDocuments } from './documents.js';
 import { Presence } from './presence.js';
 import { PushMessages } from './push.js';
@@ -31,8 +33,12 @@ export interface DesktopServices {
   push: PushMessages;
   shoutbox: Shoutbox;
   shoutboxFeed: ShoutboxFeed;
+  /** Push messages live over SSE (the shoutbox's feed rules: the table is the queue, Last-Event-ID resumes). */
+  pushFeed: ShoutboxFeed;
   bootstrap: DesktopBootstrap;
   chat: DesktopChat;
+  /** A chat-mode message as an inbound protocol of the gateway's driver (chat-protocol.ts). */
+  chatProtocol: InboundProtocol<DecodedDesktopChat>;
   coder: CoderProjects;
   chatQuota: FreeQuota;
   chatResearch: ChatResearch;
@@ -44,8 +50,8 @@ export interface DesktopServices {
 
 export interface DesktopDomainDeps {
   billing: Pick<BillingServices, 'walletSummary' | 'wallet'>;
-  gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'execute' | 'executeDeps'>;
-  accounts: Pick<AccountServices, 'inbox'>;
+  gateway: Pick<GatewayServices, 'listModels' | 'describeModel' | 'driver'>;
+  accounts: Pick<AccountServices, 'inbox' | 'settings'>;
   projects: Pick<ProjectStore, 'create' | 'remove'>;
   agent: {
     runtime: Pick<AgentServices['runtime'], 'isProjectBusy'>;
@@ -93,11 +99,23 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
     storage,
     clock,
     logger: deps.logger,
-    execute: (options) => domains.gateway.execute(options),
+    driver: domains.gateway.driver,
     maxSections: chatConfig.researchMaxSections,
     maxOutputTokens: chatConfig.researchMaxOutputTokens,
+    sources: new ResearchSources(chatConfig.researchSources),
+    webSearch: (model) => domains.gateway.listModels().some((entry) => entry.id === model && entry.capabilities.web_search),
   });
   const shoutbox = new Shoutbox(storage, clock, config.desktop.shoutbox);
+  const chat = new DesktopChat({
+    storage,
+    clock,
+    defaultModel: config.agent.defaultModel,
+    knownModel: (id) => domains.gateway.describeModel(id) !== undefined,
+    contextMessages: chatConfig.contextMessages,
+    quota: chatQuota,
+    research: chatResearch,
+    wallet: (customerId) => domains.billing.walletSummary(customerId),
+  });
   return {
     documents: new VersionedDocuments(storage, clock, {
       maxBytes: config.desktop.documentMaxBytes,
@@ -108,6 +126,7 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
     push,
     shoutbox,
     shoutboxFeed: new ShoutboxFeed(shoutbox, config.desktop.shoutbox),
+    pushFeed: new ShoutboxFeed(push, { ...config.desktop.shoutbox, event: 'push' }),
     bootstrap: new DesktopBootstrap({
       config,
       storage,
@@ -115,22 +134,13 @@ export function createDesktopServices(deps: DesktopBaseDeps, domains: DesktopDom
       customers: deps.customers,
       wallets: domains.billing,
       prices: () => domains.gateway.listModels(),
+      edgeBase: (customerId) => domains.accounts.settings.edgeBaseUrl(customerId),
       inbox: domains.accounts.inbox,
       push,
       coder,
     }),
-    chat: new DesktopChat({
-      storage,
-      clock,
-      defaultModel: config.agent.defaultModel,
-      knownModel: (id) => domains.gateway.describeModel(id) !== undefined,
-      // A free message runs the same execute path with the quota's meter in place of the wallet's.
-      execute: (options, meter) => (meter ? execute({ ...domains.gateway.executeDeps, meter }, options) : domains.gateway.execute(options)),
-      contextMessages: chatConfig.contextMessages,
-      quota: chatQuota,
-      research: chatResearch,
-      wallet: (customerId) => domains.billing.walletSummary(customerId),
-    }),
+    chat,
+    chatProtocol: desktopChatProtocol(chat),
     coder,
     chatQuota,
     chatResearch,

@@ -1,17 +1,32 @@
 /**
  * A completed research analysis as a PDF (pdfkit): title, the question, each section with its heading, and the
- * sources the model cited. Streams are left uncompressed: the document stays small and its text searchable by
+ * sources the model cited, each marked verified (fetched, the quoted passage found) or not, with the reason. Streams are left uncompressed: the document stays small and its text searchable by
  * simple tools.
  */
 import PDFDocument from 'pdfkit';
 import type { ResearchSection } from './chat-research.js';
+import type { SourceCheck } from './research-sources.js';
 
 export interface ResearchDocument {
   title: string;
   prompt: string;
   sections: ResearchSection[];
   sources: string[];
+  /** Each source's check (reachable, quoted passage found); absent for analyses finished before checks existed. */
+  checks?: SourceCheck[];
   completedAt: number;
+}
+
+const REASONS: Record<string, string> = {
+  unreachable: 'could not be fetched',
+  no_quote: 'no passage quoted from it',
+  quote_not_found: 'the quoted passage is not on the page',
+};
+
+/** "verified", or "not verified (why)"; "not checked" without a check. */
+export function sourceMark(check: SourceCheck | undefined): string {
+  if (!check) return 'not checked';
+  return check.verified ? 'verified' : `not verified (${REASONS[check.reason ?? ''] ?? check.reason})`;
 }
 
 export function researchPdf(research: ResearchDocument): Promise<Buffer> {
@@ -44,7 +59,14 @@ export function researchPdf(research: ResearchDocument): Promise<Buffer> {
   if (research.sources.length > 0) {
     doc.moveDown().fontSize(14).text('Sources');
     doc.moveDown(0.3).fontSize(10);
-    research.sources.forEach((url, index) => doc.text(`${index + 1}. ${url}`, { link: url }));
+    research.sources.forEach((url, index) => {
+      const check = research.checks?.find((entry) => entry.url === url);
+      doc.fillColor('#000000').text(`${index + 1}. ${url}`, { link: url });
+      doc
+        .fillColor(check?.verified ? '#1a7f37' : '#b42318')
+        .text(`   ${sourceMark(check)}${check?.verified && check.quote ? `: "${check.quote}"` : ''}`);
+    });
+    doc.fillColor('#000000');
   }
   doc.end();
   return done;

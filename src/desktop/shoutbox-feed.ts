@@ -1,5 +1,5 @@
 /**
- * Live shoutbox messages for SSE clients. The table is the queue: a stream writes every stored message after its
+ * Live shoutbox messages (and, with the same rules, desktop push messages) for SSE clients. The table is the queue: a stream writes every stored message after its
  * cursor in id order (`id:` the message id, so Last-Event-ID resumes), then sleeps until woken. A post on this
  * node wakes every stream at once; posts of other nodes are noticed by one shared check of the newest id every
  * `pollMs` while anyone listens. Ids commit in order (see `Shoutbox`), so a cursor never skips a message.
@@ -7,13 +7,21 @@
  */
 import type { Writable } from 'node:stream';
 import { encodeSseComment, encodeSseFrame } from '../kernel/sse.js';
-import type { Shoutbox } from './shoutbox.js';
 
 const PAGE_SIZE = 100;
 
 export interface ShoutboxFeedOptions {
   heartbeatMs: number;
   pollMs: number;
+  /** The SSE event name of each message (default `message`). */
+  event?: string;
+}
+
+/** What a feed reads: a table whose ids commit in order, a post signal, and the page after a cursor as one customer sees it. */
+export interface FeedSource {
+  onPost(listener: () => void): unknown;
+  newestId(): Promise<number>;
+  since(customerId: number, afterId: number, limit: number): Promise<{ id: number }[]>;
 }
 
 export interface ShoutboxStreamOptions {
@@ -30,7 +38,7 @@ export class ShoutboxFeed {
   private newestSeen = 0;
 
   constructor(
-    private readonly shoutbox: Pick<Shoutbox, 'onPost' | 'newestId' | 'since'>,
+    private readonly shoutbox: FeedSource,
     private readonly options: ShoutboxFeedOptions,
   ) {
     shoutbox.onPost(() => this.wakeAll());
@@ -81,7 +89,10 @@ export class ShoutboxFeed {
     try {
       // Registered before this read, so a post after it wakes the stream; `connected` tells the client from when on
       // nothing it posts or sees posted can be missed.
+      // No cursor: new messages only. A cursor beyond the newest id (never handed out: a client's bug, a restored
+      // database) would hide every message until the ids caught up: it starts from the newest too.
       if (options.after === null) cursor = await this.shoutbox.newestId();
+      else cursor = Math.min(cursor, await this.shoutbox.newestId());
       write(encodeSseComment('connected'));
       while (!closed) {
         if (!pending || blocked) {
@@ -94,7 +105,7 @@ export class ShoutboxFeed {
         const page = await this.shoutbox.since(options.customerId, cursor, PAGE_SIZE);
         for (const message of page) {
           if (closed) break;
-          write(encodeSseFrame({ id: message.id, event: 'message', data: message }));
+          write(encodeSseFrame({ id: message.id, event: this.options.event ?? 'message', data: message }));
           cursor = message.id;
         }
         // A full page may have more behind it; a blocked socket reads on after 'drain'.

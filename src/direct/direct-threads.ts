@@ -13,6 +13,7 @@ import type { ProjectEventSink } from '../agent/event-sink.js';
 import type { ThreadOwner, ThreadRouter } from '../agent/thread-router.js';
 import type { Principal } from '../accounts/principal.js';
 import type { TurnCredential, TurnPrincipals } from '../accounts/turn-principals.js';
+import { tracedApproval, turnNotification } from '../telemetry/index.js';
 import { applyNotification, endTurn, interruptedTurn, ThreadTurns, type TurnState } from '../agent/thread-state.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Storage } from '../storage/database.js';
@@ -150,14 +151,16 @@ export class DirectThreads implements ThreadOwner {
       // Requests we do not broker (user input, dynamic tools, elicitation) are refused rather than left hanging.
       throw new Error(`${request.method} is not supported by this service`);
     }
-    return this.deps.approvals.request({
-      projectId: directStreamId(customerId),
-      customerId,
-      kind,
-      serverRequestId: request.id,
-      params,
-      changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
-    });
+    return tracedApproval(params.threadId, kind, () =>
+      this.deps.approvals.request({
+        projectId: directStreamId(customerId),
+        customerId,
+        kind,
+        serverRequestId: request.id,
+        params,
+        changes: kind === 'fileChange' ? this.fileChanges.get(params.itemId) : undefined,
+      }),
+    );
   }
 
   onCrash(customerId: number): void {
@@ -193,6 +196,7 @@ export class DirectThreads implements ThreadOwner {
       if (state) endTurn(state, turn.turnId);
       await this.append(customerId, 'runtime/exited', { reason, thread_id: turn.threadId, turn_id: turn.turnId });
       await this.append(customerId, 'turn/completed', interruptedTurn(turn.threadId, turn.turnId));
+      turnNotification(turn.threadId, 'turn/completed', interruptedTurn(turn.threadId, turn.turnId));
     }
   }
 
@@ -203,6 +207,7 @@ export class DirectThreads implements ThreadOwner {
 
   private track(state: TurnState, customerId: number, method: string, params: Record<string, unknown>): void {
     const change = applyNotification(state, this.fileChanges, method, params);
+    if (typeof params.threadId === 'string') turnNotification(params.threadId, method, params);
     if (change.endedTurnId) void this.deps.approvals.cancelForTurn(params.threadId as string, change.endedTurnId);
     if (change.closedServerRequest !== undefined) void this.deps.approvals.cancelByServerRequest(customerId, change.closedServerRequest);
   }

@@ -1,29 +1,24 @@
 /**
  * `POST /v1/embeddings`: an OpenAI-shaped embeddings call routed to a model declared with
  * `capabilities.embeddings` on an OpenAI-kind provider. Metered like any model call (key policies, holds, rate
- * limits) and billed by input tokens on the model's rate card; the reply is the upstream's, model relabelled.
+ * limits) and billed by input tokens on the model's rate card; the reply is the upstream's, model relabelled. The
+ * driver runs the call (protocols/driver.ts `embed`), its hold and settlement those of execute.ts (`executeWhole`).
  */
-import type { Logger } from 'pino';
 import type { Principal } from '../accounts/principal.js';
-import type { Meter, MeteredUsage } from '../billing/meter.js';
+import type { MeteredUsage } from '../billing/meter.js';
 import { AppError } from '../kernel/errors.js';
-import type { CallsInFlight } from './calls-in-flight.js';
-import { resolveModel, type Routing } from './execute.js';
+import { resolveModel, type Routing, type WholeCall } from './execute.js';
 import { invalid, isObject, type Json } from './protocols/shared/decode-helpers.js';
-import { UpstreamError, type CallSignal } from './normalized/index.js';
+import type { CallSignal } from './normalized/index.js';
 import { countTextTokens } from './tokens.js';
-
-export interface EmbeddingsDeps {
-  routing: Routing;
-  meter: Meter;
-  logger: Logger;
-  calls: CallsInFlight;
-}
+import { modelCallTrace, tracer, type ModelCallTrace } from '../telemetry/index.js';
 
 export interface EmbeddingsOptions {
   principal: Principal;
   body: Json;
   requestId: string;
+  /** The client's own request id (its x-request-id), recorded with the call. */
+  clientRequestId?: string;
   signal: CallSignal;
   host?: string;
 }
@@ -54,13 +49,14 @@ function checkBody(body: Json): void {
     invalid(['dimensions'], 'must be a positive integer');
 }
 
-export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): Promise<Json> {
+/** The embeddings call of a request (checked, its model resolved); the driver runs it (protocols/driver.ts). */
+export async function embeddingsCall(routing: Routing, options: EmbeddingsOptions): Promise<WholeCall<Json>> {
   const { body, signal } = options;
   checkBody(body);
   const model = body.model as string;
   const estimated = await inputTokens(body.input);
-  const destination = resolveModel(deps.routing, model);
-  const adapter = deps.routing.adapterFor(destination);
+  const destination = resolveModel(routing, model);
+  const adapter = routing.adapterFor(destination);
   if (!destination.model.capabilities.embeddings || !adapter.embed) {
     throw new AppError(
       'BAD_REQUEST',
@@ -70,7 +66,9 @@ export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): P
       },
     );
   }
-  const metered = await deps.meter.begin({
+  // Tracing off: one branch, no span objects.
+  const traced = tracer() === null ? undefined : startTrace(options, model);
+  const admission = {
     principal: options.principal,
     requestedModel: model,
     modelId: destination.model.id,
@@ -78,28 +76,28 @@ export async function embed(deps: EmbeddingsDeps, options: EmbeddingsOptions): P
     estimatedInputTokens: estimated,
     maxOutputTokens: 0,
     requestId: options.requestId,
+    clientRequestId: options.clientRequestId,
     host: options.host,
-  });
-  const leave = deps.calls.enter();
-  let usage: MeteredUsage = { inputTokens: 0, outputTokens: 0, source: 'estimated' };
-  let status: 'completed' | 'failed' | 'aborted' = 'failed';
-  try {
-    const reply = await adapter.embed({ body: { ...body, model: destination.model.upstreamModel }, signal, requestId: options.requestId });
+  } as const;
+  const run = async () => {
+    traced?.routed(destination);
+    const send = { body: { ...body, model: destination.model.upstreamModel }, signal, requestId: options.requestId };
+    const reply = await (traced ? traced.inUpstream(() => adapter.embed!(send)) : adapter.embed!(send));
     const reported = isObject(reply.usage) ? reply.usage.prompt_tokens : undefined;
-    usage =
+    const usage: MeteredUsage =
       typeof reported === 'number'
         ? { inputTokens: reported, outputTokens: 0, source: 'upstream' }
         : { inputTokens: estimated, outputTokens: 0, source: 'estimated' };
-    status = 'completed';
-    return { ...reply, model };
-  } catch (error) {
-    if (signal.aborted) status = 'aborted';
-    throw error instanceof UpstreamError ? error.toAppError() : error;
-  } finally {
-    // The answer does not wait for the settlement's commit (journaled by settle() before it returns).
-    void metered
-      .settle(usage, status)
-      .catch((error) => deps.logger.error({ err: error, requestId: options.requestId }, 'settling an embeddings call failed'))
-      .finally(leave);
-  }
+    return { result: { ...reply, model } as Json, usage };
+  };
+  return { admission, signal, traced, run };
+}
+
+function startTrace(options: EmbeddingsOptions, model: string): ModelCallTrace | undefined {
+  return modelCallTrace({
+    operation: 'embeddings',
+    requestedModel: model,
+    requestId: options.requestId,
+    customerId: options.principal.kind === 'customer' ? options.principal.customerId : undefined,
+  });
 }

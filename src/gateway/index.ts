@@ -1,12 +1,13 @@
 /**
- * Gateway domain composition: model catalog and aliases, one provider adapter per provider, the metered `execute`
- * every protocol calls, and the stored-objects service the protocols save finished calls into.
+ * Gateway domain composition: model catalog and aliases, one provider adapter per provider, the model-call driver
+ * every model call runs through (protocols/driver.ts, over the metered `execute`), and the stored-objects service the protocols save finished calls into.
  */
 import type { GatewayMetrics } from '../metrics/index.js';
 import type { BillingServices } from '../billing/index.js';
+import { CallNotes } from '../billing/call-notes.js';
 import { CallsInFlight } from './calls-in-flight.js';
-import { execute, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from './execute.js';
-import { embed, type EmbeddingsOptions } from './embeddings.js';
+import type { ExecuteDeps } from './execute.js';
+import type { EmbeddingsOptions } from './embeddings.js';
 import { createProviderAdapter } from './providers/index.js';
 import { AliasStore } from './routing/alias-store.js';
 import { ModelCatalog } from './routing/model-catalog.js';
@@ -15,7 +16,7 @@ import { ModelRouter } from './routing/router.js';
 import { createStoredObjects, type StoredObjectsService } from './stored/index.js';
 import { createResponsesLifecycle, type ResponsesLifecycle } from './responses/index.js';
 import type { IdentityDeps } from '../accounts/deps.js';
-import type { DriverDeps } from './protocols/driver.js';
+import { createDriver, type Driver } from './protocols/driver.js';
 import { createProtocols, type Protocols } from './protocols/index.js';
 import { countMessageTokens, type TokenCount } from './protocols/messages/count-tokens.js';
 import type { RequestHeaders } from './protocols/contract.js';
@@ -33,14 +34,13 @@ const CALLS_SETTLE_WAIT_MS = 5_000;
 
 export interface GatewayServices {
   router: ModelRouter;
-  /** What `execute` needs; lifecycle code (background responses, compaction, completions) calls `execute` with it. */
+  /** What `execute` runs with (routing, meter, the calls in flight); model calls go through `driver`. */
   executeDeps: ExecuteDeps;
   stored: StoredObjectsService;
   /** Background responses, cancel, compaction, input tokens, replay (gateway/responses). */
   responses: ResponsesLifecycle;
-  execute(options: ExecuteOptions): Promise<GatewayCall>;
-  /** What the model-call driver (protocols/driver.ts) runs with. */
-  driver: DriverDeps;
+  /** The model-call driver (protocols/driver.ts): every model call of the service runs through it. */
+  driver: Driver;
   /** The inbound protocols (chat, responses, completions, messages) the model-call routes drive. */
   protocols: Protocols;
   /** `POST /v1/messages/count_tokens`: the provider's own count when it has one, else ours. */
@@ -67,6 +67,7 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
     defaultMaxOutputTokens: config.billing.defaultHoldOutputTokens,
     calls: new CallsInFlight(),
     metrics: deps.metrics?.gateway,
+    notes: new CallNotes(deps.storage.db, deps.clock, deps.logger),
   };
   const stored = createStoredObjects(deps);
   const priceOf: PriceOf = (id, destinationModelId) => {
@@ -76,18 +77,17 @@ export async function createGatewayServices(deps: GatewayDeps, billing: BillingS
       return null;
     }
   };
-  const responses = createResponsesLifecycle(deps, { executeDeps, stored });
-  const run = (options: ExecuteOptions): Promise<GatewayCall> => execute(executeDeps, options);
+  const driver = createDriver(executeDeps, deps.clock, deps.logger);
+  const responses = createResponsesLifecycle(deps, { executeDeps, driver, stored });
   return {
     router,
     executeDeps,
     stored,
     responses,
-    execute: run,
-    driver: { execute: run, clock: deps.clock, logger: deps.logger },
+    driver,
     protocols: createProtocols(stored),
     countMessageTokens: (options) => countMessageTokens(router, deps.clock, options),
-    embed: (options) => embed(executeDeps, options),
+    embed: (options) => driver.embed(options),
     listModels: () => listModels(router, priceOf),
     describeModel: (id) => describeModel(router, id, priceOf),
     async start() {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../kernel/errors.js';
 import { FORWARDED_HEADER, type ScaleOut } from '../scale/index.js';
+import { traceHeaders } from '../telemetry/index.js';
 import type { App } from './types.js';
 
 /** Project routes that reach the customer's app-server (`/events` and `/files/…` are served by any node). */
@@ -32,6 +33,8 @@ export const DIRECT_AFFINITY_ROUTES = new Set([
 ]);
 
 export const SERVED_BY_HEADER = 'x-switchyard-served-by';
+/** The header a client's own request id is echoed in (and carried in when a node forwards a request). */
+export const CLIENT_REQUEST_ID_HEADER = 'x-client-request-id';
 
 export function affinityOf(route: string): 'project' | 'direct' | null {
   if (PROJECT_ROUTE.test(route)) return 'project';
@@ -106,7 +109,16 @@ async function forward(
   });
   let answer;
   try {
-    answer = await scale.forwarder.forward(holderUrl, request.raw, request.id, request.ip, Date.now(), controller.signal);
+    // The holder continues this node's trace and keeps the client's own request id.
+    const extra: Record<string, string> = { ...traceHeaders() };
+    if (request.clientRequestId !== null) extra[CLIENT_REQUEST_ID_HEADER] = request.clientRequestId;
+    answer = await scale.forwarder.forward(holderUrl, request.raw, {
+      requestId: request.id,
+      clientIp: request.ip,
+      nowMs: Date.now(),
+      signal: controller.signal,
+      headers: extra,
+    });
   } catch (error) {
     throw new AppError('UPSTREAM_UNAVAILABLE', 'The node serving this project does not answer; retry shortly', {
       retryAfterSeconds: 1,

@@ -7,10 +7,10 @@ import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../accounts/principal.js';
 import type { CallSignal } from '../gateway/normalized/index.js';
-import { SSE_HEADERS } from '../kernel/sse.js';
+import { SSE_HEADERS, encodeSseComment } from '../kernel/sse.js';
 
 const HEARTBEAT_MS = 15_000;
-const HEARTBEAT = ': keep-alive\n\n';
+const HEARTBEAT = encodeSseComment('keep-alive');
 
 export function principalOf(request: FastifyRequest): Principal {
   // app.ts authenticates every `api` route before the handler runs.

@@ -27,5 +27,7 @@ export interface RouteOptionsConfig {
 export type CallerRule = 'customer' | 'wallet-owner' | 'project-owner';
 
 declare module 'fastify' {
+  // Fastify's route config is extended by declaration merging, which needs an interface.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface FastifyContextConfig extends RouteOptionsConfig {}
 }

@@ -15,7 +15,13 @@ export function formatUsd(micros: Micros): string {
   return `${negative ? '-' : ''}${whole}.${fraction}`;
 }
 
-export function moneyJson(micros: Micros): { micros: Micros; usd: string } {
+/** An amount as it crosses JSON: micro-USD and the formatted USD string. */
+export interface MoneyJson {
+  micros: Micros;
+  usd: string;
+}
+
+export function moneyJson(micros: Micros): MoneyJson {
   return { micros, usd: formatUsd(micros) };
 }
 

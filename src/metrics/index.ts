@@ -40,6 +40,41 @@ export function createMetrics(options: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
+  const { httpRequests, httpDuration, upstreamCalls, upstreamDuration, firstToken, tokens, billed } = requestSeries(registry);
+  const gaugeNames = new Set<string>();
+
+  return {
+    contentType: registry.contentType,
+    httpRequest(method, route, status, seconds) {
+      httpRequests.inc({ method, route, status: String(status) });
+      httpDuration.observe({ method, route }, seconds);
+    },
+    upstreamCall: (provider, model) => upstreamCallProbe({ upstreamCalls, upstreamDuration, firstToken, tokens, billed }, provider, model),
+    gauge(name, help, read, type = 'gauge') {
+      if (gaugeNames.has(name)) throw new Error(`metric ${name} registered twice`);
+      gaugeNames.add(name);
+      readAtScrape(registry, { name, help, read, type });
+    },
+    labeledCounter(name, help, label, read) {
+      if (gaugeNames.has(name)) throw new Error(`metric ${name} registered twice`);
+      gaugeNames.add(name);
+      new Counter({
+        name: `${PREFIX}${name}`,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [value, total] of Object.entries(read())) this.inc({ [label]: value }, total);
+        },
+      });
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+/** The series recorded as requests and model calls happen. */
+function requestSeries(registry: Registry) {
   const httpRequests = new Counter({
     name: `${PREFIX}http_requests_total`,
     help: 'HTTP requests answered, by method, route template and status code.',
@@ -85,83 +120,70 @@ export function createMetrics(options: MetricsOptions = {}): ServiceMetrics {
     labelNames: ['model'] as const,
     registers: [registry],
   });
-  const gaugeNames = new Set<string>();
+  return { httpRequests, httpDuration, upstreamCalls, upstreamDuration, firstToken, tokens, billed };
+}
 
+type RequestSeries = ReturnType<typeof requestSeries>;
+
+/** One upstream call's probe: first part and end are recorded once each. */
+function upstreamCallProbe(
+  series: Pick<RequestSeries, 'upstreamCalls' | 'upstreamDuration' | 'firstToken' | 'tokens' | 'billed'>,
+  provider: string,
+  model: string,
+): UpstreamCallProbe {
+  const { upstreamCalls, upstreamDuration, firstToken, tokens, billed } = series;
+  const startedAt = performance.now();
+  let sawFirst = false;
+  let ended = false;
   return {
-    contentType: registry.contentType,
-    httpRequest(method, route, status, seconds) {
-      httpRequests.inc({ method, route, status: String(status) });
-      httpDuration.observe({ method, route }, seconds);
+    firstPart() {
+      if (sawFirst) return;
+      sawFirst = true;
+      firstToken.observe({ provider, model }, (performance.now() - startedAt) / 1000);
     },
-    upstreamCall(provider, model): UpstreamCallProbe {
-      const startedAt = performance.now();
-      let sawFirst = false;
-      let ended = false;
-      return {
-        firstPart() {
-          if (sawFirst) return;
-          sawFirst = true;
-          firstToken.observe({ provider, model }, (performance.now() - startedAt) / 1000);
-        },
-        end(outcome: UpstreamOutcome, usage) {
-          if (ended) return;
-          ended = true;
-          upstreamCalls.inc({ provider, model, outcome });
-          upstreamDuration.observe({ provider, model }, (performance.now() - startedAt) / 1000);
-          if (usage) {
-            tokens.inc({ model, direction: 'input' }, usage.inputTokens);
-            tokens.inc({ model, direction: 'output' }, usage.outputTokens);
-            billed.inc({ model }, usage.costMicros);
-          }
-        },
-      };
-    },
-    gauge(name, help, read, type = 'gauge') {
-      if (gaugeNames.has(name)) throw new Error(`metric ${name} registered twice`);
-      gaugeNames.add(name);
-      const value = async () => {
-        try {
-          return await read();
-        } catch {
-          return 0;
-        }
-      };
-      if (type === 'counter') {
-        new Counter({
-          name: `${PREFIX}${name}`,
-          help,
-          registers: [registry],
-          async collect() {
-            const total = await value();
-            this.reset();
-            if (total > 0) this.inc(total);
-          },
-        });
-        return;
+    end(outcome: UpstreamOutcome, usage) {
+      if (ended) return;
+      ended = true;
+      upstreamCalls.inc({ provider, model, outcome });
+      upstreamDuration.observe({ provider, model }, (performance.now() - startedAt) / 1000);
+      if (usage) {
+        tokens.inc({ model, direction: 'input' }, usage.inputTokens);
+        tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+        billed.inc({ model }, usage.costMicros);
       }
-      new Gauge({
-        name: `${PREFIX}${name}`,
-        help,
-        registers: [registry],
-        async collect() {
-          this.set(await value());
-        },
-      });
     },
-    labeledCounter(name, help, label, read) {
-      if (gaugeNames.has(name)) throw new Error(`metric ${name} registered twice`);
-      gaugeNames.add(name);
-      new Counter({
-        name: `${PREFIX}${name}`,
-        help,
-        labelNames: [label],
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const [value, total] of Object.entries(read())) this.inc({ [label]: value }, total);
-        },
-      });
-    },
-    render: () => registry.metrics(),
   };
+}
+
+/** A series whose value is read when scraped (a reader that throws reads 0). */
+function readAtScrape(registry: Registry, series: { name: string; help: string; read: GaugeReader; type: 'gauge' | 'counter' }): void {
+  const { name, help, read } = series;
+  const value = async () => {
+    try {
+      return await read();
+    } catch {
+      return 0;
+    }
+  };
+  if (series.type === 'counter') {
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      async collect() {
+        const total = await value();
+        this.reset();
+        if (total > 0) this.inc(total);
+      },
+    });
+    return;
+  }
+  new Gauge({
+    name: `${PREFIX}${name}`,
+    help,
+    registers: [registry],
+    async collect() {
+      this.set(await value());
+    },
+  });
 }

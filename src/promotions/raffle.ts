@@ -8,6 +8,10 @@
  *   tickets: the entrants ordered by entrant id, each holding as many consecutive tickets as entries;
  *   for i = 0, 1, 2, …: ticket_i = SHA-256(seed + ":" + i) read as a big-endian integer, modulo the ticket count;
  *   the holder of ticket_i wins unless already a winner; stop when enough winners (or every entrant) are drawn.
+ *
+ * The draw runs by itself: opening a raffle schedules its draw (`onOpened`, the job runner's `raffle.draw`), and
+ * nobody has to look at the raffle for it to happen. A refunded top-up takes its entries out of a raffle not
+ * drawn yet (a drawn raffle's published entry list stays as it was drawn).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
@@ -15,6 +19,8 @@ import type { Wallet } from '../billing/wallet.js';
 import type { PromotionsConfig } from '../config/sections/payments.js';
 import type { Database } from '../storage/schema.js';
 import type { RafflesTable } from '../storage/tables/promotions.js';
+import type { PaymentListener } from '../billing/payments/ports.js';
+import type { Clock } from '../kernel/clock.js';
 import { grantOnce } from './grants.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -60,6 +66,8 @@ export class Raffles {
     private readonly db: Kysely<Database>,
     private readonly wallet: Wallet,
     private readonly config: () => PromotionsConfig['raffle'],
+    /** A raffle was just opened (in the opening transaction when there is one): schedules its draw. */
+    private readonly onOpened: (db: Executor, raffle: { id: number; drawsAtMs: number }) => Promise<void> = async () => undefined,
   ) {}
 
   private periodMs(): number {
@@ -73,7 +81,7 @@ export class Raffles {
     if (existing) return existing;
     const seed = randomBytes(32).toString('hex');
     const { prizeMicros, winners } = this.config();
-    await db
+    const inserted = await db
       .insertInto('raffles')
       .values({
         period,
@@ -87,8 +95,48 @@ export class Raffles {
         drawn_at: null,
       })
       .onConflict((conflict) => conflict.column('period').doNothing())
-      .execute();
+      .returning(['id', 'draws_at'])
+      .executeTakeFirst();
+    if (inserted) await this.onOpened(db, { id: Number(inserted.id), drawsAtMs: Number(inserted.draws_at) });
     return db.selectFrom('raffles').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
+  }
+
+  /** Raffles not drawn yet (their draws are scheduled again at start: raffles opened before the job runner existed). */
+  async undrawn(): Promise<{ id: number; drawsAtMs: number }[]> {
+    const rows = await this.db.selectFrom('raffles').select(['id', 'draws_at']).where('drawn_at', 'is', null).execute();
+    return rows.map((row) => ({ id: Number(row.id), drawsAtMs: Number(row.draws_at) }));
+  }
+
+  /**
+   * Takes the entries of one source (a refunded top-up) out of every raffle not drawn yet; returns how many rows
+   * went. The raffles it takes from are locked first (an update that changes nothing): a draw that already claimed
+   * one is waited for, and that raffle is then drawn and keeps the entries it was drawn from.
+   */
+  async removeEntries(trx: Transaction<Database>, source: string): Promise<number> {
+    const held = await trx.selectFrom('raffle_entries').select('raffle_id').where('source', '=', source).execute();
+    if (held.length === 0) return 0;
+    const undrawn = await trx
+      .updateTable('raffles')
+      .set((eb) => ({ draws_at: eb.ref('draws_at') }))
+      .where(
+        'id',
+        'in',
+        held.map((row) => Number(row.raffle_id)),
+      )
+      .where('drawn_at', 'is', null)
+      .returning('id')
+      .execute();
+    if (undrawn.length === 0) return 0;
+    const result = await trx
+      .deleteFrom('raffle_entries')
+      .where('source', '=', source)
+      .where(
+        'raffle_id',
+        'in',
+        undrawn.map((row) => Number(row.id)),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Adds entries to the current raffle for an activity; the same source counts once. */
@@ -156,7 +204,6 @@ export class Raffles {
   }
 
   async status(customerId: number, nowMs: number) {
-    await this.drawDue(nowMs);
     const raffle = await this.current(this.db, nowMs);
     const entrants = await this.entrants(this.db, raffle.id);
     const mine = entrants.find((entrant) => entrant.customerId === customerId)?.entries ?? 0;
@@ -197,4 +244,15 @@ export class Raffles {
         'The seed hash is published when the raffle opens and the seed after the draw. Order entrants by entrant id, give each as many consecutive tickets as entries; for i = 0, 1, …, ticket = SHA-256(seed + ":" + i) as a big-endian integer modulo the total tickets; its holder wins unless already drawn.',
     };
   }
+}
+
+/** Paid top-ups (card, crypto) earn raffle entries; a refunded top-up's entries go with it (from a raffle not drawn yet). */
+export function raffleEntriesOfPayments(raffle: Raffles, entriesPerPaidTopUp: () => number, clock: Clock): PaymentListener {
+  return {
+    paid: (trx, payment) =>
+      payment.method === 'card' || payment.method === 'crypto'
+        ? raffle.addEntries(trx, payment.customer_id, `payment:${payment.public_id}`, entriesPerPaidTopUp(), clock.nowMs())
+        : Promise.resolve(),
+    refunded: async (trx, payment) => void (await raffle.removeEntries(trx, `payment:${payment.public_id}`)),
+  };
 }

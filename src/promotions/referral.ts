@@ -8,6 +8,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Wallet } from '../billing/wallet.js';
 import { accountId, walletCode } from '../billing/ledger.js';
 import type { PaymentRow } from '../billing/payments/ledger-effects.js';
+import type { PaymentListener } from '../billing/payments/ports.js';
 import { randomBase62 } from '../kernel/ids.js';
 import type { Database } from '../storage/schema.js';
 
@@ -54,7 +55,8 @@ export async function attributeReferral(
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1 ? referrer : null;
 }
 
-export class ReferralEarnings {
+/** Listens to payment events: earns on a referred customer's paid top-up, claws back on its refund. */
+export class ReferralEarnings implements PaymentListener {
   constructor(
     private readonly wallet: Wallet,
     private readonly shareBasisPoints: () => number,
@@ -62,7 +64,7 @@ export class ReferralEarnings {
   ) {}
 
   /** Paid top-up of a referred customer → the referrer's share, once per payment. */
-  async onPaid(trx: Transaction<Database>, payment: PaymentRow): Promise<void> {
+  async paid(trx: Transaction<Database>, payment: PaymentRow): Promise<void> {
     if (payment.method !== 'card' && payment.method !== 'crypto') return;
     const referral = await trx
       .selectFrom('referrals')
@@ -96,7 +98,7 @@ export class ReferralEarnings {
   }
 
   /** Refunded payment → the refunded share of the earning is taken back from the referrer's cash wallet, as far as available. */
-  async onRefund(trx: Transaction<Database>, payment: PaymentRow): Promise<void> {
+  async refunded(trx: Transaction<Database>, payment: PaymentRow): Promise<void> {
     const earning = await trx.selectFrom('referral_earnings').selectAll().where('payment_id', '=', payment.id).executeTakeFirst();
     if (!earning) return;
     const amount = Number(payment.amount_micros);

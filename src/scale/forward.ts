@@ -65,6 +65,17 @@ export interface ForwardedAnswer {
   body: Readable;
 }
 
+export interface ForwardOptions {
+  /** The first node's request id (the holder keeps it). */
+  requestId: string;
+  /** The address the request came from at the first node. */
+  clientIp: string;
+  nowMs: number;
+  signal: AbortSignal;
+  /** Set on the forwarded request over what the client sent (`traceparent`, `x-client-request-id`). */
+  headers?: Record<string, string>;
+}
+
 export class Forwarder {
   private readonly agent: Agent;
 
@@ -78,14 +89,8 @@ export class Forwarder {
   }
 
   /** Sends the raw request on to `baseUrl`; rejects when the holder cannot be reached. */
-  async forward(
-    baseUrl: string,
-    raw: IncomingMessage,
-    requestId: string,
-    clientIp: string,
-    nowMs: number,
-    signal: AbortSignal,
-  ): Promise<ForwardedAnswer> {
+  async forward(baseUrl: string, raw: IncomingMessage, options: ForwardOptions): Promise<ForwardedAnswer> {
+    const { requestId, clientIp, nowMs, signal } = options;
     const method = raw.method ?? 'GET';
     const url = raw.url ?? '/';
     const headers: Record<string, string | string[]> = {};
@@ -93,8 +98,9 @@ export class Forwarder {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers[FORWARDED_HEADER] = this.signer.sign(this.nodeId, method, url, clientIp, nowMs);
-    // One request id on both nodes' logs.
+    // One request id on both nodes' logs; the caller's additions (trace context, the client's own id) last.
     headers['x-request-id'] = requestId;
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name] = value;
     const hasBody =
       method !== 'GET' &&
       method !== 'HEAD' &&

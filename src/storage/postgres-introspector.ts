@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely<any> is Kysely's type for a database whose tables are not described here (migrations run before any schema type holds). */
 /**
  * PostgreSQL introspection limited to the connection's current schema. Kysely's own introspector reads every
  * schema of the server and calls `has_schema_privilege` by name, which fails with "schema does not exist" when

@@ -14,6 +14,7 @@ import type { AutoTopupTables } from './tables/auto-topup.js';
 import type { DesktopCoderTables } from './tables/desktop-coder.js';
 import type { ObjectWorkspaceChatbotTables } from './tables/object-workspace-chatbot.js';
 import type { ScaleTables } from './tables/scale.js';
+import type { TimedJobTables } from './tables/timed-jobs.js';
 
 export interface Database
   extends
@@ -31,4 +32,5 @@ export interface Database
     DesktopTables,
     DesktopCoderTables,
     ObjectWorkspaceChatbotTables,
-    ScaleTables {}
+    ScaleTables,
+    TimedJobTables {}

@@ -38,6 +38,33 @@ describe('account settings, inbox, alerts and toolbox', () => {
     expect((await post('/api/v1/me/edge-region', alice, { region: 'chicago', extra: 1 })).statusCode).toBe(422);
   });
 
+  it('edge region has an effect: the base URLs handed to clients (/me and the desktop bootstrap) are the chosen region’s', async () => {
+    const service = context.config.publicBaseUrl;
+    const before = (await get('/api/v1/me', bob)).json();
+    expect(before).toMatchObject({ base_url: `${service}/v1`, api_base_url: `${service}/api/v1` });
+    expect((await post('/api/v1/me/edge-region', bob, { region: 'london' })).statusCode).toBe(200);
+    const me = (await get('/api/v1/me', bob)).json();
+    expect(me).toMatchObject({ base_url: 'https://london.api.example.test/v1', api_base_url: 'https://london.api.example.test/api/v1' });
+    const boot = (await get('/api/v1/desktop/bootstrap', bob)).json();
+    expect(boot).toMatchObject({ base_url: 'https://london.api.example.test/v1', api_base_url: 'https://london.api.example.test/api/v1' });
+    expect((await post('/api/v1/me/edge-region', bob, { region: 'chicago' })).statusCode).toBe(200);
+    expect((await get('/api/v1/desktop/bootstrap', bob)).json().base_url).toBe('https://chicago.api.example.test/v1');
+    // The CLI login hands the same base URLs to the CLI.
+    const cli = await context.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: bob.email, password: bob.password },
+    });
+    expect(cli.statusCode, cli.body).toBe(200);
+    expect(cli.json()).toMatchObject({
+      base_url: 'https://chicago.api.example.test/v1',
+      api_base_url: 'https://chicago.api.example.test/api/v1',
+    });
+    // Another customer's choice changes nothing for alice's neighbour without one.
+    const carol = await signUp(context, 'carol');
+    expect((await get('/api/v1/me', carol)).json().base_url).toBe(`${service}/v1`);
+  });
+
   it('email: password required, format checked, unique (409), saved', async () => {
     const password = alice.password;
     expect((await post('/api/v1/me/email', alice, { email: 'not-an-email', password })).statusCode).toBe(422);

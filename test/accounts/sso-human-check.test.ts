@@ -119,7 +119,10 @@ describe('human check (ALTCHA proof of work)', () => {
     context = await createTestContext({
       clock,
       config: {
-        accounts: { humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2, cost: 10, maxCounter: 400 } },
+        accounts: {
+          registration: 'open',
+          humanCheck: { requiredFor: ['register', 'web-login'], webLoginAfterFailures: 2, cost: 10, maxCounter: 400 },
+        },
       } as never,
     });
   });

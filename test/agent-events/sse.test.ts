@@ -39,7 +39,8 @@ describe('project events over SSE', () => {
     expect(client.response.statusCode).toBe(200);
     expect(client.response.headers['content-type']).toContain('text/event-stream');
     expect(client.response.headers['cache-control']).toContain('no-cache');
-    expect(client.response.headers['x-request-id']).toBe('sse-live-1');
+    expect(client.response.headers['x-request-id']).toMatch(/^req_/);
+    expect(client.response.headers['x-client-request-id']).toBe('sse-live-1');
     // The body ends with the connection: frames are written as they are, without chunked framing.
     expect(client.response.headers['transfer-encoding']).toBeUndefined();
     expect(client.response.headers.connection).toBe('close');

@@ -123,18 +123,23 @@ describe('app-server lifecycle: idle stop, busy hold, one thread per project, SS
       if (services.agent.supervisor.peek(harness.customer.id)) await sleep(50);
     }
     expect(services.agent.supervisor.peek(harness.customer.id)).toBeNull();
-    // Once stopped (the process exited and its key was revoked), the status shows neither.
+    // Once stopped the status says so; the runtime key stays the customer's one key for the next start.
+    const keyBefore = (
+      await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: harness.customer.headers })
+    ).json().account.runtime_key;
     let account: { app_server_running: boolean; runtime_key: unknown } | null = null;
     while (Date.now() < deadline) {
       const status = await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: harness.customer.headers });
       account = status.json().account;
-      if (account!.runtime_key === null) break;
+      if (!account!.app_server_running) break;
       await sleep(50);
     }
-    expect(account).toMatchObject({ app_server_running: false, runtime_key: null });
+    expect(account).toMatchObject({ app_server_running: false, runtime_key: { keyId: keyBefore.keyId } });
 
     const reopened = await post(`/api/v1/projects/${projectId}/open`);
     expect(reopened.json()).toMatchObject({ resumed: true, thread: { id: threadId } });
     expect(services.agent.supervisor.peek(harness.customer.id)!.pid).not.toBe(pid);
+    const after = await harness.context.app.inject({ method: 'GET', url: '/api/v1/agent/status', headers: harness.customer.headers });
+    expect(after.json().account.runtime_key.keyId).toBe(keyBefore.keyId);
   });
 });

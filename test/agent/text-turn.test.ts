@@ -71,6 +71,19 @@ describe('managed project: text turn through the gateway', () => {
     expect(cost).toBeGreaterThan(0);
     const wallet = await context.app.inject({ method: 'GET', url: '/api/v1/wallet/status', headers: customer.headers });
     expect(wallet.json()).toMatchObject({ balance: { micros: 100_000_000 - cost }, holds: { micros: 0 } });
+    // Activity shows the turn as one entry of its project, with the turn's id and cost.
+    expect(calls[0]).toMatchObject({ thread_id: threadId, turn_id: turnId });
+    const activity = await context.app.inject({ method: 'GET', url: '/api/v1/activity', headers: customer.headers });
+    expect(activity.json().entries).toEqual([
+      expect.objectContaining({
+        kind: 'agent_turn',
+        id: turnId,
+        turn_id: turnId,
+        calls: 1,
+        cost: expect.objectContaining({ micros: cost }),
+      }),
+    ]);
+    expect(activity.json().entries[0].project).toMatchObject({ id: projectId });
 
     const summary = await context.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}`, headers: customer.headers });
     expect(summary.json().latest_thread).toMatchObject({

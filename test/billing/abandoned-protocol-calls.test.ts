@@ -104,8 +104,8 @@ describe('abandoned calls settle on every protocol, streamed or not', () => {
     const gateway = context.services.gateway;
     const deps = {
       ...gateway.driver,
-      execute: async (options: Parameters<typeof gateway.execute>[0]) => {
-        const call = await gateway.execute(options);
+      execute: async (options: Parameters<typeof gateway.driver.execute>[0]) => {
+        const call = await gateway.driver.execute(options);
         return leavingAfter(call, after ?? -1, client, seen);
       },
     };

@@ -71,6 +71,7 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       JSON.stringify({
         ...billingConfig(upstream.url),
         rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
+        accounts: { registration: 'open' },
       }),
     );
   }, 180_000);

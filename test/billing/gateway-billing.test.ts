@@ -3,27 +3,15 @@
  * overspend guard under 1000 concurrent requests, and exactly-once settlement of streams that clients drop.
  */
 import { encode } from 'gpt-tokenizer';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
-import { operatorHeaders, type TestContext } from '../helpers/context.js';
-import { billingContext, chat, CHAT_BODY, credit, expectLedgerConsistent, newCustomer, probeHold, walletOf } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { operatorHeaders } from '../helpers/context.js';
+import { chat, CHAT_BODY, credit, newCustomer, probeHold, walletOf, withListeningGateway } from './helpers.js';
 
 describe('billing through the gateway', () => {
-  let context: TestContext;
-  let upstream: ModelUpstream;
-  let url: string;
-  beforeEach(async () => {
-    upstream = await startModelUpstream();
-    context = await billingContext({ upstreamUrl: upstream.url });
-    url = await context.listen();
-  });
-  afterEach(async () => {
-    await expectLedgerConsistent(context);
-    await context.close();
-    await upstream.close();
-  });
+  const gateway = withListeningGateway();
 
   it('1000 concurrent requests against a wallet covering exactly K: K succeed, the rest get 402', async () => {
+    const { context, upstream, url } = gateway;
     const buyer = await newCustomer(context, 1_000_000);
     const hold = await probeHold(context, upstream, url, buyer.systemToken, buyer.customerId);
     const K = 123;
@@ -47,6 +35,7 @@ describe('billing through the gateway', () => {
   });
 
   it('403 for a model outside the key policy and spending_limit_reached, in the OpenAI shape', async () => {
+    const { context, url } = gateway;
     const buyer = await newCustomer(context, 1_000_000);
     const created = await context.services.keys.issue(context.storage.db, {
       customerId: buyer.customerId,
@@ -65,6 +54,7 @@ describe('billing through the gateway', () => {
   });
 
   it('200 streams with random client disconnects: each settled once, billed at least prompt + forwarded tokens', async () => {
+    const { context, upstream, url } = gateway;
     const buyer = await newCustomer(context, 100_000_000);
     const words = Array.from({ length: 60 }, (_, index) => `word${index}`).join(' ');
     upstream.setDefault(() => ({ kind: 'text', text: words, chunks: 30, chunkDelayMs: 3, usage: { inputTokens: 40, outputTokens: 400 } }));

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { KeyPolicy, Principal } from '../../src/accounts/principal.js';
 import type { MeterRequest } from '../../src/billing/meter.js';
-import type { ModelUpstream } from '../fakes/model-upstream.js';
+import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
 import { bearer, createTestContext, operatorHeaders, type TestContext, type TestContextOptions } from '../helpers/context.js';
 
 export const MODEL = 'test-model';
@@ -38,6 +38,32 @@ export function withFreshBillingContext(use: (context: TestContext) => void): vo
     await expectLedgerConsistent(context);
     await context.close();
   });
+}
+
+/** What `withListeningGateway` gives each test: its context, the scripted upstream and the service's URL. */
+export interface ListeningGateway {
+  context: TestContext;
+  upstream: ModelUpstream;
+  url: string;
+}
+
+/**
+ * A scripted upstream and a billing context listening on a port, new for each test of the calling `describe`; the
+ * ledger is checked and both are closed after the test. Read the fields inside the tests (they change per test).
+ */
+export function withListeningGateway(): ListeningGateway {
+  const current = {} as ListeningGateway;
+  beforeEach(async () => {
+    current.upstream = await startModelUpstream();
+    current.context = await billingContext({ upstreamUrl: current.upstream.url });
+    current.url = await current.context.listen();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(current.context);
+    await current.context.close();
+    await current.upstream.close();
+  });
+  return current;
 }
 
 export interface TestCustomer {

@@ -81,7 +81,12 @@ describe('wallet holds and settlement through the meter', () => {
     const principal = await principalFor(context, buyer.systemToken);
     const meter = context.services.billing.meter;
     const calls = [];
-    for (let index = 0; index < 3; index += 1) calls.push(await meter.begin(meterRequest(principal)));
+    for (let index = 0; index < 3; index += 1) {
+      const call = await meter.begin(meterRequest(principal));
+      // A call started before its hold committed (an early hold) has its row once confirmed.
+      await call.confirmed;
+      calls.push(call);
+    }
     const ids = (await context.storage.db.selectFrom('billing_calls').select('id').orderBy('id').execute()).map((row) => row.id);
     const nowMs = Date.now();
     // Another live process on this host (this test's pid, fresh heartbeat) and a crashed one (stale heartbeat).

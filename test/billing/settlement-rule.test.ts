@@ -1,7 +1,7 @@
 /** The settlement rule both stores apply, case by case. */
 import { describe, expect, it } from 'vitest';
 import { AssertionError } from '../../src/kernel/assert.js';
-import { holdOnWallet, needsSpareCredit, settlementOf, type SettlementInput } from '../../src/billing/settlement-rule.js';
+import { holdOnWallet, needsSpareCredit, settlementOf, type SettlementInput } from '../../src/storage/ledger-store/settlement-rule.js';
 
 const cases: {
   name: string;

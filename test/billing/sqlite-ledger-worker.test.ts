@@ -10,7 +10,8 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteLedgerWorker, type SettleOperation } from '../../src/billing/sqlite-ledger-worker.js';
+import type { SettleInput } from '../../src/storage/ledger-store/ledger-store.js';
+import { SqliteThreadLedgerStore } from '../../src/storage/ledger-store/sqlite-thread-ledger-store.js';
 import type { TestContext } from '../helpers/context.js';
 import { openTestStorage, tempDir, type TestStorage } from '../helpers/databases.js';
 import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
@@ -48,14 +49,13 @@ describe('SQLite ledger worker beside other writers', () => {
 });
 
 /** The settlement of a call that does not exist: a live worker answers null (nothing settled). */
-const UNKNOWN_CALL: SettleOperation = {
-  kind: 'settle',
+const UNKNOWN_CALL: SettleInput = {
   callId: -1,
   accountId: -1,
   revenueAccountId: -1,
   holdMicros: 0,
   fullCostMicros: 0,
-  usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, source: 'upstream' },
+  usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, source: 'upstream' },
   outcome: 'completed',
   requestId: 'req_unknown',
   nowMs: 0,
@@ -72,21 +72,21 @@ describe('a dead SQLite ledger worker', () => {
   });
 
   it('rejects the calls pending when it was terminated and every later call, and close() finishes', { timeout: 5_000 }, async () => {
-    const ledger = new SqliteLedgerWorker(storage.location.sqlitePath!, 16);
-    expect(await ledger.run(UNKNOWN_CALL)).toBeNull();
-    const pending = [ledger.run(UNKNOWN_CALL), ledger.run(UNKNOWN_CALL)];
+    const ledger = new SqliteThreadLedgerStore(storage.location.sqlitePath!, { maxBatch: 16, settleWindowMs: 20 });
+    expect(await ledger.settleCall(UNKNOWN_CALL)).toBeNull();
+    const pending = [ledger.settleCall(UNKNOWN_CALL), ledger.settleCall(UNKNOWN_CALL)];
     const terminated = (ledger as unknown as { worker: Worker }).worker.terminate();
     const closed = ledger.close();
     for (const call of pending) await expect(call).rejects.toThrow(/ledger worker/);
     await terminated;
     await closed;
-    await expect(ledger.run(UNKNOWN_CALL)).rejects.toThrow(/ledger worker/);
+    await expect(ledger.settleCall(UNKNOWN_CALL)).rejects.toThrow(/ledger worker/);
   });
 
   it('rejects every call of a worker that could not open its database, and close() finishes', { timeout: 5_000 }, async () => {
-    const ledger = new SqliteLedgerWorker(path.join(tempDir(), 'missing', 'ledger.sqlite'), 16);
-    await expect(ledger.run(UNKNOWN_CALL)).rejects.toThrow(/directory does not exist/);
-    await expect(ledger.run(UNKNOWN_CALL)).rejects.toThrow(/ledger worker/);
+    const ledger = new SqliteThreadLedgerStore(path.join(tempDir(), 'missing', 'ledger.sqlite'), { maxBatch: 16, settleWindowMs: 20 });
+    await expect(ledger.settleCall(UNKNOWN_CALL)).rejects.toThrow(/directory does not exist/);
+    await expect(ledger.settleCall(UNKNOWN_CALL)).rejects.toThrow(/ledger worker/);
     await ledger.close();
   });
 });

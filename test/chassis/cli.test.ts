@@ -110,7 +110,8 @@ describe('switchyard command line', () => {
     expect(without.status).toBe(401);
     const regions = await fetch(`${base}/api/v1/status/regions`);
     expect(regions.status).toBe(200);
-    expect((await regions.json()).regions.map((region: { id: string }) => region.id)).toEqual(['london', 'chicago']);
+    // Without configured regions the one region is this service itself.
+    expect((await regions.json()).regions).toMatchObject([{ id: 'local', api_base_url: `http://127.0.0.1:${port}`, available: true }]);
 
     // Without SWITCHYARD_STATIC_TOKEN the first start wrote an operator token file and logged where, not what.
     const tokenFile = path.join(dataDir, 'operator-token');
@@ -122,17 +123,25 @@ describe('switchyard command line', () => {
     const viaBootstrap = await fetch(`${base}/api/admin/customers`, { headers: { authorization: `Bearer ${bootstrapToken}` } });
     expect(viaBootstrap.status).toBe(200);
 
-    // A key for a customer, issued while the service runs, works at once.
-    const register = await fetch(`${base}/api/v1/customer/register`, {
+    // Registration is by invite by default: a sign-up without one is refused, the operator's invite lets it in.
+    const signUp = (body: Record<string, string>) =>
+      fetch(`${base}/api/v1/customer/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'cli-customer@example.test', password: 'long enough password', ...body }),
+      });
+    const uninvited = await signUp({ humanCheck: await solvedHumanCheckAt(base) });
+    expect(uninvited.status).toBe(403);
+    expect((await uninvited.json()).detail).toContain('invitation');
+    const invited = await fetch(`${base}/api/admin/invites`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        email: 'cli-customer@example.test',
-        password: 'long enough password',
-        humanCheck: await solvedHumanCheckAt(base),
-      }),
+      headers: { authorization: `Bearer ${bootstrapToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'cli-customer@example.test' }),
     });
+    expect(invited.status).toBe(201);
+    const register = await signUp({ invite: /#invite=([\w-]+)/.exec((await invited.json()).link)![1]! });
     expect(register.status).toBe(201);
+    // A key for a customer, issued while the service runs, works at once.
     const customerKey = runCli(['keys', 'create', '--customer', 'CLI-Customer@example.test'], { SWITCHYARD_DATA_DIR: dataDir });
     expect(customerKey.status, customerKey.stderr).toBe(0);
     const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${JSON.parse(customerKey.stdout).key}` } });
@@ -150,7 +159,7 @@ describe('switchyard command line', () => {
     fs.writeFileSync(configFile, JSON.stringify({ releases: { cli: { version: 'latest' } } }));
     const badConfig = runCli(['migrate'], { SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configFile });
     expect(badConfig.status).toBe(1);
-    expect(badConfig.stderr).toContain('/releases/cli/version');
+    expect(badConfig.stderr).toContain('releases.cli.version');
     expect(badConfig.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -55,13 +55,13 @@ describe('config file', () => {
     const badRegion = configErrorOf(() =>
       parseConfigFile({ regions: [{ id: 'london', name: 'London', apiBaseUrl: 'ftp://london', healthUrl: 'https://london/healthz' }] }, {}),
     );
-    expect(badRegion).toContain('/regions/0/apiBaseUrl');
+    expect(badRegion).toContain('regions[0].apiBaseUrl');
     const badRelease = configErrorOf(() => parseConfigFile({ releases: { cli: { version: '1.2' } } }, {}));
-    expect(badRelease).toContain('/releases/cli/version');
+    expect(badRelease).toContain('releases.cli.version');
     const unknownSection = configErrorOf(() => parseConfigFile({ regionz: [] }, {}));
-    expect(unknownSection).toContain('regionz');
+    expect(unknownSection).toContain('regionz: unknown field; did you mean "regions"?');
     const badTimeout = configErrorOf(() => parseConfigFile({ server: { regionCheckTimeoutMs: 5 } }, {}));
-    expect(badTimeout).toContain('/server/regionCheckTimeoutMs');
+    expect(badTimeout).toContain('server.regionCheckTimeoutMs');
     const duplicate = configErrorOf(() =>
       parseConfigFile(
         {
@@ -73,7 +73,47 @@ describe('config file', () => {
         {},
       ),
     );
-    expect(duplicate).toContain('/regions/1/id');
+    expect(duplicate).toContain('regions[1].id');
+  });
+
+  it('refuses an unknown field at any depth, names it in one path style and suggests the field meant', () => {
+    const provider = { id: 'openai', kind: 'openai', baseUrl: 'https://api.openai.com/v1' };
+    expect(configErrorOf(() => parseConfigFile({ providers: [{ ...provider, api_key: 'k' }] }, {}))).toBe(
+      'config file: providers[0].api_key: unknown field; did you mean "apiKey"?',
+    );
+    const model = { id: 'm', provider: 'openai', upstreamModel: 'm' };
+    expect(configErrorOf(() => parseConfigFile({ providers: [provider], models: [{ ...model, capabilities: { tool: true } }] }, {}))).toBe(
+      'config file: models[0].capabilities.tool: unknown field; did you mean "tools"?',
+    );
+    expect(configErrorOf(() => parseConfigFile({ promotions: { checkin: { enable: true } } }, {}))).toBe(
+      'config file: promotions.checkin.enable: unknown field; did you mean "enabled"?',
+    );
+    expect(configErrorOf(() => parseConfigFile({ accounts: { registraton: 'open' } }, {}))).toBe(
+      'config file: accounts.registraton: unknown field; did you mean "registration"?',
+    );
+    // Nothing close: no guess.
+    expect(configErrorOf(() => parseConfigFile({ mail: { colour: 'blue' } }, {}))).toBe('config file: mail.colour: unknown field');
+    // Keys of a record (rate-card names, alias names) are the operator's to choose; a bad field inside one is not.
+    expect(
+      configErrorOf(() =>
+        parseConfigFile({ rateCards: { 'heavy-load': { inputMicrosPerMillion: 1, outputMicrosPerMillion: 2, lable: 'x' } } }, {}),
+      ),
+    ).toBe('config file: rateCards["heavy-load"].lable: unknown field; did you mean "label"?');
+    expect(configErrorOf(() => parseConfigFile({ accounts: { registration: 'sometimes' } }, {}))).toContain('accounts.registration: ');
+  });
+
+  it('marks every object of the schema as refusing unknown fields', () => {
+    const open: string[] = [];
+    const visit = (node: Record<string, unknown>, at: string) => {
+      if (node.type === 'object' && node.properties !== undefined && node.additionalProperties !== false) open.push(at);
+      for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>))
+        visit(child, `${at}.${key}`);
+      if (node.items) visit(node.items as Record<string, unknown>, `${at}[]`);
+      for (const list of [node.anyOf, node.oneOf]) if (Array.isArray(list)) list.forEach((child, index) => visit(child, `${at}|${index}`));
+      for (const child of Object.values((node.patternProperties ?? {}) as Record<string, Record<string, unknown>>)) visit(child, `${at}{}`);
+    };
+    visit(ConfigFileSchema as unknown as Record<string, unknown>, '');
+    expect(open).toEqual([]);
   });
 
   it('substitutes ${ENV} and ${ENV:-fallback}, and names a missing variable with its path', () => {
@@ -86,7 +126,7 @@ describe('config file', () => {
     expect(parsed.releases.cli?.version).toBe('1.2.3');
     const missing = configErrorOf(() => parseConfigFile(raw, {}));
     expect(missing).toContain('LONDON_URL');
-    expect(missing).toContain('$.regions[0].apiBaseUrl');
+    expect(missing).toContain('regions[0].apiBaseUrl');
   });
 
   it('reads SWITCHYARD_CONFIG, and reports an unreadable or invalid file by name', () => {

@@ -17,11 +17,15 @@ describe('HTTP basics', () => {
     expect(ready.json()).toEqual({ status: 'ready', database: context.storage.dialect });
   });
 
-  it('keeps a sane inbound request id and replaces an unsafe one', async () => {
+  it("gives every request its own id, keeps a client's sane x-request-id beside it and drops an unsafe one", async () => {
     const kept = await context.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'client-abc.123' } });
-    expect(kept.headers['x-request-id']).toBe('client-abc.123');
+    expect(kept.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9]{20}$/);
+    expect(kept.headers['x-client-request-id']).toBe('client-abc.123');
+    const logged = context.logs.map((line) => JSON.parse(line)).find((line) => line.requestId === kept.headers['x-request-id']);
+    expect(logged).toMatchObject({ msg: 'request completed', clientRequestId: 'client-abc.123' });
     const replaced = await context.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\u0007<script>' } });
     expect(replaced.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9]{20}$/);
+    expect(replaced.headers['x-client-request-id']).toBeUndefined();
   });
 
   it('renders unknown routes as JSON 404 with the request id', async () => {

@@ -120,7 +120,9 @@ describe('HTTP contract: validation, limits, request ids, 5xx', () => {
     try {
       const response = await app.inject({ method: 'GET', url: '/api/v1/test-failure', headers: { 'x-request-id': 'support-ticket-42' } });
       expect(response.statusCode).toBe(500);
-      expect(response.json()).toEqual({ detail: 'Internal server error', code: 'INTERNAL', request_id: 'support-ticket-42' });
+      expect(response.json()).toEqual({ detail: 'Internal server error', code: 'INTERNAL', request_id: response.headers['x-request-id'] });
+      expect(response.headers['x-client-request-id']).toBe('support-ticket-42');
+      expect(context.logs.join('')).toContain(response.headers['x-request-id'] as string);
       expect(context.logs.join('')).toContain('support-ticket-42');
       const busy = await app.inject({ method: 'GET', url: '/api/v1/test-busy' });
       expect(busy.statusCode).toBe(429);

@@ -19,13 +19,24 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}.${randomBase62(8).toLowerCase()}@example.test`;
 }
 
+/**
+ * What lets this sign-up in: with open registration a solved human check; otherwise (invite, the default) an
+ * invite the operator sends from the console, whose token the link carries.
+ */
+async function admission(context: TestContext, email: string): Promise<Record<string, string>> {
+  if (context.config.accounts.registration === 'open') return { humanCheck: await solvedHumanCheck(context) };
+  const invited = await context.app.inject({ method: 'POST', url: '/api/admin/invites', headers: operatorHeaders, payload: { email } });
+  expect(invited.statusCode, invited.body).toBe(201);
+  return { invite: /#invite=([A-Za-z0-9_-]+)/.exec(invited.json().link)![1]! };
+}
+
 export async function signUp(context: TestContext, label = 'user'): Promise<SignedUp> {
   const email = uniqueEmail(label);
   const password = `pw-${randomBase62(16)}`;
   const response = await context.app.inject({
     method: 'POST',
     url: '/api/v1/customer/register',
-    payload: { email, password, name: label, humanCheck: await solvedHumanCheck(context) },
+    payload: { email, password, name: label, ...(await admission(context, email)) },
   });
   expect(response.statusCode, response.body).toBe(201);
   const body = response.json();

@@ -4,6 +4,9 @@ import { bearer, createTestContext, type TestContext } from '../helpers/context.
 import { billingContext, CHAT_BODY, credit } from '../billing/helpers.js';
 import { formatUsd } from '../../src/kernel/money.js';
 import { startBotApi, startProvider, throughProvider, type BotApiDouble } from './support.js';
+import { dollars } from '../../src/chatbot/bot.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { signUp } from '../chassis/support.js';
 
 const SECRET = 'chatbot-webhook-secret-0123456789';
 const redirectUri = 'http://127.0.0.1:1/api/v1/chatbot/idp/callback';
@@ -170,12 +173,16 @@ describe('chat bot: webhook commands and account linking', () => {
     expect(call.statusCode, call.body).toBe(200);
     const wallet = await context.services.billing.walletSummary(alice.id);
     const balance = await say(501, '/balance');
-    expect(balance).toContain(`Balance: ${formatUsd(wallet.balanceMicros)}`);
+    // Amounts carry the currency sign: "$4.99…", cents always shown.
+    expect(balance).toMatch(/^Balance: \$\d+\.\d{2,6}$/m);
+    expect(balance).toContain(`Balance: ${dollars(wallet.balanceMicros)}`);
+    expect(dollars(wallet.balanceMicros)).toBe(`$${formatUsd(wallet.balanceMicros).replace(/0{1,4}$/, '')}`);
     expect(wallet.balanceMicros).toBeLessThan(5_000_000);
     const usage = await say(501, '/usage');
     expect(usage).toContain('1 request');
     expect(usage).toContain('Tokens: 1000 in, 500 out');
-    expect(usage).toContain(`Spend: ${formatUsd(5_000_000 - wallet.balanceMicros)}`);
+    expect(usage).toMatch(/^Spend: \$\d+\.\d{2,6}$/m);
+    expect(usage).toContain(`Spend: ${dollars(5_000_000 - wallet.balanceMicros)}`);
     expect(await say(501, '/alerts')).toBe('No open alerts.');
     await context.services.accounts.alerts.raise(alice.id, { cause: 'key_revoked', causeKey: 'chatbot-test', details: {} });
     expect(await say(501, '/alerts')).toMatch(/Recent alerts:\n• key_revoked/);
@@ -207,7 +214,7 @@ describe('chat bot without a bot token or provider', () => {
       });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toMatchObject({ method: 'sendMessage', chat_id: '-100200' });
-      expect(response.json().text).toMatch(/linking is not available/);
+      expect(response.json().text).toMatch(/one-time code on the dashboard.*\/link <code>/);
       expect(
         (
           await context.app.inject({
@@ -260,5 +267,49 @@ describe('chat-link signatures', () => {
     await expect(linking.start('42', expires + 1, sig)).rejects.toMatchObject({ code: 'link_invalid' });
     clock.advance(61_000);
     await expect(linking.start('42', expires, sig)).rejects.toMatchObject({ code: 'link_expired' });
+  });
+});
+
+describe('chat bot linking by a one-time code from the dashboard', () => {
+  it('links without an identity provider: the code works once, within its time, only for its account', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 1, 12));
+    const context = await createTestContext({ clock, config: { chatbot: { webhookSecret: SECRET } } as never });
+    try {
+      let update = 100;
+      const say = async (chatId: number, text: string) => {
+        const response = await context.app.inject({
+          method: 'POST',
+          url: '/api/v1/chatbot/webhook',
+          headers: { 'x-telegram-bot-api-secret-token': SECRET },
+          payload: { update_id: update++, message: { chat: { id: chatId }, text } },
+        });
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json().text as string;
+      };
+      const owner = await signUp(context, 'codeowner');
+      const issue = () => context.app.inject({ method: 'POST', url: '/api/v1/chatbot/link-code', headers: bearer(owner.systemToken) });
+      expect((await context.app.inject({ method: 'POST', url: '/api/v1/chatbot/link-code' })).statusCode).toBe(401);
+      const issued = await issue();
+      expect(issued.statusCode, issued.body).toBe(201);
+      const { code, command } = issued.json();
+      expect(command).toBe(`/link ${code}`);
+      const stored = await context.storage.db.selectFrom('chatbot_link_codes').select('code_hash').execute();
+      expect(stored.map((row) => row.code_hash)).not.toContain(code);
+
+      expect(await say(701, '/balance')).toMatch(/not linked/);
+      expect(await say(701, '/link WRONGCODE1')).toMatch(/unknown, used or expired/);
+      expect(await say(701, command)).toMatch(/now linked/);
+      expect(await say(701, '/balance')).toMatch(/^Balance: \$0\.00$/m);
+      // Used up: another chat cannot take it.
+      expect(await say(702, command)).toMatch(/unknown, used or expired/);
+      expect(await say(702, '/balance')).toMatch(/not linked/);
+      // Expired after ten minutes.
+      const late = (await issue()).json().code as string;
+      clock.advance(10 * 60_000 + 1);
+      expect(await say(703, `/link ${late}`)).toMatch(/unknown, used or expired/);
+      expect(await say(703, '/balance')).toMatch(/not linked/);
+    } finally {
+      await context.close();
+    }
   });
 });

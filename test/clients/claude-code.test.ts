@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/model-upstream.js';
 import { createGatewayContext, MODELS, type GatewayTestContext } from '../gateway/gateway-context.js';
+import { lostFields, startRecordingProxy, type Exchange, type Kind } from './field-check.js';
 
 const CLAUDE = path.resolve('node_modules/.bin/claude');
 let gateway: GatewayTestContext;
@@ -31,14 +32,14 @@ function folder(prefix: string): string {
   return made;
 }
 
-function claude(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function claude(args: string[], cwd: string, baseUrl = gateway.url): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(CLAUDE, args, {
       cwd,
       env: {
         PATH: process.env.PATH,
         HOME: folder('claude-home-'),
-        ANTHROPIC_BASE_URL: gateway.url,
+        ANTHROPIC_BASE_URL: baseUrl,
         ANTHROPIC_API_KEY: gateway.key,
         DISABLE_TELEMETRY: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -113,5 +114,34 @@ describe.each([
     } else {
       expect(second!.body.messages).toContainEqual(expect.objectContaining({ role: 'tool', tool_call_id: 'toolu_read_1' }));
     }
+  }, 120_000);
+});
+
+/**
+ * Every field Claude Code sends arrives upstream or is named in `x-switchyard-dropped-fields`: a proxy in front of
+ * the gateway records what it sent (the count-tokens and other side requests aside).
+ */
+describe.each([
+  { kind: 'anthropic' as Kind, model: MODELS.anthropic },
+  { kind: 'openai' as Kind, model: MODELS.openai },
+])('Claude Code → $model: every field arrives', ({ kind, model }) => {
+  it('the prompt request as Claude Code sent it', async () => {
+    const exchanges: Exchange[] = [];
+    const proxy = await startRecordingProxy(gateway.url, exchanges);
+    try {
+      gateway.upstream.setDefault(() => ({ kind: 'text', text: 'Hello from the scripted model.' }));
+      const result = await claude(['-p', 'Say hello', '--model', model], folder('claude-work-'), proxy.url);
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+    const sent = exchanges.filter((exchange) => exchange.path === '/v1/messages');
+    const received = modelCalls();
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(received).toHaveLength(sent.length);
+    // Requests and their upstream calls pair up in order (Claude Code sends them one after another in print mode).
+    sent.forEach((exchange, index) =>
+      expect(lostFields(exchange, received[index]!.body, kind), JSON.stringify(exchange.droppedFields)).toEqual([]),
+    );
   }, 120_000);
 });

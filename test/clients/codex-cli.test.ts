@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/model-upstream.js';
 import { createGatewayContext, MODELS, type GatewayTestContext } from '../gateway/gateway-context.js';
+import { lostFields, startRecordingProxy, type Exchange, type Kind } from './field-check.js';
 
 const CODEX = path.resolve('node_modules/.bin/codex');
 /** Codex puts its sandbox helper in CODEX_HOME and refuses to under the temporary folder. */
@@ -36,8 +37,13 @@ function folder(prefix: string, parent = tmpdir()): string {
 }
 
 /** `codex exec` with nothing but the provider set (through -c), bounded in time. */
-function codex(prompt: string, model: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const provider = `{ name = "switchyard", base_url = "${gateway.url}/v1", env_key = "SWITCHYARD_KEY", wire_api = "responses" }`;
+function codex(
+  prompt: string,
+  model: string,
+  cwd: string,
+  baseUrl = gateway.url,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const provider = `{ name = "switchyard", base_url = "${baseUrl}/v1", env_key = "SWITCHYARD_KEY", wire_api = "responses" }`;
   const args = ['exec', '--skip-git-repo-check', '-c', `model_providers.switchyard=${provider}`, '-c', 'model_provider="switchyard"'];
   args.push('-m', model, prompt);
   return new Promise((resolve, reject) => {
@@ -115,5 +121,49 @@ describe.each([
     const second = modelCalls().find((request) => toolOutputOf(request) !== undefined);
     // The command ran in the work folder and its output went back to the model as the call's result.
     expect(String(toolOutputOf(second!))).toContain('The secret word is heron.');
+  }, 120_000);
+});
+
+/**
+ * Every field Codex sends arrives upstream or is named in `x-switchyard-dropped-fields`: a proxy in front of the
+ * gateway records what Codex sent. The request (its conversation and tools summarised) is kept in
+ * test/fixtures/clients/ so a Codex that starts sending something new shows up as a diff.
+ */
+describe.each([
+  { kind: 'openai' as Kind, model: MODELS.openai },
+  { kind: 'openai-responses' as Kind, model: MODELS.native },
+])('Codex CLI → $model: every field arrives', ({ kind, model }) => {
+  it('the turn request as Codex sent it', async () => {
+    const exchanges: Exchange[] = [];
+    const proxy = await startRecordingProxy(gateway.url, exchanges);
+    try {
+      gateway.upstream.setDefault(() => ({ kind: 'text', text: 'Hello from the scripted model.' }));
+      const result = await codex('Say hello', model, folder('codex-work-'), proxy.url);
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+    const sent = exchanges.filter((exchange) => exchange.path === '/v1/responses');
+    const received = modelCalls();
+    expect(sent).toHaveLength(1);
+    expect(received).toHaveLength(1);
+    expect(lostFields(sent[0]!, received[0]!.body, kind), JSON.stringify(sent[0]!.droppedFields)).toEqual([]);
+    if (kind === 'openai') expect(sent[0]!.droppedFields).toEqual(expect.arrayContaining(['include']));
+    else expect(sent[0]!.droppedFields).toEqual([]);
+    const body = sent[0]!.body as { input: { type: string; role?: string }[]; tools: { type: string; name?: string }[] };
+    const fixture = {
+      client: 'Codex CLI 0.147.0 (codex exec)',
+      path: sent[0]!.path,
+      body: {
+        ...body,
+        model: '<model>',
+        instructions: '<instructions>',
+        input: body.input.map((item) => ({ type: item.type, role: item.role })),
+        tools: body.tools.map((tool) => ({ type: tool.type, name: tool.name })),
+        prompt_cache_key: '<thread id>',
+        client_metadata: '<client metadata>',
+      },
+    };
+    writeFileSync('test/fixtures/clients/codex-cli-0.147.0.json', `${JSON.stringify(fixture, null, 2)}\n`);
   }, 120_000);
 });

@@ -14,10 +14,12 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
+import { Agent, OpenAIProvider, Runner, tool as agentTool } from '@openai/agents';
 import { generateText, jsonSchema, tool } from 'ai';
 import OpenAI from 'openai';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIELD_FATES, type InboundName, type TranslatedKind } from '../../src/gateway/normalized/field-fates.js';
+import { lostFields, recordingFetch, type Exchange, PROTOCOL_OF_PATH } from './field-check.js';
 import { createGatewayContext, MODELS, type GatewayTestContext } from '../gateway/gateway-context.js';
 
 let gateway: GatewayTestContext;
@@ -26,39 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => gateway.close());
 
-interface Exchange {
-  path: string;
-  body: Record<string, unknown>;
-  droppedFields: string[];
-}
-
-/** A `fetch` for a client's options that records each JSON body it sends and the dropped-fields header it gets back. */
-function recordingFetch(exchanges: Exchange[]): typeof fetch {
-  return async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const response = await fetch(input, init);
-    if (typeof init?.body === 'string') {
-      const header = response.headers.get('x-switchyard-dropped-fields');
-      exchanges.push({
-        path: new URL(url).pathname,
-        body: JSON.parse(init.body) as Record<string, unknown>,
-        droppedFields: header ? header.split(', ') : [],
-      });
-    }
-    return response;
-  };
-}
-
-type Kind = 'openai' | 'anthropic';
-const MODEL_OF: Record<Kind, string> = { openai: MODELS.openai, anthropic: MODELS.anthropic };
-const KIND_OF: Record<Kind, TranslatedKind> = { openai: 'openai-chat', anthropic: 'anthropic' };
-const PROTOCOL_OF_PATH: Record<string, InboundName> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/responses': 'responses',
-  '/v1/messages': 'messages',
-};
-/** The inbound protocol each destination kind takes as sent. */
-const NATIVE: Record<Kind, InboundName> = { openai: 'chat', anthropic: 'messages' };
+const MODEL_OF: Record<'openai' | 'anthropic', string> = { openai: MODELS.openai, anthropic: MODELS.anthropic };
 
 const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
 const ANSWER_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
@@ -134,6 +104,27 @@ const CLIENTS: ClientCase[] = [
         include: ['reasoning.encrypted_content'],
         truncation: 'auto',
       });
+    },
+  },
+  {
+    client: 'OpenAI Agents SDK',
+    async call(model, fetch) {
+      const openAIClient = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.key, fetch, maxRetries: 0 });
+      const weather = agentTool({
+        name: 'weather',
+        description: 'Weather by city',
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => `Sunny in ${city}`,
+      });
+      const agent = new Agent({
+        name: 'Assistant',
+        instructions: 'You are terse.',
+        model,
+        tools: [weather],
+        modelSettings: { temperature: 0.5, topP: 0.9, maxTokens: 4_000, parallelToolCalls: false, toolChoice: 'auto' },
+      });
+      const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: openAIClient as never }), tracingDisabled: true });
+      await runner.run(agent, 'Weather in Rome?');
     },
   },
   {
@@ -263,59 +254,6 @@ const CLIENTS: ClientCase[] = [
     },
   },
 ];
-
-function valueAt(body: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], body);
-}
-
-/** Cache marks anywhere in the conversation: system blocks, messages, their content parts, tools. */
-function cacheMarks(body: Record<string, unknown>): number {
-  let count = 0;
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
-    if (!value || typeof value !== 'object') return;
-    for (const [key, inner] of Object.entries(value)) {
-      if (key === 'cache_control' && inner) count += 1;
-      else visit(inner);
-    }
-  };
-  for (const field of ['system', 'messages', 'input', 'tools']) visit(body[field]);
-  return count;
-}
-
-/** The table's fate of each top-level field, member by member for fields it lists by member (`text.format`). */
-function fatesOf(protocol: InboundName, body: Record<string, unknown>, kind: TranslatedKind): { field: string; fate: unknown }[] {
-  const table = new Map(FIELD_FATES[protocol].map((entry) => [entry.field, entry.fates[kind]]));
-  const listed = (field: string): boolean => [...table.keys()].some((key) => key.startsWith(`${field}.`));
-  return Object.entries(body).flatMap(([field, value]) =>
-    listed(field) && value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.keys(value).map((member) => ({ field: `${field}.${member}`, fate: table.get(`${field}.${member}`) }))
-      : [{ field, fate: table.get(field) }],
-  );
-}
-
-/** Served by the gateway on a same-protocol call (stored completions), not sent upstream. */
-const SERVED_IN_PASSTHROUGH = new Set(['store']);
-
-/** Each field the client sent that neither reaches the upstream (under its mapped name) nor is named as dropped. */
-function lostFields(exchange: Exchange, received: Record<string, unknown>, kind: Kind): string[] {
-  const protocol = PROTOCOL_OF_PATH[exchange.path]!;
-  const named = new Set(exchange.droppedFields);
-  const lost: string[] = [];
-  if (protocol === NATIVE[kind]) {
-    for (const [field, value] of Object.entries(exchange.body)) {
-      if (field === 'model' || named.has(field) || SERVED_IN_PASSTHROUGH.has(field)) continue;
-      if (JSON.stringify(received[field]) !== JSON.stringify(value)) lost.push(field);
-    }
-  } else {
-    for (const { field, fate } of fatesOf(protocol, exchange.body, KIND_OF[kind])) {
-      if (named.has(field) || fate === 'gateway') continue;
-      if (typeof fate !== 'string' || valueAt(received, fate) === undefined) lost.push(field);
-    }
-  }
-  if (cacheMarks(received) < cacheMarks(exchange.body) && !named.has('cache_control')) lost.push('cache_control');
-  return lost;
-}
 
 const cases = CLIENTS.flatMap((client) => (['openai', 'anthropic'] as const).map((kind) => ({ ...client, kind })));
 

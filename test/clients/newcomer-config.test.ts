@@ -27,14 +27,17 @@ function configFile(content: unknown): string {
 }
 
 describe('config sections merge over the built-in ones', () => {
-  it('a file with only providers and models keeps the built-in rate cards, regions and releases', () => {
+  it('a file with only providers and models keeps the built-in rate cards and releases, and this service as its region', () => {
     const config = loadConfig({
       SWITCHYARD_CONFIG: configFile(LOCAL_EXAMPLE),
       SWITCHYARD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'switchyard-data-')),
       SWITCHYARD_SECRET: 'x'.repeat(40),
     });
     expect(Object.keys(config.rateCards)).toEqual(Object.keys(defaultConfigFile.rateCards));
-    expect(config.regions.map((region) => region.id)).toEqual(['london', 'chicago']);
+    // No regions configured: the one region is this service itself (no demo hosts to probe).
+    expect(config.regions).toEqual([
+      { id: 'local', name: 'This service', apiBaseUrl: 'http://127.0.0.1:8080', healthUrl: 'http://127.0.0.1:8080/healthz' },
+    ]);
     expect(config.releases.cli.version).toBe(defaultConfigFile.releases.cli.version);
     expect(config.models.map((model) => model.id)).toEqual(['local-llama']);
     expect(config.models[0]!.rateCard).toBe('standard');

@@ -177,7 +177,7 @@ describe('desktop chat research mode', () => {
     expect(unknown.statusCode).toBe(404);
     expect(foreign.json().detail).toBe(unknown.json().detail);
     expect(foreign.body).not.toContain('Solar');
-    expect((await pdfOf(bob, 'abc')).statusCode).toBe(422);
+    expect((await pdfOf(bob, 'abc')).statusCode).toBe(404);
 
     const calls = upstream.requests.length;
     const sneaky = await research(bob, aliceChat, 'sneaky');

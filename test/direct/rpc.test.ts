@@ -173,7 +173,17 @@ describe('raw JSON-RPC passthrough', () => {
       });
       expect(resolved.json()).toMatchObject({ status: 'resolved', decision_applied: 'accept' });
       await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId);
-      expect(fs.readFileSync(path.join(root, 'approvals', 'x.txt'), 'utf8')).toBe('hi\n');
+      // exec_command answers the model after its yield time even when the command has not ended (a slow start under
+      // load), so the turn may complete a moment before the command's write.
+      await expect
+        .poll(
+          () =>
+            fs.existsSync(path.join(root, 'approvals', 'x.txt')) ? fs.readFileSync(path.join(root, 'approvals', 'x.txt'), 'utf8') : null,
+          {
+            timeout: 15_000,
+          },
+        )
+        .toBe('hi\n');
     } finally {
       harness.upstream.setDefault(() => ({ kind: 'text', text: 'Hello from the scripted model.' }));
     }

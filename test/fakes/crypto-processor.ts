@@ -42,6 +42,8 @@ export interface CryptoProcessor {
   invoices: Map<string, FakeInvoice>;
   payments: Map<string, FakeCryptoPayment[]>;
   requests: { method: string; path: string; authorized: boolean }[];
+  /** Payouts asked for (`POST /v1/payout`, NOWPayments' mass-payout shape): one entry per withdrawal. */
+  payouts: { id: string; batchId: string; address: string; currency: string; amount: string; uniqueExternalId?: string }[];
   /** Records a payment of an invoice (status and paid amount) and returns it (the IPN body). */
   pay(invoiceId: string, payment: { status: string; payAmount?: number; actuallyPaid?: number }): FakeCryptoPayment;
   sign(body: unknown, secret?: string): string;
@@ -65,6 +67,7 @@ export async function startCryptoProcessor(options: { apiKey?: string; ipnSecret
   const invoices = new Map<string, FakeInvoice>();
   const payments = new Map<string, FakeCryptoPayment[]>();
   const requests: CryptoProcessor['requests'] = [];
+  const payouts: CryptoProcessor['payouts'] = [];
   let nextId = 5_000_000_000;
   let baseUrl = '';
   const server = http.createServer((request, response) => {
@@ -95,6 +98,34 @@ export async function startCryptoProcessor(options: { apiKey?: string; ipnSecret
           is_fee_paid_by_user: false,
         });
       }
+      if (request.method === 'POST' && url.pathname === '/v1/payout') {
+        const body = JSON.parse(text) as {
+          withdrawals?: { address?: string; currency?: string; amount?: number | string; unique_external_id?: string }[];
+        };
+        const withdrawals = Array.isArray(body.withdrawals) ? body.withdrawals : [];
+        if (withdrawals.length === 0 || withdrawals.some((item) => !item.address || !item.currency || !(Number(item.amount) > 0)))
+          return send(400, { status: false, code: 'INVALID_REQUEST_PARAMS', message: 'bad withdrawals' });
+        const batchId = String(nextId++);
+        const made = withdrawals.map((item) => ({
+          id: String(nextId++),
+          batchId,
+          address: item.address!,
+          currency: item.currency!,
+          amount: String(item.amount),
+          uniqueExternalId: item.unique_external_id,
+        }));
+        payouts.push(...made);
+        return send(200, {
+          id: batchId,
+          withdrawals: made.map((item) => ({
+            id: item.id,
+            address: item.address,
+            currency: item.currency,
+            amount: item.amount,
+            status: 'WAITING',
+          })),
+        });
+      }
       if (request.method === 'GET' && url.pathname === '/v1/payment/') {
         const invoiceId = url.searchParams.get('invoiceId') ?? '';
         return send(200, {
@@ -117,6 +148,7 @@ export async function startCryptoProcessor(options: { apiKey?: string; ipnSecret
     invoices,
     payments,
     requests,
+    payouts,
     pay(invoiceId, payment) {
       const invoice = invoices.get(invoiceId);
       if (!invoice) throw new Error(`no invoice ${invoiceId}`);

@@ -13,7 +13,7 @@
  *     POST /api/v1/projects/{id}/open|turns, POST /api/v1/projects/{id}/turns/{id}/interrupt, GET
  *     /api/v1/agent/status, GET /api/v1/skills, the approvals routes of both surfaces.
  *   - event streams: GET /api/events, GET /api/rpc/events, GET /api/v1/projects/{id}/events,
- *     GET /api/v1/desktop-chat/shoutbox/events.
+ *     GET /api/v1/desktop-chat/shoutbox/events, GET /api/v1/assistant-desktop/push/events.
  * On those routes path ids are never real ones, so lookups fail before any process starts.
  * GET /api/v1/permissions starts the caller's app-server once and answers from it; it stays fully fuzzed (quick).
  * Nothing is skipped entirely.
@@ -50,6 +50,7 @@ const LIMITED: Record<string, RouteLimit> = {
   'GET /api/rpc/events': { invalidQuery: { after: '-1' } },
   'GET /api/v1/projects/{projectId}/events': { invalidQuery: { after: '-1' } },
   'GET /api/v1/desktop-chat/shoutbox/events': { invalidQuery: { after_id: '-1' } },
+  'GET /api/v1/assistant-desktop/push/events': { invalidQuery: { after_id: '-1' } },
 };
 
 const chat = { model: 'power-ai', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 16 };
@@ -99,6 +100,8 @@ beforeAll(async () => {
   const capabilities = { tools: true, images: true };
   context = await createTestContext({
     config: {
+      // Registration open, so the fuzzed sign-up and the login after it reach their handlers' success paths.
+      accounts: { registration: 'open' },
       providers: [
         { id: 'openai-fake', kind: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-upstream-openai' },
         { id: 'anthropic-fake', kind: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-upstream-anthropic' },

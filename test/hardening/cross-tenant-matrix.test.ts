@@ -283,6 +283,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   'POST /api/v1/desktop-chat/conversations/{conversation_id}/messages': { content: 'hello' },
   'POST /api/v1/projects/{projectId}/turns': { input: 'hello' },
   'PUT /api/v1/projects/{projectId}/files/content': { path: 'notes.txt', content: 'x' },
+  'PATCH /api/v1/projects/{projectId}': { name: 'renamed' },
   'PUT /api/admin/aliases/{alias}': { model: 'gpt-test' },
   'POST /api/admin/customers/{customer_id}/wallet/adjust': { amount_micros: 1, reason: 'matrix' },
   'POST /api/admin/customers/{customer_id}/unlimited-plan': { plan_id: 'x' },
@@ -294,6 +295,8 @@ const BODIES: Record<string, Record<string, unknown>> = {
 };
 const QUERIES: Record<string, Record<string, string>> = {
   'GET /api/v1/projects/{projectId}/files/content': { path: 'notes.txt' },
+  'DELETE /api/v1/projects/{projectId}/files/content': { path: 'notes.txt' },
+  'GET /api/v1/projects/{projectId}/files/download': { path: 'notes.txt' },
 };
 
 interface Call {

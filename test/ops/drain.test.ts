@@ -97,7 +97,13 @@ describe('SIGTERM', () => {
     };
     fs.writeFileSync(
       configPath,
-      JSON.stringify({ ...billingConfig(upstream.url), rateCards, regions: [], server: { drainTimeoutMs: 60_000 } }),
+      JSON.stringify({
+        ...billingConfig(upstream.url),
+        rateCards,
+        regions: [],
+        accounts: { registration: 'open' },
+        server: { drainTimeoutMs: 60_000 },
+      }),
     );
     const service = await startServiceProcess({ dataDir, configPath });
     try {

@@ -165,6 +165,26 @@ describe('wallet auto top-up', () => {
     expect(alerts).toEqual([]);
   });
 
+  it("the job runner's sweep charges an armed setting whose wallet is below the threshold though no settlement was seen", async () => {
+    const buyer = await buyerWithCard();
+    const saved = await setting(buyer.systemToken, { enabled: true, threshold_micros: 15_000_000, pack_id: 'pack-25' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(offSessionCharges()).toHaveLength(0);
+    // The sweep's time comes (every jobs.autoTopupIntervalMs): its stored row falls due and the runner looks.
+    await context.storage.db.updateTable('scheduled_jobs').set({ run_at: Date.now() }).where('kind', '=', 'auto-topup.sweep').execute();
+    context.services.jobs.runner.poke();
+    await context.services.jobs.idle();
+    await context.services.payments.autoTopup.idle();
+    expect(offSessionCharges()).toHaveLength(1);
+    expect(await available(buyer.customerId)).toBe(10_000_000 + 25_000_000);
+    // Above the threshold now: the next sweep charges nothing.
+    await context.storage.db.updateTable('scheduled_jobs').set({ run_at: Date.now() }).where('kind', '=', 'auto-topup.sweep').execute();
+    context.services.jobs.runner.poke();
+    await context.services.jobs.idle();
+    await context.services.payments.autoTopup.idle();
+    expect(offSessionCharges()).toHaveLength(1);
+  });
+
   it('20 concurrent settlements across the threshold start one charge', async () => {
     const buyer = await buyerWithCard();
     expect((await setting(buyer.systemToken, { enabled: true, threshold_micros: 9_999_000, pack_id: 'pack-10' })).statusCode).toBe(200);

@@ -8,33 +8,12 @@
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { solvedHumanCheck } from '../helpers/human-check.js';
+import { startSmtp, type Smtp } from '../jobs/support.js';
 
 const CLAIMS = ['/api/v1/spin-wheel/spin', '/api/v1/daily-checkin/claim'] as const;
-
-/** A local SMTP server collecting parsed mail. */
-async function startSmtp() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server.server, 'listening');
-  return { port: (server.server.address() as AddressInfo).port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 /** A reverse proxy: forwards to `target`, naming the client from `x-test-client` in X-Forwarded-For. */
 async function startProxy(target: string) {
@@ -60,7 +39,7 @@ async function startProxy(target: string) {
 
 describe('free credit and client addresses behind a trusted proxy', () => {
   let context: TestContext;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Smtp;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
 
   beforeAll(async () => {
@@ -69,7 +48,10 @@ describe('free credit and client addresses behind a trusted proxy', () => {
       config: {
         server: { trustProxy: ['127.0.0.1'] },
         mail: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
+        // Open registration and the promotions a farming script goes after, both switched on explicitly.
+        promotions: { checkin: { enabled: true }, spinWheel: { enabled: true }, shareCredit: { enabled: true } },
         accounts: {
+          registration: 'open',
           lockout: { maxFailures: 3, perIpFactor: 2, windowMinutes: 15 },
           humanCheck: { requiredFor: ['register', 'promotion'], cost: 1, maxCounter: 64 },
           prefixLimits: { signupsPerDay: 3, promotionClaimsPerDay: 4 },

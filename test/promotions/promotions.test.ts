@@ -23,7 +23,14 @@ describe('promotions', () => {
         // These tests are about the grants and their races: the human check (its own tests in test/accounts and
         // the farming test in test/promotions/free-credit.test.ts) is off for claims here; email verification is on.
         accounts: { humanCheck: { requiredFor: ['register'], cost: 1, maxCounter: 64 } },
-        promotions: { raffle: { prizeMicros: 25_000_000, winners: 2, periodDays: 7, entriesPerCheckin: 1, entriesPerPaidTopUp: 5 } },
+        // Promotions are off unless configured: each one these tests exercise is switched on here.
+        promotions: {
+          checkin: { enabled: true },
+          spinWheel: { enabled: true },
+          shareCredit: { enabled: true },
+          referral: { shareBasisPoints: 1_000 },
+          raffle: { enabled: true, prizeMicros: 25_000_000, winners: 2, periodDays: 7, entriesPerCheckin: 1, entriesPerPaidTopUp: 5 },
+        },
       },
     });
   });
@@ -80,7 +87,10 @@ describe('promotions', () => {
       streak: 1,
       reward: { micros: 100_000 },
     });
-    expect(await balance(buyer.customerId)).toBe(100_000 + 150_000 + 200_000 + 100_000);
+    // The week's raffle (drawn by itself at Thursday the 12th, 00:00 UTC) had this one entrant: the prize is theirs too.
+    await context.services.jobs.idle();
+    expect(await grants('raffle')).toHaveLength(1);
+    expect(await balance(buyer.customerId)).toBe(100_000 + 150_000 + 200_000 + 100_000 + 25_000_000);
   });
 
   it('100 concurrent check-in claims grant exactly once', async () => {
@@ -198,7 +208,11 @@ describe('promotions', () => {
     expect(mid.past_draws).toEqual([]);
     const balancesBefore = await Promise.all(players.map((player) => balance(player.customerId)));
 
+    // At the draw time the job runner draws; nobody opens the raffle for it.
+    expect(await grants('raffle')).toHaveLength(0);
     clock.set(Date.parse(opening.current.draws_at));
+    await context.services.jobs.idle();
+    expect(await grants('raffle')).toHaveLength(2);
     const views = await Promise.all(
       players.flatMap((player) => [call('GET', '/api/v1/raffle', player.systemToken), call('GET', '/api/v1/raffle', player.systemToken)]),
     );

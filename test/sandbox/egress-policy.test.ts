@@ -155,10 +155,10 @@ describe('agent.egress in the config file', () => {
   });
 
   it('refuses an unknown mode, a malformed domain and a mapping to something not an IP address, naming the field', () => {
-    expect(() => parse({ mode: 'open' })).toThrow(/\/agent\/egress\/mode/);
-    expect(() => parse({ allowedDomains: ['http://example.org/'] })).toThrow(/\/agent\/egress\/allowedDomains\/0/);
+    expect(() => parse({ mode: 'open' })).toThrow(/agent\.egress\.mode/);
+    expect(() => parse({ allowedDomains: ['http://example.org/'] })).toThrow(/agent\.egress\.allowedDomains\[0\]/);
     expect(() => parse({ hosts: { 'mirror.internal': 'mirror.example.org' } })).toThrow(
-      /\/agent\/egress\/hosts\/mirror.internal: "mirror.example.org" is not an IP address/,
+      /agent\.egress\.hosts\["mirror\.internal"\]: "mirror\.example\.org" is not an IP address/,
     );
   });
 });

@@ -6,28 +6,12 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, startAgentHarness, toolThenText, type AgentHarness } from '../agent/agent-harness.js';
 import { IS_ROOT, SANDBOX_UNAVAILABLE } from './sandbox-support.js';
+import { killProcessesOf, processesOf } from './uid-processes.js';
 
 /** A uid range of this file's own: test files run in parallel, each with a customer 1. */
 const UID_FIRST = 3_700_000;
 
 const operator = { kind: 'operator', source: 'static', keyId: null } as const;
-
-/** Host pids of processes running as `uid`. */
-function processesOf(uid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-      const real = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
-      const state = /^State:\s+(\S)/m.exec(status)?.[1];
-      if (real === uid && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('sandboxed commands end with their app-server', () => {
   let harness: AgentHarness;
@@ -35,7 +19,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('sandboxed commands en
     harness = await startAgentHarness({ agent: { isolationUidFirst: UID_FIRST } });
   });
   afterAll(async () => {
-    for (const pid of processesOf(UID_FIRST + (harness?.customer.id ?? 0))) process.kill(pid, 'SIGKILL');
+    killProcessesOf(UID_FIRST + (harness?.customer.id ?? 0));
     await harness?.close();
   });
 

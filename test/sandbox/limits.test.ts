@@ -21,6 +21,7 @@ import { solvedHumanCheckAt } from '../helpers/human-check.js';
 import { dataOf, startAgentHarness, type AgentHarness } from '../agent/agent-harness.js';
 import type { RecordedRequest, Reply } from '../fakes/model-upstream.js';
 import { IS_ROOT, SANDBOX_UNAVAILABLE } from './sandbox-support.js';
+import { killProcessesOf, processesOf } from './uid-processes.js';
 
 /** Uid ranges of this file's own (test files run in parallel, each with a customer 1). */
 const UID_FIRST = 3_400_000;
@@ -29,21 +30,6 @@ const MiB = 1024 * 1024;
 const LIMITS = { pids: 64, memoryBytes: 320 * MiB, tmpSizeBytes: 8 * MiB, workspaceQuotaBytes: 4 * MiB };
 
 const operator = { kind: 'operator', source: 'static', keyId: null } as const;
-
-/** Host pids of live processes running as `uid`. */
-function processesOf(uid: number): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) === uid && /^State:\s+(\S)/m.exec(status)?.[1] !== 'Z') pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 const commandLine = (pid: number) => {
   try {
@@ -116,7 +102,11 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
   let pidsDir: string;
 
   beforeAll(async () => {
-    harness = await startAgentHarness({ agent: { isolationUidFirst: UID_FIRST, requestTimeoutMs: 30_000, limits: LIMITS } });
+    // The fork-bomb test signs a customer up while the bomb runs: self-service registration, so open.
+    harness = await startAgentHarness({
+      config: { accounts: { registration: 'open' } },
+      agent: { isolationUidFirst: UID_FIRST, requestTimeoutMs: 30_000, limits: LIMITS },
+    });
     uid = UID_FIRST + harness.customer.id;
     project = await openProject(harness);
     const tree = harness.context.services.agent.supervisor.peek(harness.customer.id)!;
@@ -127,7 +117,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const pid of processesOf(uid ?? -1)) process.kill(pid, 'SIGKILL');
+    killProcessesOf(uid ?? -1);
     await harness?.close();
   });
 
@@ -323,7 +313,7 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)('agent.limits.endBackg
     uid = UID_FIRST_AT_TURN_END + harness.customer.id;
   }, 120_000);
   afterAll(async () => {
-    for (const pid of processesOf(uid ?? -1)) process.kill(pid, 'SIGKILL');
+    killProcessesOf(uid ?? -1);
     await harness?.close();
   });
 

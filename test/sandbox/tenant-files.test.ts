@@ -165,6 +165,8 @@ describe.skipIf(SANDBOX_UNAVAILABLE !== null || !IS_ROOT)(title, () => {
     const context = await createTestContext({
       config: {
         ...gatewayConfig(upstream.url),
+        // Sign-up is one of the requests that must stay prompt: self-service registration, so open.
+        accounts: { registration: 'open' },
         agent: { requestTimeoutMs: 30_000, stopGraceMs: 500, restartBackoffInitialMs: 50, isolationUidFirst: UID_FIRST },
       } as never,
       env: { SWITCHYARD_DATA_DIR: dataDir },

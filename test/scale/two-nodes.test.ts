@@ -43,6 +43,8 @@ describe.skipIf(!TEST_DATABASE_URL)('two nodes on one PostgreSQL database and on
       config: {
         rateLimitPlans: { scale: { requestsPerMinute: RATE_PER_MINUTE } },
         accounts: { humanCheck: { requiredFor: ['register'], cost: 1, maxCounter: 64 } },
+        // The daily check-in is the one-time promotion raced below (promotions are off by default).
+        promotions: { checkin: { enabled: true } },
       },
     });
     ({ upstream, admin, a, b } = cluster);

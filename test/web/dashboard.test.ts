@@ -69,7 +69,10 @@ beforeAll(async () => {
     config: {
       ...billingConfig(upstream.url),
       // The production check with less work per attempt, so the widget solves it in a few seconds here.
-      accounts: { humanCheck: { requiredFor: ['register', 'promotion'], cost: 100, maxCounter: 2_000 } },
+      // Self-service sign-up from the sign-in page is under test: registration open, as configured for it.
+      // The daily check-in is claimed below; promotions are off unless configured.
+      promotions: { checkin: { enabled: true } },
+      accounts: { registration: 'open', humanCheck: { requiredFor: ['register', 'promotion'], cost: 100, maxCounter: 2_000 } },
       payments: {
         card: { enabled: true, apiBaseUrl: processor.url, secretKey: processor.secretKey, webhookSecret: processor.webhookSecret },
       },
@@ -108,6 +111,7 @@ describe('sign-in page', () => {
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       identity_provider: false,
+      registration: 'open',
       human_check: { register: true, promotion: true, idp: false, web_login: false },
     });
   });
@@ -220,6 +224,13 @@ describe('dashboard', () => {
     expect(new URL(page.url()).search).toBe('');
     await view('money', 'Money');
     await expect(page.getByTestId('purchase').first().textContent()).resolves.toMatch(/card.*token.*paid/);
+    // Into the cash wallet, the page asks the cash wallet's own checkout: the new open payment is the cash wallet's.
+    await page.getByRole('radio', { name: /\$10 credit/ }).check();
+    await page.getByLabel('Into which wallet').selectOption('cash');
+    await page.getByRole('button', { name: 'Pay $10.00 by card' }).click();
+    await page.waitForURL(`${processor.url}/pay/**`);
+    await view('money', 'Money');
+    await expect(page.getByTestId('purchase').first().textContent()).resolves.toMatch(/card.*cash.*open/);
   });
 
   it('creates a key in the page; its secret, shown once, works with the openai client and the spend shows up', async () => {
@@ -240,17 +251,17 @@ describe('dashboard', () => {
     const completion = await client.chat.completions.create({ model: 'power-ai', messages: [{ role: 'user', content: 'Say hello' }] });
     expect(completion.choices[0]!.message.content).toBe('Hello from the browser test.');
 
-    // 1000 input and 500 output tokens at $4 / $24 per million: $0.016.
-    await expect.poll(balanceText).toBe('$9.98');
+    // 1000 input and 500 output tokens at $4 / $24 per million: $0.016 (money is shown exactly, to the micro-dollar).
+    await expect.poll(balanceText).toBe('$9.984');
     await page.getByText('Show as table').first().click();
     const table = page.locator('table', { hasText: 'Daily spend by model' });
     await expect(table.locator('thead').textContent()).resolves.toContain('test-model');
-    await expect(table.locator('tbody').textContent()).resolves.toContain('$0.0160');
+    await expect(table.locator('tbody').textContent()).resolves.toContain('$0.016');
 
     await view('keys', 'API keys');
     const row = page.locator('tr', { hasText: 'browser key' });
     await row.getByRole('button', { name: /Usage/ }).click();
-    await page.locator('figcaption', { hasText: /1 requests, \$0\.0160/ }).waitFor();
+    await page.locator('figcaption', { hasText: /1 requests, \$0\.016\)/ }).waitFor();
     await page.getByRole('button', { name: 'Run health check' }).click();
     await expect(page.getByTestId('health').textContent()).resolves.toContain('Overall: ready');
   });
@@ -359,6 +370,15 @@ describe('dashboard', () => {
     expect(me.json().profile).toMatchObject({ first_name: 'Grace', surname: 'Hopper' });
     const engagement = await ctx.app.inject({ method: 'GET', url: '/api/v1/customer-engagement', headers: { cookie: cookieHeader } });
     expect(engagement.json().email).toMatchObject({ productUpdates: true, billing: false });
+    // Agent preferences and the chat-bot link code go through the typed client too.
+    await page.getByLabel('Reasoning effort').selectOption('high');
+    await page.getByLabel('Approval policy').selectOption('never');
+    await page.getByRole('button', { name: 'Save agent preferences' }).click();
+    await page.getByText('Agent preferences saved.').waitFor();
+    const toolbox = await ctx.app.inject({ method: 'GET', url: '/api/v1/toolbox', headers: { cookie: cookieHeader } });
+    expect(toolbox.json().settings).toMatchObject({ reasoningEffort: 'high', approvalPolicy: 'never' });
+    await page.getByRole('button', { name: 'Get a link code' }).click();
+    await expect.poll(() => page.getByTestId('chatbot-command').textContent()).toMatch(/^\/link \S+/);
   });
 
   it('claims the daily check-in from Promotions once the email is verified, through the widget', async () => {
@@ -371,7 +391,7 @@ describe('dashboard', () => {
     await humanCheckSolved();
     await page.getByRole('button', { name: 'Check in' }).click();
     await page.getByText('Checked in: the reward is in your wallet.').waitFor();
-    await expect.poll(balanceText).toBe('$10.08');
+    await expect.poll(balanceText).toMatch(/^\$10\.08/);
   });
 
   it('fits a 375 px phone screen without horizontal scrolling', async () => {

@@ -9,6 +9,7 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { ensureWebBuilt } from '../helpers/web.js';
 import { FOREIGN_RETURN_TO, staysOn } from '../helpers/redirect-spellings.js';
 import { solvedHumanCheck } from '../helpers/human-check.js';
+import { referralCodeOf } from '../../src/promotions/referral.js';
 
 const EMAIL = 'checked@example.com';
 const PASSWORD = 'checked password 1';
@@ -21,7 +22,10 @@ beforeAll(async () => {
   await ensureWebBuilt();
   ctx = await createTestContext({
     config: {
-      accounts: { humanCheck: { requiredFor: ['web-login'], webLoginAfterFailures: 1, cost: 100, maxCounter: 2_000 } },
+      accounts: {
+        registration: 'open',
+        humanCheck: { requiredFor: ['web-login'], webLoginAfterFailures: 1, cost: 100, maxCounter: 2_000 },
+      },
       idp: { issuer: 'https://idp.example.test', clientId: 'switchyard', clientSecret: 'switchyard-client-secret-0123456789' },
     } as never,
   });
@@ -42,10 +46,11 @@ afterAll(async () => {
 });
 
 describe('sign-in page with a human check after failures and an identity provider', () => {
-  it('reports both to the page', async () => {
+  it('reports both, and the registration mode, to the page', async () => {
     const response = await ctx.app.inject({ method: 'GET', url: '/api/v1/auth/options' });
     expect(response.json()).toEqual({
       identity_provider: true,
+      registration: 'open',
       human_check: { register: false, promotion: false, idp: false, web_login: true },
     });
   });
@@ -105,6 +110,8 @@ describe('sign-in page redirects', () => {
       (target) => [target, encodeURIComponent(target)],
     );
     for (const query of queries) {
+      // Leave the dashboard of the last sign-in first: signed out, it would send itself to the sign-in page.
+      await page.goto('about:blank');
       await page.context().clearCookies();
       await page.goto(`/login.html?returnTo=${query}`);
       await page.getByLabel('Email or username').fill(EMAIL);
@@ -114,5 +121,38 @@ describe('sign-in page redirects', () => {
       expect(staysOn(origin, page.url()), `${query} -> ${page.url()}`).toBe(true);
       expect(new URL(page.url()).pathname).toBe('/dashboard.html');
     }
+  });
+});
+
+describe('sign-in page with a share link', () => {
+  it('the share link lands on the sign-up form; the new account is attributed, and the provider button carries the code', async () => {
+    const referrer = await ctx.services.customers.create({ email: 'referrer.web@example.test' });
+    const code = await referralCodeOf(ctx.storage.db, referrer.customer.id, Date.now());
+    await page.context().clearCookies();
+    await page.goto(`/r/${code}`);
+    await page.waitForURL(/\/login\.html\?ref=[A-Za-z0-9]+#\/register$/);
+    await page.getByRole('heading', { level: 1, name: 'Create an account' }).waitFor();
+    await page.getByLabel('Email').fill('referred.web@example.test');
+    await page.getByLabel('Password').fill('referred password 1');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(/\/dashboard\.html/);
+    const customer = await ctx.storage.db
+      .selectFrom('customers')
+      .select('id')
+      .where('email', '=', 'referred.web@example.test')
+      .executeTakeFirstOrThrow();
+    const referral = await ctx.storage.db
+      .selectFrom('referrals')
+      .select('referrer_customer_id')
+      .where('referred_customer_id', '=', customer.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(referral.referrer_customer_id)).toBe(referrer.customer.id);
+
+    await page.goto(`/login.html?ref=${code}`);
+    const button = page.getByRole('link', { name: 'Continue with your identity provider' });
+    await button.waitFor();
+    expect(await button.getAttribute('href')).toBe(
+      `/api/v1/auth/idp/start?returnTo=${encodeURIComponent('/dashboard.html')}&referralCode=${code}`,
+    );
   });
 });

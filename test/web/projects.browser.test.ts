@@ -248,7 +248,7 @@ describe('dashboard projects view (Chromium)', () => {
     await send('write declined.txt');
     await approval.filter({ hasText: 'echo no > declined.txt' }).waitFor({ timeout: 30_000 });
     await approval.getByRole('button', { name: 'Decline' }).click();
-    await transcript.getByText('Approval resolved (decline)').waitFor({ timeout: 30_000 });
+    await transcript.getByText('Approval declined').waitFor({ timeout: 30_000 });
     await transcript
       .locator('li[data-kind="command"]')
       .filter({ hasText: 'echo no > declined.txt' })
@@ -280,7 +280,7 @@ describe('dashboard projects view (Chromium)', () => {
     await transcript.getByText('Turn completed').nth(1).waitFor();
     await expect.poll(turnEnds, { timeout: 10_000 }).toEqual(['completed', 'completed']);
     expect(await approvalsAsked()).toEqual(['decline', 'acceptForSession']);
-    expect(await transcript.getByText('Approval resolved (acceptForSession)').count()).toBe(1);
+    expect(await transcript.getByText('Approval accepted for this session').count()).toBe(1);
     expect(await transcript.locator('li[data-kind="command"]').filter({ hasText: 'echo again >> session.txt' }).count()).toBe(2);
     expect(fs.readFileSync(path.join(workspace, 'session.txt'), 'utf8')).toBe('again\nagain\n');
 

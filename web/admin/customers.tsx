@@ -1,9 +1,11 @@
 /** Customers: the list, one customer's wallets and keys, adjustments, Unlimited grants and managed keys. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, newIdempotencyKey, query } from '../shared/api';
 import { dateTime, usd } from '../shared/format';
 import { Card, Field, Notice } from '../shared/ui';
 import { admin, microsFromUsd } from './admin-api';
+import { CustomerActivity } from './customer-activity';
+import { LinkNotice, type SentLink } from './mail';
 
 interface Money {
   micros: number;
@@ -16,6 +18,8 @@ interface CustomerRow {
   status: string;
   vip: boolean;
   created_at: string;
+  balance?: Money;
+  spent_30d?: Money;
 }
 interface KeyRow {
   id: number;
@@ -33,6 +37,15 @@ interface Detail {
   vip: boolean;
   wallet: { balance: Money; holds: Money; available: Money; cash_balance: Money; plan: string | null; plan_ends_at: string | null };
   keys: KeyRow[];
+  signup: {
+    plan_id: string | null;
+    amount_usd_micros: number | null;
+    source: string | null;
+    country_code: string | null;
+    country_name: string | null;
+    device_fingerprint: string | null;
+    mobile_number: string | null;
+  } | null;
 }
 
 function message(caught: unknown): string {
@@ -48,9 +61,11 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
   // One key per intended adjustment: a retry after a network failure is applied once.
   const [adjustKey, setAdjustKey] = useState(newIdempotencyKey);
   const [plan, setPlan] = useState('');
+  const [tab, setTab] = useState<'overview' | 'activity'>('overview');
   const [days, setDays] = useState('');
   const [keyName, setKeyName] = useState('');
   const [issued, setIssued] = useState<string | null>(null);
+  const [passwordLink, setPasswordLink] = useState<SentLink | null>(null);
 
   const load = async () => {
     try {
@@ -59,6 +74,7 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
       setStatus({ kind: 'error', text: message(caught) });
     }
   };
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reloads when the customer changes; load reads the latest state
   useEffect(() => void load(), [id]);
 
   const adjust = async (event: Event) => {
@@ -112,6 +128,14 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
     }
   };
 
+  const sendPasswordLink = async () => {
+    try {
+      setPasswordLink(await admin.post<SentLink>(`/api/admin/customers/${id}/password-link`));
+    } catch (caught) {
+      setStatus({ kind: 'error', text: message(caught) });
+    }
+  };
+
   const revoke = async (key: KeyRow) => {
     if (!confirm(`Revoke key ${key.prefix}…${key.last_four}?`)) return;
     try {
@@ -138,14 +162,50 @@ function CustomerDetail({ id, onClose }: { id: number; onClose: () => void }) {
         </button>
       </p>
       {status ? <Notice kind={status.kind}>{status.text}</Notice> : null}
-      <div class="console-grid">
+      <p>
+        <button type="button" class="secondary" onClick={() => void sendPasswordLink()}>
+          Send a password-set link
+        </button>
+      </p>
+      {passwordLink ? <LinkNotice what="The password-set link" email={detail.customer.email} sent={passwordLink} /> : null}
+      <div class="segmented" role="group" aria-label="Customer view">
+        {(['overview', 'activity'] as const).map((name) => (
+          <button
+            key={name}
+            type="button"
+            class={tab === name ? undefined : 'secondary'}
+            aria-pressed={tab === name}
+            onClick={() => setTab(name)}
+          >
+            {name === 'overview' ? 'Wallets and keys' : 'Activity'}
+          </button>
+        ))}
+      </div>
+      {tab === 'activity' ? <CustomerActivity customerId={id} keys={detail.keys} /> : null}
+      <div class="console-grid" hidden={tab !== 'overview'}>
         <div>
           <h3>Wallets</h3>
           <p data-testid="customer-balance">
-            Token wallet {usd(w.balance.micros, 4)} · held {usd(w.holds.micros, 4)} · available {usd(w.available.micros, 4)}
+            Token wallet {usd(w.balance.micros)} · held {usd(w.holds.micros)} · available {usd(w.available.micros)}
           </p>
-          <p>Cash wallet {usd(w.cash_balance.micros, 4)}</p>
+          <p>Cash wallet {usd(w.cash_balance.micros)}</p>
           <p>Plan: {w.plan ? `${w.plan} until ${dateTime(w.plan_ends_at)}` : 'pay as you go'}</p>
+          {detail.signup ? (
+            <dl data-testid="customer-signup">
+              <dt>Signed up for</dt>
+              <dd>
+                {detail.signup.plan_id ?? '—'}
+                {detail.signup.amount_usd_micros !== null ? ` · ${usd(detail.signup.amount_usd_micros)}` : ''}
+                {detail.signup.source ? ` · from ${detail.signup.source}` : ''}
+              </dd>
+              <dt>Country</dt>
+              <dd>{[detail.signup.country_name, detail.signup.country_code].filter(Boolean).join(' · ') || '—'}</dd>
+              <dt>Device</dt>
+              <dd>{detail.signup.device_fingerprint ?? '—'}</dd>
+              <dt>Mobile</dt>
+              <dd>{detail.signup.mobile_number ?? '—'}</dd>
+            </dl>
+          ) : null}
           <form onSubmit={adjust}>
             <fieldset>
               <legend>Adjust a wallet</legend>
@@ -233,26 +293,35 @@ export function CustomersSection() {
   const [selected, setSelected] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [email, setEmail] = useState('');
-  const [created, setCreated] = useState<string | null>(null);
+  const [search, setSearch] = useState('');
+  const [created, setCreated] = useState<{ email: string; token: string; sent: SentLink | null } | null>(null);
 
-  const load = async (after: number | null) => {
+  // Only the latest load may fill the list: the first page, answered after a search sent meanwhile, would replace
+  // the search's answer with every customer.
+  const latest = useRef(0);
+  const load = async (after: number | null, filter = search) => {
+    const sequence = ++latest.current;
     try {
       const page = await admin.get<{ data: CustomerRow[]; next_after_id: number | null }>(
-        `/api/admin/customers${query({ limit: 100, after_id: after })}`,
+        `/api/admin/customers${query({ limit: 100, after_id: after, email: filter.trim() || undefined })}`,
       );
+      if (sequence !== latest.current) return;
       setRows((current) => (after !== null && current ? [...current, ...page.data] : page.data));
       setNext(page.next_after_id);
     } catch (caught) {
       setError(message(caught));
     }
   };
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- loads the first page once; load reads the latest filters
   useEffect(() => void load(null), []);
 
   const create = async (event: Event) => {
     event.preventDefault();
     try {
       const made = await admin.post<{ customer: CustomerRow; api_key: string }>('/api/admin/customers', { email });
-      setCreated(`${made.customer.email}: System Token ${made.api_key}`);
+      // The new customer signs in with a password it chooses through this link (mailed, or shown when there is no SMTP).
+      const sent = await admin.post<SentLink>(`/api/admin/customers/${made.customer.id}/password-link`).catch(() => null);
+      setCreated({ email: made.customer.email, token: made.api_key, sent });
       setEmail('');
       await load(null);
     } catch (caught) {
@@ -265,6 +334,18 @@ export function CustomersSection() {
     <>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <Card title="Customers">
+        <form
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void load(null);
+          }}
+        >
+          <Field label="Search by email" type="search" value={search} onValue={setSearch} />
+          <button type="submit" class="secondary">
+            Search
+          </button>
+        </form>
         {rows === null ? (
           <p aria-busy="true">Loading…</p>
         ) : (
@@ -275,6 +356,8 @@ export function CustomersSection() {
                   <th scope="col">Id</th>
                   <th scope="col">Email</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Balance</th>
+                  <th scope="col">Spent, 30 days</th>
                   <th scope="col">Created</th>
                 </tr>
               </thead>
@@ -291,6 +374,8 @@ export function CustomersSection() {
                       {row.status}
                       {row.vip ? ' · VIP' : ''}
                     </td>
+                    <td data-testid={`balance-${row.id}`}>{usd(row.balance?.micros ?? 0)}</td>
+                    <td data-testid={`spent-${row.id}`}>{usd(row.spent_30d?.micros ?? 0)}</td>
                     <td>{dateTime(row.created_at)}</td>
                   </tr>
                 ))}
@@ -310,9 +395,12 @@ export function CustomersSection() {
           <button type="submit">Create customer</button>
         </form>
         {created ? (
-          <Notice kind="ok">
-            Created (the token is shown once): <span class="secret">{created}</span>
-          </Notice>
+          <>
+            <Notice kind="ok">
+              Created {created.email}. Its System Token (shown once): <span class="secret">{created.token}</span>
+            </Notice>
+            {created.sent ? <LinkNotice what="A password-set link" email={created.email} sent={created.sent} /> : null}
+          </>
         ) : null}
       </Card>
     </>

@@ -8,16 +8,18 @@ import '../shared/styles.css';
 import './admin.css';
 import { render, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../shared/api';
+import { api, ApiError, cookie } from '../shared/api';
 import { Field, Notice, SkipLink } from '../shared/ui';
 import { admin } from './admin-api';
 import { CustomersSection } from './customers';
+import { MailSection } from './mail';
 import { DesktopSection, LedgerSection, MessagesSection } from './operations';
 import { RoutingSection } from './routing';
 
 const SECTIONS: { name: string; title: string; component: FunctionComponent }[] = [
   { name: 'customers', title: 'Customers', component: CustomersSection },
-  { name: 'routing', title: 'Routing and prices', component: RoutingSection },
+  { name: 'mail', title: 'Invites and mail', component: MailSection },
+  { name: 'routing', title: 'Providers, models and prices', component: RoutingSection },
   { name: 'messages', title: 'Messages', component: MessagesSection },
   { name: 'desktop', title: 'Desktop clients', component: DesktopSection },
   { name: 'ledger', title: 'Ledger', component: LedgerSection },
@@ -74,6 +76,8 @@ function Console() {
   const [section, setSection] = useState(sectionName);
 
   const check = async () => {
+    // No console session's CSRF cookie: signed out, without asking (the answer could only be a 401).
+    if (!cookie('sy_operator_csrf')) return setState('signed-out');
     try {
       await admin.get('/api/admin/session');
       setState('signed-in');
@@ -128,7 +132,10 @@ function Console() {
             ))}
           </ul>
         </nav>
-        <button type="button" class="secondary" onClick={signOut}>
+        <p class="reference-link">
+          <a href="/api/admin/docs">API reference</a> <span class="muted">(with the operator routes)</span>
+        </p>
+        <button type="button" class="secondary sign-out" onClick={signOut}>
           Sign out
         </button>
       </aside>

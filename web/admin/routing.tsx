@@ -1,7 +1,8 @@
-/** Routing and prices: where each model alias (`power-ai`) points, and the rate card in force per model. */
+/** Providers, models and prices: the upstreams and models (providers.tsx), where each model alias (`power-ai`) points, and the rate card in force per model. */
 import { useEffect, useId, useState } from 'preact/hooks';
 import { Card, Notice } from '../shared/ui';
 import { admin } from './admin-api';
+import { ProvidersCard } from './providers';
 
 interface Prices {
   model: string;
@@ -56,6 +57,7 @@ export function RoutingSection() {
       setStatus({ kind: 'error', text: (caught as Error).message });
     }
   };
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- loads once on mount
   useEffect(() => void load(), []);
 
   const models = active.map((prices) => prices.model).filter((model) => !(aliases && model in aliases));
@@ -87,6 +89,7 @@ export function RoutingSection() {
   return (
     <>
       {status ? <Notice kind={status.kind}>{status.text}</Notice> : null}
+      <ProvidersCard />
       <div class="console-grid">
         <Card title="Model aliases">
           {aliases === null ? (

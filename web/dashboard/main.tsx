@@ -6,7 +6,7 @@
 import '../shared/styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../shared/api';
+import { ApiError, call, client, cookie } from '../shared/api';
 import { Notice, SkipLink } from '../shared/ui';
 import { VIEWS, type Me, type ViewProps } from './views/index';
 
@@ -21,8 +21,11 @@ function App() {
   const [route, setRoute] = useState(currentRoute);
 
   const reload = async () => {
+    // Signed out (no session's CSRF cookie): straight to sign-in, without a request that could only answer 401.
+    if (!cookie('sy_csrf'))
+      return location.assign(`/login.html?returnTo=${encodeURIComponent(location.pathname + location.search + location.hash)}`);
     try {
-      setMe(await api.get<Me>('/api/v1/me'));
+      setMe(await call(() => client.GET('/api/v1/me')));
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 401) {
         location.assign(`/login.html?returnTo=${encodeURIComponent(location.pathname + location.search + location.hash)}`);
@@ -45,6 +48,7 @@ function App() {
     const view = VIEWS.find((candidate) => candidate.name === route.name);
     document.title = `${view?.title ?? 'Not found'} · Switchyard`;
     document.getElementById('main')?.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs on a route change (routeKey names the route)
   }, [routeKey]);
 
   if (error)
@@ -63,7 +67,7 @@ function App() {
   const view = VIEWS.find((candidate) => candidate.name === route.name);
   const props: ViewProps = { me, params: route.params, reloadMe: reload };
   const logout = async () => {
-    await api.post('/api/v1/auth/logout').catch(() => undefined);
+    await call(() => client.POST('/api/v1/auth/logout')).catch(() => undefined);
     location.assign('/login.html');
   };
   return (
@@ -73,7 +77,7 @@ function App() {
         <span class="brand">Switchyard</span>
         <nav aria-label="Dashboard">
           <ul>
-            {VIEWS.filter((candidate) => !candidate.hidden).map((candidate) => (
+            {VIEWS.filter((candidate) => !candidate.hidden && (candidate.offered?.(me) ?? true)).map((candidate) => (
               <li key={candidate.name}>
                 <a href={`#/${candidate.name}`} aria-current={candidate.name === route.name ? 'page' : undefined}>
                   {candidate.title}
@@ -82,8 +86,8 @@ function App() {
             ))}
           </ul>
         </nav>
-        <p class="muted">{me.customer.name ?? me.customer.email}</p>
-        <button type="button" class="secondary" onClick={logout}>
+        <p class="muted account-name">{me.customer.name ?? me.customer.email}</p>
+        <button type="button" class="secondary sign-out" onClick={logout}>
           Sign out
         </button>
       </aside>

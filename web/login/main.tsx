@@ -2,7 +2,8 @@
  * The sign-in page: web login with the second-factor step, the human check when the service asks for it,
  * identity-provider sign-in (when configured), registration, the password-reset request and the page the
  * emailed reset link opens (`/login.html#token=…`). `?returnTo=` (own paths only) is where a session lands;
- * `?error=<code>` from a failed single sign-on is shown as a sentence.
+ * `?error=<code>` from a failed single sign-on is shown as a sentence; `?ref=<code>` (a share link's referral
+ * code) goes with the registration and the identity-provider sign-up.
  */
 import { safeReturnTo } from '../../src/kernel/return-to.js';
 import '../shared/styles.css';
@@ -14,6 +15,7 @@ import { HumanCheckWidget, useHumanCheck } from '../shared/human-check';
 
 interface AuthOptions {
   identity_provider: boolean;
+  registration: 'open' | 'invite' | 'closed';
   human_check: { register: boolean; promotion: boolean; idp: boolean; web_login: boolean };
 }
 type WebLoginAnswer = { two_factor_required: true; challenge: string } | { two_factor_required: false };
@@ -26,10 +28,13 @@ const ERRORS: Record<string, string> = {
   idp_callback_invalid: 'The identity provider’s answer could not be verified. Please try again.',
   idp_email_unverified: 'Your identity-provider account has no verified email address, so it cannot sign you in here.',
   account_disabled: 'This account is disabled. Contact support.',
+  registration_closed: 'This service creates accounts by invitation only. Ask its operator for an invite.',
 };
 
 const params = new URLSearchParams(location.search);
 const returnTo = safeReturnTo(params.get('returnTo'));
+/** The referral code of a share link (`/r/{code}` lands here with `?ref=`); the service also keeps it in a cookie. */
+const referralCode = /^[A-Za-z0-9]{6,32}$/.test(params.get('ref') ?? '') ? params.get('ref')! : null;
 
 function needsHumanCheck(error: unknown): boolean {
   if (!(error instanceof ApiError) || error.status !== 422 || !Array.isArray(error.detail)) return false;
@@ -124,7 +129,9 @@ function SignIn({ options }: { options: AuthOptions | null }) {
     );
   }
 
-  const idpHref = `/api/v1/auth/idp/start?returnTo=${encodeURIComponent(returnTo)}`;
+  const idpHref =
+    `/api/v1/auth/idp/start?returnTo=${encodeURIComponent(returnTo)}` +
+    (referralCode ? `&referralCode=${encodeURIComponent(referralCode)}` : '');
   return (
     <>
       <form onSubmit={submit} aria-labelledby="signin-title">
@@ -148,9 +155,13 @@ function SignIn({ options }: { options: AuthOptions | null }) {
         </p>
       ) : null}
       {options?.identity_provider && options.human_check.idp ? <IdpWithCheck href={idpHref} /> : null}
-      <p>
-        New here? <a href="#/register">Create an account</a>
-      </p>
+      {options && options.registration !== 'open' ? (
+        <p>New here? Accounts on this service are created by its operator: ask them for an invite.</p>
+      ) : (
+        <p>
+          New here? <a href="#/register">Create an account</a>
+        </p>
+      )}
     </>
   );
 }
@@ -173,13 +184,14 @@ function IdpWithCheck({ href }: { href: string }) {
   );
 }
 
-function Register({ options }: { options: AuthOptions | null }) {
+/** Registration; with an invite link (`#invite=…&email=…`) the invited email is fixed and no human check is asked. */
+function Register({ options, invite }: { options: AuthOptions | null; invite?: { token: string; email: string } }) {
   const [name, setName] = useState('');
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(invite?.email ?? '');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const human = useHumanCheck(options?.human_check.register ?? false);
+  const human = useHumanCheck(invite ? false : (options?.human_check.register ?? false));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -190,7 +202,8 @@ function Register({ options }: { options: AuthOptions | null }) {
         email: email.trim(),
         password,
         ...(name.trim() ? { name: name.trim() } : {}),
-        ...human.fields(),
+        ...(referralCode ? { referralCode } : {}),
+        ...(invite ? { invite: invite.token } : human.fields()),
       });
       await api.post('/api/v1/auth/web-login', { email: email.trim(), password });
       location.assign(returnTo);
@@ -210,7 +223,8 @@ function Register({ options }: { options: AuthOptions | null }) {
       <h1 id="register-title">Create an account</h1>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <Field label="Name (optional)" value={name} onValue={setName} autoComplete="name" />
-      <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required />
+      {invite ? <p>You were invited as {invite.email}. Choose a password to create your account.</p> : null}
+      {invite ? null : <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required />}
       <Field
         label="Password"
         type="password"
@@ -220,7 +234,7 @@ function Register({ options }: { options: AuthOptions | null }) {
         hint="At least 8 characters."
         required
       />
-      <HumanCheckField human={human} />
+      {invite ? null : <HumanCheckField human={human} />}
       <div class="row">
         <button type="submit" disabled={busy}>
           Create account
@@ -334,8 +348,10 @@ function EmailUndo({ token }: { token: string }) {
   );
 }
 
-function route(): { name: string; token?: string } {
+function route(): { name: string; token?: string; email?: string } {
   const hash = location.hash.replace(/^#\/?/, '');
+  const invite = /(?:^|[?&])invite=([A-Za-z0-9_-]+)/.exec(hash)?.[1];
+  if (invite) return { name: 'register', token: invite, email: decodeURIComponent(/(?:^|[?&])email=([^&]*)/.exec(hash)?.[1] ?? '') };
   const token = /(?:^|[?&])token=([A-Za-z0-9_-]+)/.exec(hash)?.[1];
   if (token) return { name: 'reset', token };
   const undo = /(?:^|[?&])email_undo=([A-Za-z0-9_-]+)/.exec(hash)?.[1];
@@ -363,6 +379,7 @@ function App() {
       heading?.focus();
     }
     setMoved(true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs on a view change; moved is read as it is then
   }, [current.name]);
   const code = params.get('error');
   return (
@@ -373,7 +390,7 @@ function App() {
       ) : null}
       <div class="card">
         {current.name === 'register' ? (
-          <Register options={options} />
+          <Register options={options} invite={current.token ? { token: current.token, email: current.email ?? '' } : undefined} />
         ) : current.name === 'forgot' ? (
           <Forgot />
         ) : current.name === 'reset' ? (

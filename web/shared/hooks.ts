@@ -18,6 +18,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
     } catch (caught) {
       setError(errorText(caught));
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller names what the load depends on
   }, deps);
   useEffect(() => {
     void reload();

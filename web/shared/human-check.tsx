@@ -42,6 +42,7 @@ export function HumanCheckWidget(props: { generation: number; onPayload: (payloa
       cancelled = true;
       widget?.remove();
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new widget per generation; the other props are read as they are then
   }, [props.generation]);
   return <div ref={host} class="human-check" role="group" aria-label="Human check" data-testid="human-check" />;
 }

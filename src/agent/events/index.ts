@@ -60,26 +60,7 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
   });
   const rejections = new RelayRejections(logger.child({ domain: 'event-relay' }), () => deps.clock.nowMs());
   const remote = new RemoteEventFeed({ log, hub, rejections, logger });
-  if (config.env.redisUrl) {
-    // After a Redis outage each subscribed project's newest logged event is delivered: a stream that missed
-    // events sees the hole and fills it from the log at once, instead of at the project's next event.
-    const resync = async () => {
-      for (const projectId of hub.projectIds()) {
-        const newest = await log.newest(projectId);
-        if (newest) hub.publish([newest]);
-      }
-    };
-    relay = new RedisRelay({
-      redisUrl: config.env.redisUrl,
-      serverSecret: config.secret,
-      logger,
-      nowMs: () => deps.clock.nowMs(),
-      rejections,
-      onRemote: (references) => remote.note(references),
-      onResubscribed: () =>
-        void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')),
-    });
-  }
+  relay = config.env.redisUrl ? redisRelay(deps, config.env.redisUrl, { log, hub, rejections, remote }) : null;
   const streams = new Set<EventStream>();
   const counters = { overflowDisconnects: 0, queueLengthMaxSeen: 0 };
 
@@ -129,4 +110,33 @@ export async function createProjectEvents(deps: ProjectEventDeps, options: { fen
       await remote.idle();
     },
   };
+}
+
+/**
+ * Events of the other nodes through Redis. After a Redis outage each subscribed project's newest logged event is
+ * delivered: a stream that missed events sees the hole and fills it from the log at once, instead of at the
+ * project's next event.
+ */
+function redisRelay(
+  deps: ProjectEventDeps,
+  redisUrl: string,
+  parts: { log: SqlEventLog; hub: EventHub; rejections: RelayRejections; remote: RemoteEventFeed },
+): RedisRelay {
+  const { logger } = deps;
+  const { log, hub } = parts;
+  const resync = async () => {
+    for (const projectId of hub.projectIds()) {
+      const newest = await log.newest(projectId);
+      if (newest) hub.publish([newest]);
+    }
+  };
+  return new RedisRelay({
+    redisUrl,
+    serverSecret: deps.config.secret,
+    logger,
+    nowMs: () => deps.clock.nowMs(),
+    rejections: parts.rejections,
+    onRemote: (references) => parts.remote.note(references),
+    onResubscribed: () => void resync().catch((error: unknown) => logger.warn({ err: error }, 'event resync after a Redis outage failed')),
+  });
 }

@@ -1,15 +1,19 @@
 /**
  * Workspace files for the project routes: a bounded tree listing, reads with a strong ETag, and atomic
- * writes (temp file in the same folder, fsync, rename, folder fsync) with If-Match / If-None-Match. Every
- * access goes through confined-fs.ts, so nothing outside the workspace is ever read or written.
+ * writes (temp file in the same folder, fsync, rename, folder fsync) with If-Match / If-None-Match, through
+ * confined-fs.ts (a link inside the workspace is followed, one leading out refused); downloads and deletes go
+ * through the kernel's tenant-fs.ts, which follows no link at all. Nothing outside the workspace is ever read,
+ * written or removed.
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 import { AppError } from '../../kernel/errors.js';
 import { randomBase62 } from '../../kernel/ids.js';
+import { errnoOf, openFolder, readRegularFile, removeTree, unlinkIn } from '../../kernel/tenant-fs.js';
 import { at, checkedInside, fileError, openDirectory, openEntry, outside, READ_FLAGS } from './confined-fs.js';
-import { joinSegments, parseWorkspacePath, type PathLoc } from './workspace-path.js';
+import { joinSegments, parseWorkspacePath, relativeToWorkspace, type PathLoc } from './workspace-path.js';
 
 export interface TreeEntry {
   path: string;
@@ -155,6 +159,40 @@ export class FileService {
     }
   }
 
+  /**
+   * The bytes of a regular file, for a download. Nothing is followed: a symbolic link anywhere on the path (one the
+   * agent planted included) is refused, as are FIFOs, devices and files with several hard links.
+   */
+  async download(root: string, relativePath: string): Promise<{ path: string; content: Buffer }> {
+    const segments = this.filePath(relativePath);
+    const content = await inWorkspace(root, readRegularFile(path.join(root, ...segments), this.options.fileSizeLimitBytes));
+    if (content === null) throw new AppError('NOT_FOUND', 'File not found');
+    return { path: joinSegments(segments), content };
+  }
+
+  /**
+   * Deletes a file, a link (the link itself, never what it points to) or a folder with everything in it. The
+   * path is walked without following links: a link planted on the way is a 409 and nothing is removed.
+   */
+  async remove(root: string, relativePath: string): Promise<{ path: string; type: 'file' | 'directory' | 'symlink' | 'other' }> {
+    const segments = this.filePath(relativePath);
+    const absolute = path.join(root, ...segments);
+    const parent = await inWorkspace(root, openFolder(path.dirname(absolute)));
+    let stats: Stats | null;
+    try {
+      stats = await fs.lstat(at(parent, segments.at(-1)!)).catch((error: unknown) => {
+        if (errnoOf(error) === 'ENOENT') return null;
+        throw error;
+      });
+    } finally {
+      await parent.close();
+    }
+    if (stats === null) throw new AppError('NOT_FOUND', 'File not found');
+    const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
+    await inWorkspace(root, type === 'directory' ? removeTree(absolute) : unlinkIn(absolute));
+    return { path: joinSegments(segments), type };
+  }
+
   private filePath(relativePath: string, loc: PathLoc = ['query', 'path']): string[] {
     const segments = parseWorkspacePath(relativePath, loc);
     if (segments.length === 0) throw new AppError('BAD_REQUEST', 'Invalid path: a file path is required');
@@ -252,6 +290,23 @@ export class FileService {
     } finally {
       await file.close();
     }
+  }
+}
+
+/**
+ * Runs a tenant-fs operation on a workspace path: an absent folder is a 404, and the paths an error names are
+ * relative to the workspace (a client never reads where the workspace lives on the server).
+ */
+async function inWorkspace<T>(root: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof AppError) {
+      const details = error.details === undefined ? undefined : relativeToWorkspace(error.details, root);
+      throw new AppError(error.code, error.message, { details, retryAfterSeconds: error.retryAfterSeconds, cause: error });
+    }
+    if (errnoOf(error) === 'ENOENT') throw new AppError('NOT_FOUND', 'File not found');
+    throw fileError(error);
   }
 }
 

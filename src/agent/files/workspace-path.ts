@@ -41,6 +41,7 @@ export function checkNameLengths(requested: string, loc: PathLoc, root?: string)
  */
 export function parseWorkspacePath(input: string, loc: PathLoc = ['query', 'path']): string[] {
   if (input.length > PATH_LENGTH_MAX) throw tooLong(loc, `longer than ${PATH_LENGTH_MAX} characters`);
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(input)) throw badPath('control characters are not allowed');
   if (input.includes('\\')) throw badPath('backslashes are not allowed; use /');
   // Paths arrive decoded; a '%' left over can only be another encoding layer (%2e, %252e, %u002e, %c0%ae).
@@ -73,8 +74,13 @@ export function joinSegments(segments: readonly string[]): string {
  * where things are in their workspace, never where the workspace lives on the server.
  */
 export function relativeToWorkspace<T>(value: T, root: string): T {
+  return workspaceRewriter(root)(value);
+}
+
+/** `relativeToWorkspace` for one root, compiled once (for callers that rewrite many values). */
+export function workspaceRewriter(root: string): <T>(value: T) => T {
   const base = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
-  if (base === '' || base === '/') return value;
+  if (base === '' || base === '/') return (value) => value;
   const pattern = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.~-]))`, 'g');
   const rewrite = (node: unknown): unknown => {
     if (typeof node === 'string')
@@ -84,5 +90,5 @@ export function relativeToWorkspace<T>(value: T, root: string): T {
       return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, rewrite(item)]));
     return node;
   };
-  return rewrite(value) as T;
+  return <T>(value: T) => rewrite(value) as T;
 }

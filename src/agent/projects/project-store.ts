@@ -19,6 +19,17 @@ export const PROJECT_NAME_LENGTH_MAX = 200;
 /** Upper bound of one store read; the HTTP page size (1..100) is checked by the route. */
 const LIST_LIMIT_MAX = 1_000;
 
+/** A new name, trimmed; null clears it. Blank or overlong → 422 on `body.name`. */
+function checkedName(name: string | null): string | null {
+  if (name === null) return null;
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > PROJECT_NAME_LENGTH_MAX) {
+    const msg = `A project name is 1..${PROJECT_NAME_LENGTH_MAX} characters and not only spaces`;
+    throw validationError([{ loc: ['body', 'name'], msg, type: 'value_error' }]);
+  }
+  return trimmed;
+}
+
 function toProject(row: Selectable<ProjectsTable>): Project {
   return { id: row.id, customerId: row.customer_id, name: row.name, workspaceDir: row.workspace_dir, createdAt: row.created_at };
 }
@@ -84,6 +95,21 @@ export class SqlProjectStore implements ProjectStore {
     if (!row) throw notFound('Project');
     if (principal.kind === 'customer' && row.customer_id !== principal.customerId) throw notFound('Project');
     return toProject(row);
+  }
+
+  async rename(project: Project, requested: string | null): Promise<Project> {
+    const name = checkedName(requested);
+    await this.storage.db.updateTable('projects').set({ name }).where('id', '=', project.id).execute();
+    return { ...project, name };
+  }
+
+  async linkedCoderProject(projectId: string): Promise<string | null> {
+    const row = await this.storage.db
+      .selectFrom('desktop_coder_projects')
+      .select('name')
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return row?.name ?? null;
   }
 
   async remove(project: Project): Promise<void> {

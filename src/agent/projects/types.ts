@@ -16,6 +16,10 @@ export interface ProjectStore {
   list(customerId: number | null, options?: { limit?: number; after?: string }): Promise<Project[]>;
   /** The project if the principal owns it (operators may read any); otherwise 404 NOT_FOUND. */
   requireOwned(principal: Principal, projectId: string): Promise<Project>;
+  /** Sets (or, with null, clears) the project's name; 400 for an empty or overlong name. */
+  rename(project: Project, name: string | null): Promise<Project>;
+  /** The desktop coder project that owns this project's workspace, if any (it is deleted through the coder routes). */
+  linkedCoderProject(projectId: string): Promise<string | null>;
   /** Deletes the project, its thread links, approvals, turn keys and event log, then its workspace directory. */
   remove(project: Project): Promise<void>;
 }

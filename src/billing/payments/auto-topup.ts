@@ -16,13 +16,14 @@ import { AppError } from '../../kernel/errors.js';
 import { randomBase62 } from '../../kernel/ids.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { AppConfig } from '../../config/load-config.js';
+import type { CreditPackConfig } from '../../config/sections/payments.js';
 import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
 import type { Wallet } from '../wallet.js';
 import { walletCode } from '../ledger.js';
-import { MICROS_PER_CENT, packOf, type CardPayments, type PaidHook } from './card.js';
+import { MICROS_PER_CENT, packOf, type CardPayments } from './card.js';
 import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
-import type { Alerts } from './ports.js';
+import type { Alerts, PaymentListener } from './ports.js';
 
 export interface AutoTopupDeps {
   config: AppConfig;
@@ -33,7 +34,6 @@ export interface AutoTopupDeps {
   ledger: PaymentLedger;
   card: CardPayments;
   alerts: Alerts;
-  onPaid: PaidHook[];
 }
 
 export interface AutoTopupSetting {
@@ -47,6 +47,44 @@ export interface AutoTopupSetting {
 
 export type ChargeOutcome = 'not_enabled' | 'above_threshold' | 'disarmed' | 'pending' | 'credited' | 'failed' | 'processing';
 
+/** What the customer's token wallet can spend now (balance less holds). */
+async function tokenAvailableIn(trx: Transaction<Database>, customerId: number): Promise<number> {
+  const row = await trx
+    .selectFrom('billing_accounts')
+    .select(['balance_micros', 'held_micros'])
+    .where('code', '=', walletCode(customerId, 'token'))
+    .executeTakeFirst();
+  return row ? Number(row.balance_micros) - Number(row.held_micros) : 0;
+}
+
+/**
+ * In the crediting transaction of any payment: a credited payment re-arms auto top-up when it lifts the token
+ * balance to the threshold, and a credited auto top-up clears its pending marker (whoever credits it: the charging
+ * process or the webhook).
+ */
+export function autoTopupPaymentListener(clock: Clock): PaymentListener {
+  return {
+    async paid(trx, payment) {
+      await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
+      if (payment.wallet !== 'token') return;
+      const setting = await trx
+        .selectFrom('auto_topup_settings')
+        .select(['threshold_micros', 'armed'])
+        .where('customer_id', '=', payment.customer_id)
+        .executeTakeFirst();
+      if (!setting || Number(setting.armed) === 1) return;
+      const available = await tokenAvailableIn(trx, payment.customer_id);
+      if (available >= Number(setting.threshold_micros)) {
+        await trx
+          .updateTable('auto_topup_settings')
+          .set({ armed: 1, updated_at: clock.nowMs() })
+          .where('customer_id', '=', payment.customer_id)
+          .execute();
+      }
+    },
+  };
+}
+
 export class AutoTopup {
   /** Charges started by this process and not finished yet (tests and shutdown wait on them). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -57,40 +95,14 @@ export class AutoTopup {
    */
   private readonly notEnabledUntil = new Map<number, number>();
 
-  constructor(private readonly deps: AutoTopupDeps) {
-    // Any credited payment of the customer re-arms when it lifts the balance to the threshold; a credited
-    // auto top-up also clears its pending marker (whoever credits it: this module or the webhook).
-    deps.onPaid.push(async (trx, payment) => {
-      await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
-      if (payment.wallet !== 'token') return;
-      const setting = await trx
-        .selectFrom('auto_topup_settings')
-        .select(['threshold_micros', 'armed'])
-        .where('customer_id', '=', payment.customer_id)
-        .executeTakeFirst();
-      if (!setting || Number(setting.armed) === 1) return;
-      const available = await this.availableIn(trx, payment.customer_id);
-      if (available >= Number(setting.threshold_micros)) {
-        await trx
-          .updateTable('auto_topup_settings')
-          .set({ armed: 1, updated_at: this.deps.clock.nowMs() })
-          .where('customer_id', '=', payment.customer_id)
-          .execute();
-      }
-    });
-  }
+  constructor(private readonly deps: AutoTopupDeps) {}
 
   private get db() {
     return this.deps.storage.db;
   }
 
-  private async availableIn(trx: Transaction<Database>, customerId: number): Promise<number> {
-    const row = await trx
-      .selectFrom('billing_accounts')
-      .select(['balance_micros', 'held_micros'])
-      .where('code', '=', walletCode(customerId, 'token'))
-      .executeTakeFirst();
-    return row ? Number(row.balance_micros) - Number(row.held_micros) : 0;
+  private availableIn(trx: Transaction<Database>, customerId: number): Promise<number> {
+    return tokenAvailableIn(trx, customerId);
   }
 
   async get(customerId: number): Promise<AutoTopupSetting> {
@@ -188,6 +200,26 @@ export class AutoTopup {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * The job runner's sweep: every armed, enabled setting is checked as after a settlement, so a customer whose
+   * balance fell below the threshold without a settlement seen here (a node that stopped before its check ran)
+   * is charged too. Returns how many charges started.
+   */
+  async sweep(): Promise<number> {
+    const rows = await this.db
+      .selectFrom('auto_topup_settings')
+      .select('customer_id')
+      .where('enabled', '=', 1)
+      .where('armed', '=', 1)
+      .execute();
+    let started = 0;
+    for (const row of rows) {
+      const outcome = await this.afterSettlement(Number(row.customer_id));
+      if (outcome === 'credited' || outcome === 'failed' || outcome === 'processing') started += 1;
+    }
+    return started;
+  }
+
   /** Checks the balance after a settlement; starts one charge when it crossed below the threshold. */
   async afterSettlement(customerId: number): Promise<ChargeOutcome> {
     const checkedAtMs = this.deps.clock.nowMs();
@@ -219,9 +251,21 @@ export class AutoTopup {
       this.deps.logger.error({ customerId, packId: setting.pack_id }, 'auto top-up pack is no longer configured');
       return 'not_enabled';
     }
+    const claimed = await this.claimCharge(customerId, pack, threshold);
+    if (claimed === 'above_threshold') return claimed;
+    if (!claimed) return 'pending';
+    return this.charge(claimed, setting.processor_customer, setting.payment_method);
+  }
+
+  /**
+   * Disarms the setting and opens the charge's payment and pending marker in one transaction: the new payment, or
+   * null when another check holds the claim, or `above_threshold` when the balance read again under the claim no
+   * longer needs one.
+   */
+  private claimCharge(customerId: number, pack: CreditPackConfig, threshold: number): Promise<PaymentRow | 'above_threshold' | null> {
     const publicId = `pay_${randomBase62(20)}`;
     const nowMs = this.deps.clock.nowMs();
-    const claimed = await this.db
+    return this.db
       .transaction()
       .execute(async (trx) => {
         const disarmed = await trx
@@ -277,9 +321,6 @@ export class AutoTopup {
         this.deps.logger.warn({ err: error, customerId }, 'auto top-up claim not taken (another charge is pending)');
         return null;
       });
-    if (claimed === 'above_threshold') return claimed;
-    if (!claimed) return 'pending';
-    return this.charge(claimed, setting.processor_customer, setting.payment_method);
   }
 
   private async charge(payment: PaymentRow, customer: string, paymentMethod: string): Promise<ChargeOutcome> {

@@ -16,14 +16,10 @@ import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
 import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import type { Discounts } from './discounts.js';
+import type { PaymentEvents } from './ports.js';
 import { verifySignature, WebhookSignatureError } from './webhook-signature.js';
 
 export const MICROS_PER_CENT = 10_000;
-
-/** Hook run in the crediting transaction of a paid payment (referral earnings). */
-export type PaidHook = (trx: Transaction<Database>, payment: PaymentRow) => Promise<void>;
-/** Hook run in the transaction that claws back a refund (referral claw-back). */
-export type RefundHook = (trx: Transaction<Database>, payment: PaymentRow) => Promise<void>;
 
 export interface CardDeps {
   config: AppConfig;
@@ -31,8 +27,8 @@ export interface CardDeps {
   clock: Clock;
   logger: Logger;
   ledger: PaymentLedger;
-  onPaid: PaidHook[];
-  onRefund: RefundHook[];
+  /** Told in the crediting and the claw-back transactions. */
+  events: PaymentEvents;
   discounts: Discounts;
 }
 
@@ -102,7 +98,9 @@ export class CardPayments {
     const bonus =
       input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
     const publicId = `pay_${randomBase62(20)}`;
-    const { successUrl, cancelUrl } = this.deps.config.payments.card;
+    const dashboard = `${this.deps.config.publicBaseUrl.replace(/\/+$/, '')}/dashboard.html`;
+    const successUrl = this.deps.config.payments.card.successUrl ?? `${dashboard}?checkout={CHECKOUT_SESSION_ID}`;
+    const cancelUrl = this.deps.config.payments.card.cancelUrl ?? `${dashboard}?checkout=cancelled`;
     let session: Stripe.Checkout.Session;
     try {
       session = await this.stripe.checkout.sessions.create(
@@ -231,7 +229,7 @@ export class CardPayments {
         kind: 'card_payment',
         paymentIntent,
       });
-      if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
+      if (credited) await this.deps.events.paid(trx, credited);
       return credited !== null;
     }
     if (session.status === 'complete') {
@@ -276,7 +274,7 @@ export class CardPayments {
       kind: 'card_payment',
       paymentIntent: intent.id,
     });
-    if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
+    if (credited) await this.deps.events.paid(trx, credited);
     return credited !== null;
   }
 
@@ -420,43 +418,51 @@ export class CardPayments {
         await trx.deleteFrom('auto_topup_pending').where('payment_id', '=', payment.id).execute();
         return true;
       }
-      case 'charge.refunded': {
-        const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
-        let payment = paymentIntent
-          ? await trx
-              .selectFrom('payments')
-              .selectAll()
-              .where('method', '=', 'card')
-              .where('payment_intent', '=', paymentIntent)
-              .executeTakeFirst()
-          : undefined;
-        payment ??= await this.paymentBySession(trx, sessionForCharge);
-        if (!payment) return false;
-        const refundedCents =
-          typeof object.amount_refunded === 'number' && Number.isSafeInteger(object.amount_refunded) ? object.amount_refunded : 0;
-        const refundedMicros = Math.min(refundedCents * MICROS_PER_CENT, Number(payment.amount_micros));
-        // Refund amounts are cumulative: keep the largest seen, so out-of-order deliveries end the same.
-        if (refundedMicros > Number(payment.refunded_micros)) {
-          await trx
-            .updateTable('payments')
-            .set({
-              refunded_micros: refundedMicros,
-              updated_at: this.deps.clock.nowMs(),
-              ...(paymentIntent && !payment.payment_intent ? { payment_intent: paymentIntent } : {}),
-            })
-            .where('id', '=', payment.id)
-            .execute();
-        }
-        const applied = await this.deps.ledger.applyRefunds(trx, payment.id);
-        if (applied.clawedMicros + applied.debtMicros > 0) {
-          const fresh = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
-          for (const hook of this.deps.onRefund) await hook(trx, fresh);
-        }
-        return true;
-      }
+      case 'charge.refunded':
+        return this.applyChargeRefunded(trx, object, sessionForCharge);
       default:
         return false;
     }
+  }
+
+  /** A refund of a card charge (amounts are cumulative): the largest refunded amount seen is clawed back once. */
+  private async applyChargeRefunded(
+    trx: Transaction<Database>,
+    object: Record<string, unknown>,
+    sessionForCharge: string | null | undefined,
+  ): Promise<boolean> {
+    const paymentIntent = typeof object.payment_intent === 'string' ? object.payment_intent : null;
+    let payment = paymentIntent
+      ? await trx
+          .selectFrom('payments')
+          .selectAll()
+          .where('method', '=', 'card')
+          .where('payment_intent', '=', paymentIntent)
+          .executeTakeFirst()
+      : undefined;
+    payment ??= await this.paymentBySession(trx, sessionForCharge);
+    if (!payment) return false;
+    const refundedCents =
+      typeof object.amount_refunded === 'number' && Number.isSafeInteger(object.amount_refunded) ? object.amount_refunded : 0;
+    const refundedMicros = Math.min(refundedCents * MICROS_PER_CENT, Number(payment.amount_micros));
+    // Refund amounts are cumulative: keep the largest seen, so out-of-order deliveries end the same.
+    if (refundedMicros > Number(payment.refunded_micros)) {
+      await trx
+        .updateTable('payments')
+        .set({
+          refunded_micros: refundedMicros,
+          updated_at: this.deps.clock.nowMs(),
+          ...(paymentIntent && !payment.payment_intent ? { payment_intent: paymentIntent } : {}),
+        })
+        .where('id', '=', payment.id)
+        .execute();
+    }
+    const applied = await this.deps.ledger.applyRefunds(trx, payment.id);
+    if (applied.clawedMicros + applied.debtMicros > 0) {
+      const fresh = await trx.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+      await this.deps.events.refunded(trx, fresh);
+    }
+    return true;
   }
 
   /** The checkout session of a refunded charge whose payment intent is not known here yet (refund before completion). */

@@ -15,9 +15,12 @@ import type { AppConfig } from '../../config/load-config.js';
 import type { Database } from '../../storage/schema.js';
 import type { Storage } from '../../storage/database.js';
 import type { PaymentStatus } from '../../storage/tables/payments.js';
-import { packOf, type PaidHook } from './card.js';
+import { packOf } from './card.js';
 import { newPaymentRow, type PaymentLedger, type PaymentRow } from './ledger-effects.js';
 import { validAddress } from './addresses.js';
+import type { Discounts } from './discounts.js';
+import { coinExcess, CryptoPayouts } from './crypto-payouts.js';
+import type { PaymentEvents } from './ports.js';
 
 export interface CryptoDeps {
   config: AppConfig;
@@ -25,7 +28,9 @@ export interface CryptoDeps {
   clock: Clock;
   logger: Logger;
   ledger: PaymentLedger;
-  onPaid: PaidHook[];
+  /** Told in the crediting and the claw-back transactions. */
+  events: PaymentEvents;
+  discounts: Discounts;
 }
 
 /** A payment of an invoice as the processor reports it (IPN body, or an item of the payment list). */
@@ -50,6 +55,9 @@ export interface CryptoDetails {
   pay_amount: string | null;
   actually_paid: string | null;
   mismatch?: string;
+  /** A bonus code used with this checkout and the credit it added. */
+  discount_code?: string;
+  bonus_micros?: number;
 }
 
 /** JSON with object keys sorted at every level (what the IPN signature covers). */
@@ -77,10 +85,29 @@ const STATUS_OF: Record<string, PaymentStatus> = {
 };
 
 export class CryptoPayments {
-  constructor(private readonly deps: CryptoDeps) {}
+  /** Coin sent back to saved refund addresses (over-payments, refunds). */
+  readonly payouts: CryptoPayouts;
+
+  constructor(private readonly deps: CryptoDeps) {
+    this.payouts = new CryptoPayouts({
+      storage: deps.storage,
+      clock: deps.clock,
+      logger: deps.logger,
+      request: (method, path, body) => this.request(method, path, body),
+    });
+  }
+
+  /** Sends the customer's waiting payouts; a failure is logged and left for the next occasion. */
+  private async dispatchPayouts(customerId: number): Promise<void> {
+    await this.payouts.dispatch(customerId).catch((error: unknown) => this.deps.logger.error({ err: error }, 'crypto payouts not sent'));
+  }
 
   private get db(): Kysely<Database> {
     return this.deps.storage.db;
+  }
+
+  private get dashboardUrl(): string {
+    return `${this.deps.config.publicBaseUrl.replace(/\/+$/, '')}/dashboard.html`;
   }
 
   private get settings() {
@@ -137,11 +164,21 @@ export class CryptoPayments {
     }
   }
 
-  /** Opens an invoice for a pack in the chosen coin; the order is credited when paid in full. */
-  async checkout(input: { customerId: number; packId: string; payCurrency: string; wallet: 'token' | 'cash' }): Promise<PaymentRow> {
+  /** Opens an invoice for a pack in the chosen coin; the order is credited (with a bonus code's extra) when paid in full. */
+  async checkout(input: {
+    customerId: number;
+    packId: string;
+    payCurrency: string;
+    wallet: 'token' | 'cash';
+    discountCode?: string;
+  }): Promise<PaymentRow> {
     this.enabled();
     const pack = packOf(this.deps.config, input.packId);
     const coin = this.coin(input.payCurrency);
+    const packCredit = pack.creditMicros ?? pack.priceMicros;
+    // A bonus code is checked before the processor is asked, and used with the order's row (as at card checkout).
+    const bonus =
+      input.discountCode === undefined ? null : await this.deps.discounts.bonusFor(input.customerId, input.discountCode, packCredit);
     const publicId = `ord_${randomBase62(20)}`;
     const callback = this.settings.ipnCallbackUrl ?? `${this.deps.config.publicBaseUrl.replace(/\/+$/, '')}/api/v1/crypto/ipn`;
     const invoice = await this.request<{ id?: string | number; invoice_url?: string }>('POST', '/v1/invoice', {
@@ -151,8 +188,8 @@ export class CryptoPayments {
       order_id: publicId,
       order_description: pack.name,
       ipn_callback_url: callback,
-      success_url: this.settings.successUrl,
-      cancel_url: this.settings.cancelUrl,
+      success_url: this.settings.successUrl ?? `${this.dashboardUrl}?crypto=paid`,
+      cancel_url: this.settings.cancelUrl ?? `${this.dashboardUrl}?crypto=cancelled`,
     });
     if (invoice.id === undefined || typeof invoice.invoice_url !== 'string')
       throw new AppError('UPSTREAM_FAILED', 'The crypto processor answered no invoice');
@@ -165,28 +202,32 @@ export class CryptoPayments {
       processor_payment_id: null,
       pay_amount: null,
       actually_paid: null,
+      ...(bonus ? { discount_code: bonus.discount.code, bonus_micros: bonus.bonusMicros } : {}),
     };
-    return this.db
-      .insertInto('payments')
-      .values(
-        newPaymentRow(
-          {
-            public_id: publicId,
-            customer_id: input.customerId,
-            method: 'crypto',
-            wallet: input.wallet,
-            pack_id: pack.id,
-            amount_micros: pack.priceMicros,
-            credit_micros: pack.creditMicros ?? pack.priceMicros,
-            status: 'open',
-            processor_ref: String(invoice.id),
-            details_json: JSON.stringify(details),
-          },
-          nowMs,
-        ),
-      )
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return this.db.transaction().execute(async (trx) => {
+      if (bonus) await this.deps.discounts.redeem(trx, input.customerId, bonus.discount.code, publicId);
+      return trx
+        .insertInto('payments')
+        .values(
+          newPaymentRow(
+            {
+              public_id: publicId,
+              customer_id: input.customerId,
+              method: 'crypto',
+              wallet: input.wallet,
+              pack_id: pack.id,
+              amount_micros: pack.priceMicros,
+              credit_micros: packCredit + (bonus?.bonusMicros ?? 0),
+              status: 'open',
+              processor_ref: String(invoice.id),
+              details_json: JSON.stringify(details),
+            },
+            nowMs,
+          ),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
   }
 
   /** The caller's crypto order (404 for another customer's or an unknown id). */
@@ -218,6 +259,7 @@ export class CryptoPayments {
       );
     const best = payments.filter((payment) => rank(payment) >= 0).sort((a, b) => rank(a) - rank(b))[0];
     if (best) await this.db.transaction().execute((trx) => this.apply(trx, order.id, best, 'refresh'));
+    await this.dispatchPayouts(customerId);
     return this.db.selectFrom('payments').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
   }
 
@@ -232,7 +274,7 @@ export class CryptoPayments {
     const payment = body as ProcessorPayment;
     // The same callback delivered again has the same body; any difference (another status, amount) is a new event.
     const eventId = `${String(payment.payment_id)}:${createHash('sha256').update(sortedJson(body)).digest('hex')}`;
-    return this.db.transaction().execute(async (trx) => {
+    const outcome = await this.db.transaction().execute(async (trx) => {
       const recorded = await trx
         .insertInto('payment_events')
         .values({ source: 'crypto', event_id: eventId, type: String(payment.payment_status), received_at: this.deps.clock.nowMs() })
@@ -243,15 +285,17 @@ export class CryptoPayments {
         typeof payment.order_id === 'string'
           ? await trx
               .selectFrom('payments')
-              .select('id')
+              .select(['id', 'customer_id'])
               .where('public_id', '=', payment.order_id)
               .where('method', '=', 'crypto')
               .executeTakeFirst()
           : undefined;
       if (!order) return { duplicate: false, handled: false };
       await this.apply(trx, order.id, payment, 'ipn');
-      return { duplicate: false, handled: true };
+      return { duplicate: false, handled: true, customerId: Number(order.customer_id) };
     });
+    if ('customerId' in outcome && outcome.customerId !== undefined) await this.dispatchPayouts(outcome.customerId);
+    return { duplicate: outcome.duplicate, handled: outcome.handled };
   }
 
   /** Applies a processor payment to an order: checks first, then the state change, and the credit once. */
@@ -296,7 +340,19 @@ export class CryptoPayments {
         kind: 'crypto_payment',
         details: next as unknown as Record<string, unknown>,
       });
-      if (credited) for (const hook of this.deps.onPaid) await hook(trx, credited);
+      if (credited) await this.deps.events.paid(trx, credited);
+      // Paid more coin than the invoice asked: the excess goes back to the customer's refund address.
+      const excess = coinExcess(next.actually_paid, next.pay_amount);
+      if (excess !== null) {
+        await this.payouts.record(trx, {
+          paymentId: order.id,
+          customerId: Number(order.customer_id),
+          kind: 'overpayment',
+          network: details.network,
+          currency: details.pay_currency,
+          amount: excess,
+        });
+      }
       return;
     }
     const status = STATUS_OF[payment.payment_status === 'finished' ? 'partially_paid' : (payment.payment_status ?? '')];
@@ -358,7 +414,52 @@ export class CryptoPayments {
         })
         .execute();
     });
+    // Payouts that waited for an address on this network go out now.
+    await this.dispatchPayouts(customerId);
     return (await this.refundAddresses(customerId)).find((row) => row.address_id === addressId)!;
+  }
+
+  /**
+   * An operator's full refund of a paid order: the coin paid for the invoice goes back to the customer's refund
+   * address on the order's network (none saved → 409, nothing changes), the credit is clawed back as far as it
+   * is available (the rest is debt) and the refund hooks run (referral claw-back) — once per order.
+   */
+  async refund(orderId: string): Promise<PaymentRow> {
+    this.enabled();
+    const order = await this.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('public_id', '=', orderId)
+      .where('method', '=', 'crypto')
+      .executeTakeFirst();
+    if (!order) throw notFound('Order');
+    if (order.status !== 'paid') throw new AppError('CONFLICT', 'Only a paid order can be refunded');
+    const details = JSON.parse(order.details_json ?? '{}') as CryptoDetails;
+    const customerId = Number(order.customer_id);
+    if ((await this.payouts.addressFor(customerId, details.network)) === null) {
+      throw new AppError('CONFLICT', `The customer has no saved refund address on ${details.network}`);
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const recorded = await this.payouts.record(trx, {
+        paymentId: order.id,
+        customerId,
+        kind: 'refund',
+        network: details.network,
+        currency: details.pay_currency,
+        amount: details.pay_amount ?? '0',
+      });
+      if (!recorded) throw new AppError('CONFLICT', 'This order was already refunded');
+      await trx
+        .updateTable('payments')
+        .set({ refunded_micros: order.amount_micros, updated_at: this.deps.clock.nowMs() })
+        .where('id', '=', order.id)
+        .execute();
+      await this.deps.ledger.applyRefunds(trx, order.id);
+      const fresh = await trx.selectFrom('payments').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
+      await this.deps.events.refunded(trx, fresh);
+    });
+    await this.dispatchPayouts(customerId);
+    return this.db.selectFrom('payments').selectAll().where('id', '=', order.id).executeTakeFirstOrThrow();
   }
 
   async deleteRefundAddress(customerId: number, addressId: string): Promise<void> {

@@ -3,6 +3,17 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const AccountsSection = Type.Object(
   {
+    registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], {
+      default: 'invite',
+      description:
+        'Who may create an account: open (anyone, through POST /api/v1/customer/register or the identity provider), invite (only the email an operator invited, with the invite link) or closed (only the operator creates accounts).',
+    }),
+    inviteTtlHours: Type.Integer({
+      minimum: 1,
+      maximum: 90 * 24,
+      default: 7 * 24,
+      description: 'An invite link, and a password-set link sent from the console, works this long.',
+    }),
     sessionIdleMinutes: Type.Integer({
       minimum: 1,
       maximum: 7 * 24 * 60,
@@ -81,6 +92,14 @@ export const AccountsSection = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    operatorContact: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'How customers reach the operator for credit (an email address, a URL or a sentence); the dashboard shows it where no payment method is enabled.',
+      }),
+    ),
   },
   { default: {}, additionalProperties: false },
 );
@@ -88,7 +107,7 @@ export type AccountsConfig = Static<typeof AccountsSection>;
 
 export const MailSection = Type.Object(
   {
-    /** Absent: mail is written to the log (without links unless `logLinks`). */
+    /** Absent: mail is kept in the outbox the operator reads in the console, and logged (without text unless `logLinks`). */
     smtp: Type.Optional(
       Type.Object(
         {
@@ -102,7 +121,7 @@ export const MailSection = Type.Object(
       ),
     ),
     from: Type.String({ minLength: 3, default: 'Switchyard <no-reply@switchyard.invalid>' }),
-    /** Local set-ups only: the log mailer prints the whole mail, links and tokens included. */
+    /** Local set-ups only: without SMTP the log line carries the whole mail, links and tokens included. */
     logLinks: Type.Boolean({ default: false }),
   },
   { default: {}, additionalProperties: false },

@@ -62,6 +62,12 @@ export const BillingSection = {
       defaultHoldOutputTokens: Type.Integer({ minimum: 1, default: 4_096 }),
       /** Holds older than this are released by the sweeper when their process is gone (a live process keeps its holds up to a 24 h backstop). */
       holdTtlMs: Type.Integer({ minimum: 1_000, default: 15 * 60_000 }),
+      /**
+       * How long the spare credit a committed hold reported may start the account's next call before that call's
+       * own hold has committed (its upstream request overlaps the commit; no byte of the answer leaves before it).
+       * 0: every call waits for its hold's commit. Keys with a spending limit always wait.
+       */
+      earlyHoldTrustMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
       /** Heartbeat and sweep period; a process silent for three periods is gone and its holds are released. */
       sweepIntervalMs: Type.Integer({ minimum: 100, default: 10_000 }),
       idempotencyRetentionMs: Type.Integer({ minimum: 24 * 3600_000, default: 48 * 3600_000 }),
@@ -82,6 +88,11 @@ export const BillingSection = {
           maxBatch: Type.Integer({ minimum: 1, default: 256 }),
           /** Also batch on PostgreSQL (several writers; off by default, row locks already run in parallel). */
           onPostgres: Type.Boolean({ default: false }),
+          /**
+           * SQLite: longest a settlement waits to ride with the next hold's transaction, and the WAL sync window
+           * (a commit reaches the disk within it). 0 sends each settlement at once.
+           */
+          settleWindowMs: Type.Integer({ minimum: 0, maximum: 1_000, default: 20 }),
         },
         { default: {} },
       ),

@@ -117,6 +117,35 @@ export const DesktopSection = Type.Object(
           default: 4096,
           description: 'Output cap of each research model call (bounds its hold and cost).',
         }),
+        researchSources: Type.Object(
+          {
+            searchUrl: Type.Optional(
+              Type.String({
+                pattern: '^https?://',
+                description:
+                  'Search API the research retrieves sources from: GET <searchUrl>?q=<question>&count=<n> answering {results: [{url, title, snippet}]}. Absent: the model’s own web search where its provider has it, else none.',
+              }),
+            ),
+            searchApiKey: Type.Optional(
+              Type.String({ description: 'Bearer token sent to the search API (`${RESEARCH_SEARCH_API_KEY}`).' }),
+            ),
+            maxResults: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Search results handed to the model.' }),
+            allowHosts: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+              default: [],
+              description: 'Hosts a source may be fetched from although private (names, `*.example.com`, addresses, CIDRs).',
+            }),
+            ports: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { default: [443], description: 'Ports a source may use.' }),
+            maxBytes: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024, description: 'Largest source page read when checking it.' }),
+            timeoutMs: Type.Integer({ minimum: 500, default: 10_000, description: 'Deadline of one source check.' }),
+            extraCaFile: Type.Optional(
+              Type.String({
+                minLength: 1,
+                description: 'PEM file of extra trusted CA certificates for source checks (local test set-ups).',
+              }),
+            ),
+          },
+          { default: {}, additionalProperties: false },
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -29,7 +29,7 @@ export const PaymentsSection = Type.Object(
     }),
     card: Type.Object(
       {
-        /** false: the card routes answer 503 (no processor configured). */
+        /** false: the card routes answer 404 (no processor configured). */
         enabled: Type.Boolean({ default: false }),
         /** API base URL of the processor (Stripe's, or a local test double). */
         apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.stripe.com' }),
@@ -39,16 +39,19 @@ export const PaymentsSection = Type.Object(
         webhookSecret: Type.String({ default: '' }),
         /** Seconds a signed webhook timestamp may differ from the server clock (either way). */
         webhookToleranceSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300 }),
-        /** Where the hosted checkout returns; `{CHECKOUT_SESSION_ID}` is filled in by the processor. */
-        successUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?checkout={CHECKOUT_SESSION_ID}' }),
-        cancelUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?checkout=cancelled' }),
+        /**
+         * Where the hosted checkout returns; `{CHECKOUT_SESSION_ID}` is filled in by the processor. Absent: this
+         * service's dashboard (`<public URL>/dashboard.html?checkout={CHECKOUT_SESSION_ID}`, `?checkout=cancelled`).
+         */
+        successUrl: Type.Optional(Type.String({ minLength: 1 })),
+        cancelUrl: Type.Optional(Type.String({ minLength: 1 })),
         timeoutMs: Type.Integer({ minimum: 100, default: 20_000 }),
       },
       { default: {} },
     ),
     crypto: Type.Object(
       {
-        /** false: the crypto routes answer 503 (no processor configured). */
+        /** false: the crypto routes answer 404 (no processor configured). */
         enabled: Type.Boolean({ default: false }),
         /** API base URL of the crypto processor (NOWPayments' invoice API, or a local test double). */
         apiBaseUrl: Type.String({ minLength: 1, default: 'https://api.nowpayments.io' }),
@@ -58,8 +61,9 @@ export const PaymentsSection = Type.Object(
         ipnSecret: Type.String({ default: '' }),
         /** Callback URL given to the processor; absent = the public base URL + `/api/v1/crypto/ipn`. */
         ipnCallbackUrl: Type.Optional(Type.String({ minLength: 1 })),
-        successUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?crypto=paid' }),
-        cancelUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/dashboard.html?crypto=cancelled' }),
+        /** Absent: this service's dashboard (`<public URL>/dashboard.html?crypto=paid`, `?crypto=cancelled`). */
+        successUrl: Type.Optional(Type.String({ minLength: 1 })),
+        cancelUrl: Type.Optional(Type.String({ minLength: 1 })),
         coins: Type.Array(
           Type.Object({
             /** The processor's pay-currency code (`btc`, `eth`, `usdttrc20`). */
@@ -138,7 +142,8 @@ export const PromotionsSection = Type.Object(
   {
     checkin: Type.Object(
       {
-        enabled: Type.Boolean({ default: true }),
+        /** Off unless the operator turns it on: every promotion credits from the operator's upstream budget. */
+        enabled: Type.Boolean({ default: false }),
         rewards: Type.Array(CheckinReward, {
           minItems: 1,
           default: [
@@ -153,7 +158,7 @@ export const PromotionsSection = Type.Object(
     ),
     spinWheel: Type.Object(
       {
-        enabled: Type.Boolean({ default: true }),
+        enabled: Type.Boolean({ default: false }),
         prizes: Type.Array(SpinPrize, {
           minItems: 1,
           default: [
@@ -167,18 +172,18 @@ export const PromotionsSection = Type.Object(
     ),
     shareCredit: Type.Object(
       {
-        enabled: Type.Boolean({ default: true }),
+        enabled: Type.Boolean({ default: false }),
         /** The one-time share credit ($10). */
         amountMicros: Type.Integer({ minimum: 0, default: 10_000_000 }),
-        /** Where the public share link `/r/{referral_code}` sends its visitors (`?ref=<code>` is appended). */
-        landingUrl: Type.String({ minLength: 1, default: 'https://switchyard.example/' }),
+        /** Where the share link `/r/{referral_code}` sends its visitors (`?ref=<code>` is appended); a path is on this service. Default: the sign-up page. */
+        landingUrl: Type.String({ minLength: 1, default: '/login.html#/register' }),
       },
       { default: {} },
     ),
     referral: Type.Object(
       {
-        /** Share of a referred customer's paid top-ups credited to the referrer's cash wallet, in basis points. */
-        shareBasisPoints: Type.Integer({ minimum: 0, maximum: 10_000, default: 1_000 }),
+        /** Share of a referred customer's paid top-ups credited to the referrer's cash wallet, in basis points (0 = off). */
+        shareBasisPoints: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
         /** Club levels by number of referred customers who paid at least once. */
         levels: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), minPaidReferrals: Type.Integer({ minimum: 0 }) }), {
           default: [
@@ -192,7 +197,7 @@ export const PromotionsSection = Type.Object(
     ),
     raffle: Type.Object(
       {
-        enabled: Type.Boolean({ default: true }),
+        enabled: Type.Boolean({ default: false }),
         /** Prize of each winner, credited from the promotions account. */
         prizeMicros: Type.Integer({ minimum: 0, default: 25_000_000 }),
         winners: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
@@ -212,7 +217,7 @@ export type PromotionsConfig = Static<typeof PromotionsSection>;
 /** Server-side conversion events forwarded to the ad network (Reddit Conversions API shape). */
 export const AdNetworkSection = Type.Object(
   {
-    /** false: `POST /api/v1/adnetwork/conversion` answers 503. */
+    /** false: `POST /api/v1/adnetwork/conversion` answers 404. */
     enabled: Type.Boolean({ default: false }),
     apiBaseUrl: Type.String({ minLength: 1, default: 'https://ads-api.reddit.com' }),
     /** Ad account id in the events path (`/api/v2.0/conversions/events/{accountId}`). */

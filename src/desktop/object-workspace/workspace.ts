@@ -197,6 +197,33 @@ export class ObjectWorkspaces {
     }
   }
 
+  /** Unpacks into a staging folder, then swaps it in for the repository's folder (the old one is restored on failure). */
+  private async storeUnpacked(customerId: number, name: string, archive: ParsedArchive): Promise<boolean> {
+    await this.ensure(customerId);
+    const root = this.root(customerId);
+    const staging = path.join(root, `.staging-${randomBytes(8).toString('hex')}`);
+    const target = path.join(root, 'repositories', name);
+    const retired = path.join(root, `.retired-${randomBytes(8).toString('hex')}`);
+    let replaced = false;
+    try {
+      await unpack(staging, archive);
+      replaced = await fs.promises.rename(target, retired).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return false;
+          throw error;
+        },
+      );
+      await fs.promises.rename(staging, target);
+    } catch (error) {
+      await removeFolder(staging);
+      if (replaced) await fs.promises.rename(retired, target).catch(() => undefined);
+      throw error;
+    }
+    await removeFolder(retired);
+    return replaced;
+  }
+
   private async fetchAndStore(customerId: number, name: string, sourceUrl: string, commit: string) {
     const { config } = this.deps;
     let downloaded;
@@ -231,28 +258,7 @@ export class ObjectWorkspaces {
       throw unprocessable(`the archive is of commit ${archive.embeddedCommit}, not ${commit}`);
     }
 
-    await this.ensure(customerId);
-    const root = this.root(customerId);
-    const staging = path.join(root, `.staging-${randomBytes(8).toString('hex')}`);
-    const target = path.join(root, 'repositories', name);
-    const retired = path.join(root, `.retired-${randomBytes(8).toString('hex')}`);
-    let replaced = false;
-    try {
-      await unpack(staging, archive);
-      replaced = await fs.promises.rename(target, retired).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return false;
-          throw error;
-        },
-      );
-      await fs.promises.rename(staging, target);
-    } catch (error) {
-      await removeFolder(staging);
-      if (replaced) await fs.promises.rename(retired, target).catch(() => undefined);
-      throw error;
-    }
-    await removeFolder(retired);
+    const replaced = await this.storeUnpacked(customerId, name, archive);
 
     const now = this.deps.clock.nowMs();
     const row = {

@@ -1,6 +1,6 @@
 /**
  * What the gateway needs of a call's cancellation signal: whether it fired, why, and an `abort` listener. A real
- * AbortSignal has this shape; routes pass a lighter one (http/routes/gateway/call-context.ts) because building an
+ * AbortSignal has this shape; routes pass a lighter one (http/call-context.ts) because building an
  * AbortController for every request was a measurable share of a call's cost.
  */
 export interface CallSignal {

@@ -2,6 +2,7 @@
  * The normalized request: every inbound protocol (OpenAI chat, Responses, legacy completions, Anthropic messages)
  * decodes into this shape, and every provider encodes its wire request from it. N + M translators, never N × M.
  */
+import type { ReasoningEffort } from '../../kernel/reasoning-effort.js';
 
 export type ContentPart =
   /** `cacheControl`: the caller's cache mark (Anthropic `cache_control`, chat messages' `cache_control`). */
@@ -35,7 +36,7 @@ export type ToolSpec =
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export type { ReasoningEffort };
 
 /** The original body of a Responses request, sent as-is (model rewritten) to a destination that speaks Responses. */
 export interface NativeResponsesBody {

@@ -97,55 +97,59 @@ function scrub(message: string | undefined): string | undefined {
     .slice(0, 500);
 }
 
+/** An HTTP error status of the upstream, as the caller should see it. */
+function statusError(failure: Extract<UpstreamFailure, { kind: 'status' }>): UpstreamError {
+  const status = failure.upstreamStatus;
+  if (status === 429) {
+    return new UpstreamError({
+      status: 429,
+      retryable: true,
+      retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_RATE_LIMIT_RETRY_SECONDS,
+      message: 'The upstream model provider is rate limiting requests; retry after the delay in Retry-After',
+      failure: 'status',
+      headers: failure.rateLimitHeaders,
+    });
+  }
+  if (status === 503 || status === 529) {
+    return new UpstreamError({
+      status: 503,
+      retryable: true,
+      retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+      message: 'The upstream model provider is overloaded or unavailable',
+      failure: 'status',
+    });
+  }
+  if (status >= 500) {
+    return new UpstreamError({
+      status: 502,
+      retryable: true,
+      retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+      message: `The upstream model provider failed (status ${status})`,
+      failure: 'status',
+    });
+  }
+  if (status === 400 || status === 413 || status === 422) {
+    return new UpstreamError({
+      status: 400,
+      retryable: false,
+      message: `The upstream model provider rejected the request: ${scrub(failure.message) ?? `status ${status}`}`,
+      failure: 'status',
+    });
+  }
+  // 401/403/404 from the upstream are our configuration problem, not the caller's request.
+  return new UpstreamError({
+    status: 502,
+    retryable: false,
+    retryAfterSeconds: DEFAULT_UNAVAILABLE_RETRY_SECONDS,
+    message: `The upstream model provider refused the call (status ${status})`,
+    failure: 'status',
+  });
+}
+
 export function upstreamError(failure: UpstreamFailure): UpstreamError {
   switch (failure.kind) {
-    case 'status': {
-      const status = failure.upstreamStatus;
-      if (status === 429) {
-        return new UpstreamError({
-          status: 429,
-          retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_RATE_LIMIT_RETRY_SECONDS,
-          message: 'The upstream model provider is rate limiting requests; retry after the delay in Retry-After',
-          failure: 'status',
-          headers: failure.rateLimitHeaders,
-        });
-      }
-      if (status === 503 || status === 529) {
-        return new UpstreamError({
-          status: 503,
-          retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
-          message: 'The upstream model provider is overloaded or unavailable',
-          failure: 'status',
-        });
-      }
-      if (status >= 500) {
-        return new UpstreamError({
-          status: 502,
-          retryable: true,
-          retryAfterSeconds: parseRetryAfter(failure.retryAfterHeader, failure.nowMs) ?? DEFAULT_UNAVAILABLE_RETRY_SECONDS,
-          message: `The upstream model provider failed (status ${status})`,
-          failure: 'status',
-        });
-      }
-      if (status === 400 || status === 413 || status === 422) {
-        return new UpstreamError({
-          status: 400,
-          retryable: false,
-          message: `The upstream model provider rejected the request: ${scrub(failure.message) ?? `status ${status}`}`,
-          failure: 'status',
-        });
-      }
-      // 401/403/404 from the upstream are our configuration problem, not the caller's request.
-      return new UpstreamError({
-        status: 502,
-        retryable: false,
-        retryAfterSeconds: DEFAULT_UNAVAILABLE_RETRY_SECONDS,
-        message: `The upstream model provider refused the call (status ${status})`,
-        failure: 'status',
-      });
-    }
+    case 'status':
+      return statusError(failure);
     case 'connect':
       return new UpstreamError({
         status: 503,

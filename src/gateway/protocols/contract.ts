@@ -7,6 +7,7 @@
  * `driver.ts` runs any of them.
  */
 import type { Principal } from '../../accounts/principal.js';
+import type { Meter } from '../../billing/meter.js';
 import type { GatewayCall, GatewayOperation } from '../execute.js';
 import type { NormalizedRequest, StreamPart } from '../normalized/index.js';
 import type { Json } from './shared/decode-helpers.js';
@@ -16,6 +17,15 @@ export type RequestHeaders = Record<string, string | string[] | undefined>;
 /** A decoded request: the normalized request of its (first) call, plus what the protocol keeps for encoding. */
 export interface Decoded {
   request: NormalizedRequest;
+  /** Who holds and settles the call in place of the service's meter (see `ExecuteOptions.meter`). */
+  meter?: Meter;
+}
+
+/** What a decoder may read beside the body and headers: the caller, the request id and the route's path parameters. */
+export interface DecodeInput {
+  principal: Principal;
+  requestId: string;
+  params?: Record<string, unknown>;
 }
 
 export interface CallContext {
@@ -37,16 +47,21 @@ export interface StreamEncoder {
    * Absent for single-call protocols.
    */
   advance?(): Promise<{ text: string; next?: GatewayCall }>;
-  /** Text after the last call (the end marker). */
-  closing(): string;
+  /** Text after the last call (the end marker); a protocol that stores the answer first gives it asynchronously. */
+  closing(): string | Promise<string>;
   /** The finished object to store, when the stream ended in a state worth storing. */
   result?(): Json | undefined;
 }
 
 export interface InboundProtocol<D extends Decoded = Decoded> {
   readonly operation: GatewayOperation;
-  /** Checks and converts the caller's body and headers; throws `AppError` (400/422) naming the field. */
-  decode(body: Json, headers: RequestHeaders): D;
+  /**
+   * Checks and converts the caller's body and headers; throws `AppError` (400/422/404) naming the field. A protocol
+   * whose request is built from stored state (desktop chat: the conversation's context) decodes asynchronously.
+   */
+  decode(body: Json, headers: RequestHeaders, input: DecodeInput): D | Promise<D>;
+  /** What a refused call (the execute step threw) is answered with instead of the refusal itself. */
+  refused?(decoded: D, error: unknown): Promise<unknown>;
   /** The whole answer of a non-streaming call; an upstream failure is thrown as `AppError`. */
   collect(decoded: D, call: GatewayCall, context: CallContext): Promise<Json>;
   /** The encoder of a streamed call (chosen once per call: native relay or built from normalized parts). */

@@ -1,13 +1,18 @@
 /**
- * The one model-call driver: decode → execute → stream or collect → store, for every inbound protocol. The call's
- * parts are closed in `finally` on every exit (done, client gone, encoder or store failure), which settles its
- * hold whatever state it was in (see execute.ts). Pre-stream failures are thrown (`AppError`) for the route's error
- * handler; once the stream is open, failures are the encoder's in-stream error frames.
+ * The one model-call driver, the only caller of `execute` (gateway/execute.ts). Two entries:
+ * - `drive`: decode → execute → stream or collect → store, for every inbound protocol (the four `/v1` protocols and
+ *   desktop chat). Pre-stream failures are thrown (`AppError`) for the route's error handler; once the stream is
+ *   open, failures are the encoder's in-stream error frames.
+ * - `collect`: one call run to a result by code that is not a route (background responses, compaction, research).
+ * - `embed` (of the driver `createDriver` builds): an embeddings call, answered whole.
+ * Either way the call's parts are closed in `finally` on every exit (done, client gone, encoder, fold or store
+ * failure), which settles its hold whatever state it was in (see execute.ts).
  */
 import type { Logger } from 'pino';
 import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
-import type { ExecuteOptions, GatewayCall } from '../execute.js';
+import { embeddingsCall, type EmbeddingsOptions } from '../embeddings.js';
+import { execute, executeWhole, type ExecuteDeps, type ExecuteOptions, type GatewayCall } from '../execute.js';
 import type { CallSignal, NormalizedRequest } from '../normalized/index.js';
 import type { CallContext, Decoded, InboundProtocol, RequestHeaders } from './contract.js';
 import type { Json } from './shared/decode-helpers.js';
@@ -18,14 +23,51 @@ export interface DriverDeps {
   logger: Logger;
 }
 
+/** The service's driver: streamed model calls and embeddings calls, held and settled by execute.ts. */
+export interface Driver extends DriverDeps {
+  /** `POST /v1/embeddings` (gateway/embeddings.ts): checked and resolved there, held, sent and settled here. */
+  embed(options: EmbeddingsOptions): Promise<Json>;
+}
+
+/** The driver of the service's gateway: its calls run through `execute` with these deps. */
+export function createDriver(executeDeps: ExecuteDeps, clock: Clock, logger: Logger): Driver {
+  return {
+    execute: (options) => execute(executeDeps, options),
+    embed: async (options) => executeWhole(executeDeps, await embeddingsCall(executeDeps.routing, options)),
+    clock,
+    logger,
+  };
+}
+
+/**
+ * Runs one model call and folds its parts into a result (`fold` may stop reading early); the parts are closed in
+ * `finally`, so the call settles however `fold` ended. A refusal before the upstream answered is thrown as is.
+ */
+export async function collect<T>(
+  deps: Pick<DriverDeps, 'execute'>,
+  options: ExecuteOptions,
+  fold: (call: GatewayCall) => Promise<T>,
+): Promise<T> {
+  const call = await deps.execute(options);
+  try {
+    return await fold(call);
+  } finally {
+    await call.parts.return(undefined);
+  }
+}
+
 export interface DriveInput {
   principal: Principal;
   body: Json;
   headers: RequestHeaders;
   requestId: string;
+  /** The client's own request id (its x-request-id), recorded with the call. */
+  clientRequestId?: string;
   /** Fires when the client goes away. */
   signal: CallSignal;
   host?: string;
+  /** The route's path parameters (a protocol that decodes from stored state reads its ids there). */
+  params?: Record<string, unknown>;
   /** Sets headers on a JSON answer (the dropped tools and fields); a stream gets them from `openStream`. */
   answerHeaders?(headers: Record<string, string>): void;
 }
@@ -67,18 +109,22 @@ export async function drive<D extends Decoded>(
   input: DriveInput,
   openStream: (headers: Record<string, string>) => StreamSink,
 ): Promise<Json | undefined> {
-  const decoded = protocol.decode(input.body, input.headers);
+  const decoded = await protocol.decode(input.body, input.headers, input);
   const start = (request: NormalizedRequest): Promise<GatewayCall> =>
     deps.execute({
       principal: input.principal,
       request,
       operation: protocol.operation,
       requestId: input.requestId,
+      clientRequestId: input.clientRequestId,
       signal: input.signal,
       host: input.host,
+      meter: decoded.meter,
     });
   const context: CallContext = { principal: input.principal, requestId: input.requestId, nowMs: deps.clock.nowMs(), start };
-  let call: GatewayCall | undefined = await start(decoded.request);
+  let call: GatewayCall | undefined = await start(decoded.request).catch(async (error: unknown) => {
+    throw protocol.refused ? await protocol.refused(decoded, error) : error;
+  });
   try {
     const headers = droppedHeaders(call);
     if (!decoded.request.stream) {
@@ -100,7 +146,7 @@ export async function drive<D extends Decoded>(
         call = after.next;
         await sink.write(after.text);
       }
-      await sink.write(encoder.closing());
+      await sink.write(await encoder.closing());
     } finally {
       sink.end();
     }

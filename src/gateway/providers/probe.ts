@@ -30,6 +30,11 @@ export async function probeProvider(config: AppConfig, modelId: string, timeoutM
   const model = config.models.find((entry) => entry.id === modelId);
   const provider = model ? config.providers.find((entry) => entry.id === model.provider) : undefined;
   if (!provider) return { provider: null, reachable: false, status: null, latency_ms: 0, error: 'no provider configured' };
+  return probeProviderEntry(provider, timeoutMs);
+}
+
+/** The same check for one configured provider (the operator console's provider list). */
+export async function probeProviderEntry(provider: ProviderConfig, timeoutMs: number): Promise<ProbeResult> {
   const { url, headers } = modelListRequest(provider);
   const startedMs = performance.now();
   const elapsed = () => Math.round(performance.now() - startedMs);

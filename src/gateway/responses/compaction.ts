@@ -6,9 +6,10 @@
  */
 import type { Principal } from '../../accounts/principal.js';
 import { newId } from '../../kernel/ids.js';
-import { execute, type ExecuteDeps } from '../execute.js';
+import type { ExecuteOptions } from '../execute.js';
+import { collect, type DriverDeps } from '../protocols/driver.js';
 import { responsesUsage } from '../protocols/responses/encode.js';
-import { collectText } from './collect-text.js';
+import { collectText } from '../protocols/shared/collect-text.js';
 import type { CompactionSeal } from './compaction-seal.js';
 import type { CallSignal } from '../normalized/index.js';
 import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
@@ -72,10 +73,10 @@ function userMessages(items: JsonObject[]): JsonObject[] {
   return items.filter((item) => (item.type === undefined || item.type === 'message') && item.role === 'user');
 }
 
-export async function compactConversation(deps: ExecuteDeps, seal: CompactionSeal, compaction: CompactionRequest): Promise<JsonObject> {
+export async function compactConversation(driver: DriverDeps, seal: CompactionSeal, compaction: CompactionRequest): Promise<JsonObject> {
   const transcript = conversationTranscript(compaction.items, seal);
   const system = compaction.instructions ? `${COMPACTION_INSTRUCTIONS}\n\n${compaction.instructions}` : COMPACTION_INSTRUCTIONS;
-  const call = await execute(deps, {
+  const options: ExecuteOptions = {
     principal: compaction.principal,
     requestId: compaction.requestId,
     operation: 'compact',
@@ -87,8 +88,8 @@ export async function compactConversation(deps: ExecuteDeps, seal: CompactionSea
       tools: [],
       stream: false,
     },
-  });
-  const summary = await collectText(call.parts, system + transcript);
+  };
+  const summary = await collect(driver, options, (call) => collectText(call.parts, system + transcript));
   return {
     id: newId('resp'),
     object: 'response.compaction',

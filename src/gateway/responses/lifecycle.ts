@@ -8,7 +8,8 @@ import type { Principal } from '../../accounts/principal.js';
 import type { Clock } from '../../kernel/clock.js';
 import { AppError, validationError } from '../../kernel/errors.js';
 import { checkCapabilities, checkToolResults } from '../checks.js';
-import { resolveModel, type ExecuteDeps } from '../execute.js';
+import { resolveModel, type Routing } from '../execute.js';
+import type { DriverDeps } from '../protocols/driver.js';
 import type { NormalizedRequest } from '../normalized/index.js';
 import type { StoredObjectsService } from '../stored/stored-objects.js';
 import { countInputTokens } from '../tokens.js';
@@ -16,12 +17,15 @@ import { assertModelAllowed } from '../../billing/policy.js';
 import { BackgroundResponses, type BackgroundRun } from './background.js';
 import { CompactionSeal } from './compaction-seal.js';
 import { compactConversation, expandCompactionItems } from './compaction.js';
-import { TERMINAL_STATUSES } from './replay.js';
+import { TERMINAL_STATUSES } from '../protocols/responses/encode.js';
 import type { CallSignal } from '../normalized/index.js';
 import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
 export interface ResponsesLifecycleOptions {
-  executeDeps: ExecuteDeps;
+  /** Model ids and aliases (a background create and a count are refused as a call would be). */
+  routing: Routing;
+  /** Compaction's model call runs through the driver. */
+  driver: DriverDeps;
   stored: StoredObjectsService;
   clock: Clock;
   logger: Logger;
@@ -54,7 +58,7 @@ export class ResponsesLifecycle {
     // What a foreground create refuses before any upstream call (unknown model, missing tool result, images or
     // tools the destination cannot take) is refused here too, not accepted as queued and failed later.
     checkToolResults(request);
-    checkCapabilities(resolveModel(this.options.executeDeps.routing, request.model), request);
+    checkCapabilities(resolveModel(this.options.routing, request.model), request);
     const queued = this.options.queuedResponse(body, this.options.clock.nowMs());
     return this.background.start({ principal: options.principal, body, requestId: options.requestId, queued, inputItems: body.input });
   }
@@ -99,7 +103,7 @@ export class ResponsesLifecycle {
       throw validationError([{ loc: ['body', 'model'], msg: 'model is required', type: 'missing' }]);
     }
     // The key's model policy binds a count as it binds a call (an unknown model is the same 404 too).
-    const destination = resolveModel(this.options.executeDeps.routing, body.model);
+    const destination = resolveModel(this.options.routing, body.model);
     assertModelAllowed(principal, body.model, destination.model.id);
     const prepared = { ...body, stream: false };
     await this.prepareInput(principal, prepared);
@@ -120,7 +124,7 @@ export class ResponsesLifecycle {
     const earlier = typeof body.previous_response_id === 'string' ? await this.conversationOf(principal, body.previous_response_id) : [];
     const items = [...earlier, ...inputAsItems(body.input)];
     if (items.length === 0) throw validationError([{ loc: ['body', 'input'], msg: 'give input or previous_response_id', type: 'missing' }]);
-    return compactConversation(this.options.executeDeps, this.seal, {
+    return compactConversation(this.options.driver, this.seal, {
       principal,
       requestId: options.requestId,
       model: body.model,
@@ -141,7 +145,7 @@ export class ResponsesLifecycle {
   }): Promise<JsonObject> {
     const found = await this.options.stored.findResponse(options.principal, options.responseId);
     const model = typeof options.body.model === 'string' && options.body.model !== '' ? options.body.model : found.model;
-    return compactConversation(this.options.executeDeps, this.seal, {
+    return compactConversation(this.options.driver, this.seal, {
       principal: options.principal,
       requestId: options.requestId,
       model,

@@ -6,7 +6,7 @@
  */
 import { isJsonObject as isObject, type JsonObject } from '../../kernel/json.js';
 
-export const TERMINAL_STATUSES = ['completed', 'failed', 'incomplete', 'cancelled'];
+export { TERMINAL_STATUSES } from '../protocols/responses/encode.js';
 
 /** The opening events, known before the response has finished. */
 export function openingEvents(response: JsonObject): JsonObject[] {

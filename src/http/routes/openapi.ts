@@ -1,7 +1,8 @@
 /**
  * The API reference: `GET /openapi.json` and an interactive reference at `/docs` (Swagger UI, its assets served by
- * this service under `/docs/assets/`, no CDN), both generated from the route schemas. Admin routes (`/api/admin`)
- * appear only when the request carries an operator bearer.
+ * this service under `/docs/assets/`, no CDN), both generated from the route schemas and the landing text and
+ * examples of api-reference.ts. Admin routes (`/api/admin`) appear only when the request carries an operator bearer,
+ * and at `/api/admin/docs` (`/api/admin/openapi.json`) for a signed-in operator console.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -16,12 +17,12 @@ type OperationObject = {
   summary?: string;
   description?: string;
   tags?: string[];
-  parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string } }[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: { type?: string; default?: unknown } }[];
   requestBody?: unknown;
   security?: unknown;
 };
 
-const HIDDEN = new Set(['/openapi.json', '/docs']);
+const HIDDEN = new Set(['/openapi.json', '/docs', '/api/admin/openapi.json', '/api/admin/docs']);
 
 /** Swagger UI's files as shipped in `@fastify/swagger-ui` (bundle, preset, CSS, favicons). */
 const SWAGGER_UI_ASSETS = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
@@ -37,9 +38,29 @@ async function isOperator(identity: Pick<Identity, 'resolve'>, request: FastifyR
 
 export function filterDocument(document: OpenApiDocument, includeAdmin: boolean): OpenApiDocument {
   const paths = Object.fromEntries(
-    Object.entries(document.paths ?? {}).filter(([path]) => !HIDDEN.has(path) && (includeAdmin || !path.startsWith('/api/admin'))),
+    Object.entries(document.paths ?? {})
+      .filter(([path]) => !HIDDEN.has(path) && (includeAdmin || !path.startsWith('/api/admin')))
+      .map(([path, operations]) => [path, withOptionalDefaults(operations)]),
   );
   return { ...document, paths };
+}
+
+/**
+ * A query parameter with a default (`limit`) may be left out: the route schema lists it as required so the
+ * validator fills the default in, but the document must not tell clients they have to send it.
+ */
+function withOptionalDefaults(operations: Record<string, OperationObject>): Record<string, OperationObject> {
+  return Object.fromEntries(
+    Object.entries(operations).map(([method, operation]) => {
+      if (!Array.isArray(operation.parameters)) return [method, operation];
+      const parameters = operation.parameters.map((parameter) =>
+        parameter.in === 'query' && parameter.required === true && parameter.schema?.default !== undefined
+          ? { ...parameter, required: false }
+          : parameter,
+      );
+      return [method, { ...operation, parameters }];
+    }),
+  );
 }
 
 /** JSON safe inside a `<script>` element. */
@@ -82,6 +103,14 @@ export async function openApiRoutes(app: App, deps: OpenApiRouteDeps): Promise<v
     const document = filterDocument(app.swagger() as OpenApiDocument, await isOperator(deps.identity, request));
     return reply.type('text/html; charset=utf-8').send(renderDocsPage(document));
   });
+  // The same reference with the operator routes, for an operator console session (its cookie is sent to
+  // /api/admin only) or an operator bearer; anyone else gets the usual 401.
+  app.get('/api/admin/openapi.json', { config: { auth: 'operator' }, schema: { hide: true } }, async () =>
+    filterDocument(app.swagger() as OpenApiDocument, true),
+  );
+  app.get('/api/admin/docs', { config: { auth: 'operator' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(renderDocsPage(filterDocument(app.swagger() as OpenApiDocument, true))),
+  );
   // The page's assets: public, out of the OpenAPI document, cached by browsers for a day.
   await app.register(async (scope) => {
     scope.addHook('onRoute', (route) => {

@@ -7,6 +7,13 @@ import { notNull, withId } from './kit.js';
  * usage record), the serving processes (whose holds a crash leaves behind), idempotency keys, rate-card switches, Unlimited subscriptions and claimed marketplace licences.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createBillingAccountsToLedgerEntries(db);
+  await createBillingCallsToBillingNodes(db);
+  await createIdempotencyKeysToMarketplaceLicences(db);
+}
+
+/** `billing_accounts`, `ledger_entries` and their indexes. */
+async function createBillingAccountsToLedgerEntries(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('billing_accounts'))
     .addColumn('code', 'text', notNull)
     .addColumn('customer_id', 'bigint', (column) => column.references('customers.id'))
@@ -29,7 +36,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('ledger_entries_account').on('ledger_entries').columns(['account_id', 'id']).execute();
   await db.schema.createIndex('ledger_entries_transfer').on('ledger_entries').column('transfer_id').execute();
+}
 
+/** `billing_calls`, `billing_nodes` and their indexes. */
+async function createBillingCallsToBillingNodes(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('billing_calls'))
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
     .addColumn('account_id', 'bigint', (column) => column.notNull().references('billing_accounts.id'))
@@ -71,7 +81,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('started_at', 'bigint', notNull)
     .addColumn('heartbeat_at', 'bigint', notNull)
     .execute();
+}
 
+/** `idempotency_keys`, `rate_card_assignments`, `unlimited_subscriptions`, `marketplace_licences` and their indexes. */
+async function createIdempotencyKeysToMarketplaceLicences(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('scope', 'text', notNull)

@@ -7,6 +7,14 @@ import { notNull, withId } from './kit.js';
  * sign-up attribution. Every secret is stored as a keyed hash (or, for TOTP, encrypted); never in plain text.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createDashboardSessionsToPasswordResets(db);
+  await createSsoLinksToAccountSettings(db);
+  await createAccountAlertsToInboxReads(db);
+  await createSignupAttributions(db);
+}
+
+/** `dashboard_sessions`, `login_challenges`, `totp_credentials`, `password_resets` and their indexes. */
+async function createDashboardSessionsToPasswordResets(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('dashboard_sessions'))
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
     .addColumn('session_hash', 'text', notNull)
@@ -44,7 +52,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .execute();
   await db.schema.createIndex('password_resets_hash_unique').on('password_resets').column('token_hash').unique().execute();
+}
 
+/** `sso_links`, `oidc_states`, `human_checks`, `account_settings` and their indexes. */
+async function createSsoLinksToAccountSettings(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('sso_links'))
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
     .addColumn('link_hash', 'text', notNull)
@@ -86,7 +97,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('engagement_json', 'text', (column) => column.notNull().defaultTo('{}'))
     .addColumn('updated_at', 'bigint', notNull)
     .execute();
+}
 
+/** `account_alerts`, `key_networks`, `inbox_messages`, `inbox_reads` and their indexes. */
+async function createAccountAlertsToInboxReads(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('account_alerts'))
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
     .addColumn('key_id', 'bigint')
@@ -126,7 +140,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('read_at', 'bigint', notNull)
     .addPrimaryKeyConstraint('inbox_reads_pk', ['message_id', 'customer_id'])
     .execute();
+}
 
+/** `signup_attributions` and their indexes. */
+async function createSignupAttributions(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('signup_attributions')
     .addColumn('customer_id', 'bigint', (column) => column.primaryKey().references('customers.id'))

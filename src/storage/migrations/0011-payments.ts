@@ -8,6 +8,12 @@ import { notNull, withId } from './kit.js';
  * purchase preferences.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createPaymentsToPaymentDebts(db);
+  await createCryptoRefundAddressesToPurchasePreferences(db);
+}
+
+/** `payments`, `payment_events`, `payment_debts` and their indexes. */
+async function createPaymentsToPaymentDebts(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('payments'))
     .addColumn('public_id', 'text', notNull)
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
@@ -50,7 +56,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .execute();
   await db.schema.createIndex('payment_debts_customer').on('payment_debts').columns(['customer_id', 'wallet']).execute();
+}
 
+/** `crypto_refund_addresses`, `discount_redemptions`, `session_discounts`, `purchase_preferences` and their indexes. */
+async function createCryptoRefundAddressesToPurchasePreferences(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('crypto_refund_addresses')
     .addColumn('address_id', 'text', (column) => column.primaryKey())

@@ -8,6 +8,12 @@ import { notNull, withId } from './kit.js';
  * their entries; conversion events forwarded to the ad network (deduplicated by event id).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createPromotionGrantsToShareVisits(db);
+  await createCustomerAddressesToAdConversions(db);
+}
+
+/** `promotion_grants`, `referral_codes`, `referrals`, `referral_earnings`, `share_visits` and their indexes. */
+async function createPromotionGrantsToShareVisits(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('promotion_grants')
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
@@ -53,7 +59,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .addPrimaryKeyConstraint('share_visits_pk', ['code', 'visitor_hash'])
     .execute();
+}
 
+/** `customer_addresses`, `raffles`, `raffle_entries`, `ad_conversions` and their indexes. */
+async function createCustomerAddressesToAdConversions(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('customer_addresses')
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))

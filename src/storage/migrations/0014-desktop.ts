@@ -7,6 +7,13 @@ import { notNull, withId } from './kit.js';
  * conversations with their messages.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createDesktopDocumentsToDesktopPushMessages(db);
+  await createDesktopPushDismissalsToDesktopChatConversations(db);
+  await createDesktopChatMessages(db);
+}
+
+/** `desktop_documents`, `desktop_bug_reports`, `desktop_presence`, `desktop_push_messages` and their indexes. */
+async function createDesktopDocumentsToDesktopPushMessages(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('desktop_documents')
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))
@@ -48,7 +55,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'bigint')
     .execute();
   await db.schema.createIndex('desktop_push_messages_key_unique').on('desktop_push_messages').column('message_key').unique().execute();
+}
 
+/** `desktop_push_dismissals`, `shoutbox_profiles`, `shoutbox_messages`, `desktop_chat_conversations` and their indexes. */
+async function createDesktopPushDismissalsToDesktopChatConversations(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('desktop_push_dismissals')
     .addColumn('message_id', 'bigint', (column) => column.notNull().references('desktop_push_messages.id'))
@@ -86,7 +96,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('desktop_chat_conversations')
     .columns(['customer_id', 'id'])
     .execute();
+}
 
+/** `desktop_chat_messages` and their indexes. */
+async function createDesktopChatMessages(db: Kysely<unknown>): Promise<void> {
   await withId(db, db.schema.createTable('desktop_chat_messages'))
     .addColumn('conversation_id', 'bigint', (column) => column.notNull().references('desktop_chat_conversations.id'))
     .addColumn('customer_id', 'bigint', (column) => column.notNull().references('customers.id'))

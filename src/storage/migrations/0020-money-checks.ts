@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely<any> is Kysely's type for a database whose tables are not described here (migrations run before any schema type holds). */
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './kit.js';
 

@@ -20,6 +20,12 @@ import * as objectWorkspaceChatbot from './0018-object-workspace-chatbot.js';
 import * as scaleLeases from './0019-scale-leases.js';
 import * as moneyChecks from './0020-money-checks.js';
 import * as credentialScope from './0021-credential-scope.js';
+import * as callNotes from './0022-call-notes.js';
+import * as timedJobs from './0028-timed-jobs.js';
+import * as activity from './0026-activity.js';
+import * as joinedPaths from './0029-joined-paths.js';
+import * as usageExport from './0024-usage-export.js';
+import * as firstHour from './0025-first-hour.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -42,4 +48,10 @@ export const migrations: Record<string, Migration> = {
   '0019-scale-leases': scaleLeases,
   '0020-money-checks': moneyChecks,
   '0021-credential-scope': credentialScope,
+  '0022-call-notes': callNotes,
+  '0028-timed-jobs': timedJobs,
+  '0026-activity': activity,
+  '0029-joined-paths': joinedPaths,
+  '0024-usage-export': usageExport,
+  '0025-first-hour': firstHour,
 };

@@ -158,10 +158,35 @@ export interface SignupAttributionsTable {
   amount_usd_micros: number | null;
   source: string | null;
   country_code: string | null;
+  device_fingerprint: string | null;
+  country_name: string | null;
+  mobile_number: string | null;
+  created_at: number;
+}
+
+export interface InvitesTable {
+  id: Generated<number>;
+  email: string;
+  token_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  /** The account registered with it. */
+  customer_id: number | null;
+  created_at: number;
+}
+
+/** Mail written without SMTP, held for the operator to read in the console. */
+export interface HeldMailTable {
+  id: Generated<number>;
+  recipient: string;
+  subject: string;
+  body: string;
   created_at: number;
 }
 
 export interface AccountTables {
+  invites: InvitesTable;
+  held_mail: HeldMailTable;
   dashboard_sessions: DashboardSessionsTable;
   login_challenges: LoginChallengesTable;
   totp_credentials: TotpCredentialsTable;

@@ -44,6 +44,8 @@ export interface AgentRuntimeKeysTable {
   customer_id: number;
   key_id: number;
   created_at: number;
+  /** The key's plaintext, sealed with the server secret, so the next app-server start reuses it. */
+  key_sealed: string | null;
 }
 
 export interface AgentTables {

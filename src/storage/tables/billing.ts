@@ -68,8 +68,25 @@ export interface BillingCallsTable {
   uncollected_micros: number | null;
   /** `completed`, `aborted`, `failed`, or `expired` (released by the sweeper / start-up). */
   outcome: string | null;
+  /** The agent thread and turn a call of an agent turn belongs to; null for a call made with a customer's key. */
+  thread_id: string | null;
+  turn_id: string | null;
   created_at: number;
   settled_at: number | null;
+  /** The client's own request id (its x-request-id), kept beside `request_id`. */
+  client_request_id: string | null;
+}
+
+/** A settled call owed to the usage webhook (one row per call; delivered at least once). */
+export interface UsageWebhookOutboxTable {
+  id: Generated<number>;
+  call_id: number;
+  settled_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  last_error: string | null;
+  created_at: number;
 }
 
 /** A process that places holds; its heartbeat tells whether its open holds are still in flight. */
@@ -120,6 +137,7 @@ export interface BillingTables {
   billing_accounts: BillingAccountsTable;
   ledger_entries: LedgerEntriesTable;
   billing_calls: BillingCallsTable;
+  usage_webhook_outbox: UsageWebhookOutboxTable;
   billing_nodes: BillingNodesTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_card_assignments: RateCardAssignmentsTable;

@@ -55,6 +55,16 @@ export interface ObjectWorkspaceChatbotTables {
   object_workspace_projects: ObjectWorkspaceProjectsTable;
   object_workspace_repositories: ObjectWorkspaceRepositoriesTable;
   chatbot_links: ChatbotLinksTable;
+  chatbot_link_codes: ChatbotLinkCodesTable;
   chatbot_link_states: ChatbotLinkStatesTable;
   chatbot_updates: ChatbotUpdatesTable;
+}
+
+/** A one-time code from the dashboard that links a chat to the account (`/link <code>`), stored hashed. */
+export interface ChatbotLinkCodesTable {
+  code_hash: string;
+  customer_id: number;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
 }

@@ -82,7 +82,27 @@ export interface PurchasePreferencesTable {
   updated_at: number;
 }
 
+/** Coin sent back to a saved refund address: an over-payment's excess or an operator's refund, once per order each. */
+export interface CryptoPayoutsTable {
+  id: Generated<number>;
+  payment_id: number;
+  customer_id: number;
+  kind: 'overpayment' | 'refund';
+  network: string;
+  currency: string;
+  /** Coin amount as a decimal string (the processor's unit). */
+  amount: string;
+  /** Null while waiting for a refund address on `network`. */
+  address: string | null;
+  status: 'awaiting_address' | 'sent' | 'failed';
+  processor_payout_id: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface PaymentTables {
+  crypto_payouts: CryptoPayoutsTable;
   discount_redemptions: DiscountRedemptionsTable;
   session_discounts: SessionDiscountsTable;
   purchase_preferences: PurchasePreferencesTable;

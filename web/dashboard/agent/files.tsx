@@ -1,28 +1,26 @@
 /**
- * The project's files: a tree and a viewer/editor. Saves send the ETag of the version that was loaded
+ * The project's files: a tree and a viewer/editor, with download and delete of the open file. Saves send the ETag of the version that was loaded
  * (`If-Match`); when the file changed meanwhile the service answers 412 and the view shows the conflict,
  * keeping the edits, and never overwrites. New files are created with `If-None-Match: *`.
  */
 import { useEffect, useId, useState } from 'preact/hooks';
-import { api, ApiError, query } from '../../shared/api';
+import { ApiError, call, client, query, type Answer } from '../../shared/api';
 import { Card, Field, Notice } from '../../shared/ui';
 
-interface TreeEntry {
-  path: string;
-  type: 'file' | 'directory' | 'symlink' | 'other';
-  size_bytes?: number;
-}
+type TreeEntry = Answer<'/api/v1/projects/{projectId}/files/tree'>['entries'][number];
 
+/** The file open in the editor: what the service answered, and the text last saved (the page's own state). */
 interface OpenFile {
   path: string;
   etag: string;
-  encoding: 'utf8' | 'base64';
+  encoding: Answer<'/api/v1/projects/{projectId}/files/content'>['encoding'];
   saved: string;
 }
 
 type Status = { kind: 'ok' | 'error' | 'info'; text: string; conflict?: boolean } | null;
 
-export function FilesPanel({ base, version }: { base: string; version: number }) {
+export function FilesPanel({ projectId, version }: { projectId: string; version: number }) {
+  const project = { projectId };
   const [entries, setEntries] = useState<TreeEntry[] | null>(null);
   const [truncated, setTruncated] = useState(false);
   const [open, setOpen] = useState<OpenFile | null>(null);
@@ -33,20 +31,23 @@ export function FilesPanel({ base, version }: { base: string; version: number })
 
   const loadTree = async () => {
     try {
-      const tree = await api.get<{ entries: TreeEntry[]; truncated: boolean }>(`${base}/files/tree${query({ depth: 5, limit: 1000 })}`);
+      const tree = await call(() =>
+        client.GET('/api/v1/projects/{projectId}/files/tree', { params: { path: project, query: { depth: 5, limit: 1000 } } }),
+      );
       setEntries(tree.entries);
       setTruncated(tree.truncated);
     } catch (caught) {
       setStatus({ kind: 'error', text: (caught as Error).message });
     }
   };
-  useEffect(() => void loadTree(), [base, version]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- reloads when the project or its files change
+  useEffect(() => void loadTree(), [projectId, version]);
 
   const openFile = async (path: string) => {
     setStatus(null);
     try {
-      const file = await api.get<{ path: string; content: string; encoding: 'utf8' | 'base64'; etag: string }>(
-        `${base}/files/content${query({ path })}`,
+      const file = await call(() =>
+        client.GET('/api/v1/projects/{projectId}/files/content', { params: { path: project, query: { path } } }),
       );
       setOpen({ path: file.path, etag: file.etag, encoding: file.encoding, saved: file.content });
       setText(file.content);
@@ -58,10 +59,12 @@ export function FilesPanel({ base, version }: { base: string; version: number })
   const save = async () => {
     if (!open) return;
     try {
-      const written = await api.put<{ etag: string }>(
-        `${base}/files/content`,
-        { path: open.path, content: text, encoding: open.encoding },
-        { headers: { 'if-match': open.etag } },
+      const written = await call(() =>
+        client.PUT('/api/v1/projects/{projectId}/files/content', {
+          params: { path: project },
+          body: { path: open.path, content: text, encoding: open.encoding },
+          headers: { 'if-match': open.etag },
+        }),
       );
       setOpen({ ...open, etag: written.etag, saved: text });
       setStatus({ kind: 'ok', text: `Saved ${open.path}.` });
@@ -84,13 +87,31 @@ export function FilesPanel({ base, version }: { base: string; version: number })
     const path = newPath.trim();
     if (!path) return;
     try {
-      await api.put(`${base}/files/content`, { path, content: '', encoding: 'utf8' }, { headers: { 'if-none-match': '*' } });
+      await call(() =>
+        client.PUT('/api/v1/projects/{projectId}/files/content', {
+          params: { path: project },
+          body: { path, content: '', encoding: 'utf8' },
+          headers: { 'if-none-match': '*' },
+        }),
+      );
       setNewPath('');
       await loadTree();
       await openFile(path);
     } catch (caught) {
       const exists = caught instanceof ApiError && caught.status === 412;
       setStatus({ kind: 'error', text: exists ? `${path} already exists.` : (caught as Error).message });
+    }
+  };
+
+  const remove = async (path: string) => {
+    if (!confirm(`Delete ${path}? This cannot be undone.`)) return;
+    try {
+      await call(() => client.DELETE('/api/v1/projects/{projectId}/files/content', { params: { path: project, query: { path } } }));
+      setOpen(null);
+      setStatus({ kind: 'ok', text: `Deleted ${path}.` });
+      await loadTree();
+    } catch (caught) {
+      setStatus({ kind: 'error', text: (caught as Error).message });
     }
   };
 
@@ -149,6 +170,20 @@ export function FilesPanel({ base, version }: { base: string; version: number })
             </>
           ) : null}
         </Notice>
+      ) : null}
+      {open ? (
+        <p class="row">
+          <a
+            class="button secondary"
+            href={`/api/v1/projects/${encodeURIComponent(projectId)}/files/download${query({ path: open.path })}`}
+            download={open.path.split('/').pop()}
+          >
+            Download {open.path}
+          </a>
+          <button type="button" class="danger" onClick={() => void remove(open.path)}>
+            Delete {open.path}
+          </button>
+        </p>
       ) : null}
       {open ? (
         open.encoding === 'base64' ? (

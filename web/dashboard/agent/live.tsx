@@ -3,13 +3,14 @@
  * on its own and resumes with `Last-Event-ID`), pending approvals, the prompt box, interrupt, and the files.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from '../../shared/api';
+import { ApiError, call, client } from '../../shared/api';
 import { usd } from '../../shared/format';
-import { Card, Notice } from '../../shared/ui';
-import { Approvals, type Approval } from './approvals';
+import { Card, Field, Notice } from '../../shared/ui';
+import { projectTitle, type ProjectSummary } from './project-title';
+import { approvalSummary, InlineApprovals, type Approval } from './approvals';
 import { FilesPanel } from './files';
-import { PromptBox } from './prompt';
-import { applyEvent, EMPTY, EVENT_TYPES, type Entry, type Transcript } from './transcript';
+import { PromptBox, type TurnDefaults } from './prompt';
+import { applyEvent, EMPTY, EVENT_TYPES, humanize, STATUS_LABELS, type Entry, type FileChange, type Transcript } from './transcript';
 
 const WHO: Record<Entry['kind'], string> = {
   user: 'You',
@@ -20,23 +21,151 @@ const WHO: Record<Entry['kind'], string> = {
   notice: 'Event',
   reset: 'Reset',
   other: 'Item',
+  billing: 'Credit',
 };
 
-function TranscriptEntry({ entry }: { entry: Entry }) {
+/** A diff, line by line: additions and removals marked for the eye (colour) and for screen readers (the sign). */
+function Diff({ change }: { change: FileChange }) {
+  const lines = change.kind === 'add' ? change.diff.split('\n').map((line) => (line === '' ? line : `+${line}`)) : change.diff.split('\n');
   return (
-    <li class={entry.kind} data-kind={entry.kind}>
+    <pre class="diff" data-testid="diff">
+      {lines.map((line, index) => (
+        <span key={index} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : undefined}>
+          {line}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function FileChangeEntry({ entry }: { entry: Entry }) {
+  const changes = entry.changes ?? [];
+  const verb: Record<string, string> = { add: 'added', delete: 'deleted', update: 'changed' };
+  return (
+    <>
+      <ul class="changed-files">
+        {changes.map((change) => (
+          <li key={change.path}>
+            <code>{change.path}</code> <span class="muted">{verb[change.kind] ?? change.kind}</span>
+          </li>
+        ))}
+      </ul>
+      {changes.some((change) => change.diff) ? (
+        <details>
+          <summary>Show the diff</summary>
+          {changes.map((change) => (
+            <div key={change.path}>
+              <p class="diff-path">{change.path}</p>
+              <Diff change={change} />
+            </div>
+          ))}
+        </details>
+      ) : null}
+    </>
+  );
+}
+
+function TranscriptEntry({ entry, waiting }: { entry: Entry; waiting: boolean }) {
+  const status = waiting
+    ? 'waiting for your approval'
+    : entry.status
+      ? (STATUS_LABELS[entry.status] ?? humanize(entry.status, STATUS_LABELS))
+      : '';
+  return (
+    <li class={entry.kind} data-kind={entry.kind} data-status={entry.status || undefined}>
       <span class="who">
-        {WHO[entry.kind]}
-        {entry.status ? ` · ${entry.status}` : ''}
+        {entry.label ?? WHO[entry.kind]}
+        {status ? ` · ${status}` : ''}
       </span>
-      {entry.kind === 'command' ? <code>{entry.text}</code> : <p class="text">{entry.text}</p>}
+      {entry.kind === 'command' ? <code>{entry.text}</code> : entry.kind === 'file' ? <FileChangeEntry entry={entry} /> : null}
+      {entry.kind !== 'command' && entry.kind !== 'file' && entry.text ? <p class="text">{entry.text}</p> : null}
+      {entry.kind === 'billing' ? (
+        <p>
+          <a href="#/money">Add credit or check your limits on the Money page</a>
+        </p>
+      ) : null}
       {entry.detail ? <pre>{entry.detail}</pre> : null}
     </li>
   );
 }
 
+function ProjectHeader(props: {
+  projectId: string;
+  project: ProjectSummary | null;
+  onRenamed: (project: ProjectSummary) => void;
+  busy: boolean;
+}) {
+  const { project } = props;
+  const path = { projectId: props.projectId };
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const rename = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      const body = { name: name.trim() === '' ? null : name.trim() };
+      props.onRenamed(await call(() => client.PATCH('/api/v1/projects/{projectId}', { params: { path }, body })));
+      setEditing(false);
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+  const remove = async () => {
+    if (!project || !confirm(`Delete “${projectTitle(project)}” with all its files and history? This cannot be undone.`)) return;
+    setError(null);
+    try {
+      await call(() => client.DELETE('/api/v1/projects/{projectId}', { params: { path } }));
+      location.hash = '#/projects';
+    } catch (caught) {
+      setError((caught as Error).message);
+    }
+  };
+  return (
+    <>
+      <h1>{project ? projectTitle(project) : 'Project'}</h1>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {project && editing ? (
+        <form class="row" onSubmit={rename}>
+          <Field label="Project name" value={name} onValue={setName} maxLength={200} hint="Leave it empty to remove the name." />
+          <button type="submit">Save name</button>
+          <button type="button" class="secondary" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : project ? (
+        <p class="row">
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setName(project.name ?? '');
+              setEditing(true);
+            }}
+          >
+            Rename
+          </button>
+          <button type="button" class="danger" disabled={props.busy} onClick={() => void remove()}>
+            Delete project
+          </button>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** The page title carries a badge while approvals wait, so a background tab shows it too. */
+function useTitleBadge(title: string | null, pending: number): void {
+  useEffect(() => {
+    if (title === null) return;
+    document.title = `${pending > 0 ? `(${pending}) Approval needed · ` : ''}${title} · Projects · Switchyard`;
+  }, [title, pending]);
+}
+
 export function ProjectLive({ projectId }: { projectId: string }) {
-  const [name, setName] = useState<string | null>(null);
+  const [project, setProject] = useState<ProjectSummary | null>(null);
+  const [defaults, setDefaults] = useState<TurnDefaults | null>(null);
   const [transcript, setTranscript] = useState<Transcript>(EMPTY);
   const [connected, setConnected] = useState(false);
   const [approvals, setApprovals] = useState<Approval[]>([]);
@@ -45,18 +174,18 @@ export function ProjectLive({ projectId }: { projectId: string }) {
   const [opened, setOpened] = useState(false);
   const [filesVersion, setFilesVersion] = useState(0);
   const log = useRef<HTMLOListElement>(null);
-  const base = `/api/v1/projects/${encodeURIComponent(projectId)}`;
+  const path = { projectId };
 
   const loadApprovals = async () => {
     try {
-      setApprovals((await api.get<{ data: Approval[] }>(`${base}/approvals`)).data);
+      setApprovals((await call(() => client.GET('/api/v1/projects/{projectId}/approvals', { params: { path } }))).data);
     } catch {
       /* the stream shows what happened; the list is refreshed on the next approval event */
     }
   };
   const loadBalance = async () => {
     try {
-      setBalance((await api.get<{ available: { micros: number } }>('/api/v1/wallet/status')).available.micros);
+      setBalance((await call(() => client.GET('/api/v1/wallet/status'))).available.micros);
     } catch {
       setBalance(null);
     }
@@ -67,16 +196,17 @@ export function ProjectLive({ projectId }: { projectId: string }) {
     let stopped = false;
     (async () => {
       try {
-        const project = await api.get<{ name: string | null }>(base);
-        setName(project.name ?? projectId);
-        await api.post(`${base}/open`, {});
+        const read = await call(() => client.GET('/api/v1/projects/{projectId}', { params: { path } }));
+        setProject(read);
+        setDefaults(read.turn_defaults);
+        await call(() => client.POST('/api/v1/projects/{projectId}/open', { params: { path }, body: {} }));
         if (stopped) return;
         setOpened(true);
       } catch (caught) {
         setError(caught instanceof ApiError && caught.status === 404 ? 'No such project.' : (caught as Error).message);
         return;
       }
-      source = new EventSource(`${base}/events?after=0`);
+      source = new EventSource(`/api/v1/projects/${encodeURIComponent(projectId)}/events?after=0`);
       source.onopen = () => setConnected(true);
       for (const type of EVENT_TYPES) {
         source.addEventListener(type, (event) => {
@@ -101,10 +231,12 @@ export function ProjectLive({ projectId }: { projectId: string }) {
       stopped = true;
       source?.close();
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- one stream per project
   }, [projectId]);
 
   useEffect(() => {
     if (opened) void loadApprovals();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- reloads when the approvals change
   }, [opened, transcript.approvalsVersion]);
 
   const running = transcript.activeTurnId !== null;
@@ -113,17 +245,21 @@ export function ProjectLive({ projectId }: { projectId: string }) {
       void loadBalance();
       setFilesVersion((version) => version + 1);
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when a turn ends; the other values are read as they are then
   }, [running]);
 
   useEffect(() => {
     // Follow the newest entry (the list scrolls on its own, the page does not jump).
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
-  }, [transcript.entries]);
+  }, [transcript.entries, approvals]);
+
+  useTitleBadge(project ? projectTitle(project) : null, approvals.length);
 
   const interrupt = async () => {
     if (!transcript.activeTurnId) return;
     try {
-      await api.post(`${base}/turns/${encodeURIComponent(transcript.activeTurnId)}/interrupt`, {});
+      const turnId = transcript.activeTurnId;
+      await call(() => client.POST('/api/v1/projects/{projectId}/turns/{turnId}/interrupt', { params: { path: { projectId, turnId } } }));
     } catch (caught) {
       setError((caught as Error).message);
     }
@@ -134,7 +270,7 @@ export function ProjectLive({ projectId }: { projectId: string }) {
       <p>
         <a href="#/projects">← All projects</a>
       </p>
-      <h1>{name ?? 'Project'}</h1>
+      <ProjectHeader projectId={projectId} project={project} onRenamed={setProject} busy={running} />
       {error ? <Notice kind="error">{error}</Notice> : null}
       <p class="row">
         <span role="status" data-testid="stream-status">
@@ -142,27 +278,35 @@ export function ProjectLive({ projectId }: { projectId: string }) {
           {connected ? 'Live' : opened ? 'Reconnecting…' : 'Opening the project…'}
         </span>
         <span class="muted" data-testid="project-balance">
-          Available balance {balance === null ? '—' : usd(balance, 4)}
+          Available balance {balance === null ? '—' : usd(balance)}
         </span>
+      </p>
+      {/* Announced at once, whatever has the focus: an approval stops the turn until someone answers it. */}
+      <p class="visually-hidden" aria-live="assertive" aria-atomic="true" data-testid="approval-announcement">
+        {approvals.length > 0 ? `Approval needed: ${approvalSummary(approvals[approvals.length - 1]!)}` : ''}
       </p>
       <div class="project-grid">
         <div>
-          <Approvals base={base} approvals={approvals} onChanged={loadApprovals} />
           <Card title="Transcript">
             <div role="log" aria-live="polite" aria-label="Transcript">
               {/* It scrolls on its own: focusable, so the keyboard can scroll it too. */}
               <ol class="transcript" data-testid="transcript" ref={log} tabIndex={0}>
                 {transcript.entries.map((entry) => (
-                  <TranscriptEntry key={entry.key} entry={entry} />
+                  <TranscriptEntry
+                    key={entry.key}
+                    entry={entry}
+                    waiting={entry.status === 'inProgress' && approvals.some((approval) => approval.item_id === entry.key)}
+                  />
                 ))}
-                <li class="notice" hidden={transcript.entries.length > 0}>
+                <InlineApprovals projectId={projectId} approvals={approvals} onChanged={loadApprovals} />
+                <li class="notice" hidden={transcript.entries.length > 0 || approvals.length > 0}>
                   Nothing yet: send a prompt to start.
                 </li>
               </ol>
             </div>
           </Card>
           <Card title="New turn">
-            <PromptBox base={base} disabled={!opened} running={running} onError={setError} />
+            <PromptBox projectId={projectId} defaults={defaults} disabled={!opened} running={running} onError={setError} />
             {running ? (
               <p>
                 <button type="button" class="danger" onClick={interrupt}>
@@ -172,7 +316,7 @@ export function ProjectLive({ projectId }: { projectId: string }) {
             ) : null}
           </Card>
         </div>
-        <FilesPanel base={base} version={filesVersion} />
+        <FilesPanel projectId={projectId} version={filesVersion} />
       </div>
     </>
   );

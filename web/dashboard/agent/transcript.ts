@@ -3,6 +3,7 @@
  * frame is an app-server notification (`item/started`, `item/agentMessage/delta`, `item/completed`,
  * `turn/started`, `turn/completed`, …) or one of the service's own (`approval/*`, `runtime/*`, `reset`).
  */
+import { creditProblem } from '../../shared/credit';
 
 /** Event types the view listens for (an EventSource only delivers named events it subscribed to). */
 export const EVENT_TYPES = [
@@ -27,13 +28,29 @@ export const EVENT_TYPES = [
   'overflow',
 ] as const;
 
+/*
+ * The shapes below are the page's own: folded from the SSE frames (app-server notifications), which the OpenAPI
+ * document does not describe, so they are not generated types.
+ */
+
+/** One file of a file-change item, as its frames carry it. */
+export interface FileChange {
+  path: string;
+  kind: string;
+  diff: string;
+}
+
 export interface Entry {
   /** Item id, or a synthetic id for notices. */
   key: string;
-  kind: 'user' | 'agent' | 'command' | 'file' | 'reasoning' | 'notice' | 'reset' | 'other';
+  kind: 'user' | 'agent' | 'command' | 'file' | 'reasoning' | 'notice' | 'reset' | 'other' | 'billing';
   text: string;
   detail?: string;
   status?: string;
+  /** A file change's files with their diffs. */
+  changes?: FileChange[];
+  /** An `other` item's own label (web search, tool call, …). */
+  label?: string;
 }
 
 export interface Transcript {
@@ -42,9 +59,70 @@ export interface Transcript {
   activeTurnId: string | null;
   /** Approvals changed: the view re-reads the pending list. */
   approvalsVersion: number;
+  /** The last error shown (its friendly text), so one failure told twice (an error, then the turn's end) shows once. */
+  lastError: string | null;
 }
 
-export const EMPTY: Transcript = { entries: [], lastSeq: 0, activeTurnId: null, approvalsVersion: 0 };
+export const EMPTY: Transcript = { entries: [], lastSeq: 0, activeTurnId: null, approvalsVersion: 0, lastError: null };
+
+/** Human words for the app-server's item and approval kinds. */
+export const ITEM_LABELS: Record<string, string> = {
+  commandExecution: 'Command',
+  fileChange: 'File change',
+  mcpToolCall: 'Tool call',
+  dynamicToolCall: 'Tool call',
+  collabAgentToolCall: 'Agent call',
+  webSearch: 'Web search',
+  imageView: 'Image',
+  imageGeneration: 'Image',
+  enteredReviewMode: 'Review started',
+  exitedReviewMode: 'Review finished',
+  contextCompaction: 'Context compacted',
+  plan: 'Plan',
+};
+
+/** Human words for item statuses (the service ends items a turn left open as `interrupted`). */
+export const STATUS_LABELS: Record<string, string> = {
+  inProgress: 'running',
+  completed: 'done',
+  failed: 'failed',
+  declined: 'declined',
+  interrupted: 'interrupted',
+};
+
+const CLOSED_LABELS: Record<string, string> = {
+  'approval/cancelled': 'cancelled (the turn ended)',
+  'approval/expired': 'expired (declined)',
+  'approval/lost': 'lost (the agent restarted)',
+};
+
+export const DECISION_LABELS: Record<string, string> = {
+  accept: 'accepted',
+  acceptForSession: 'accepted for this session',
+  decline: 'declined',
+  cancel: 'cancelled',
+};
+
+/** A label for a kind the service sends as an identifier: known ones by the table, others split into words. */
+export function humanize(value: string, labels: Record<string, string> = ITEM_LABELS): string {
+  if (labels[value]) return labels[value]!;
+  const words = value.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * An error from the model call as the customer should read it: an empty wallet (402) or a limit (429) says what
+ * happened and where to act; any other keeps its text without the internal URL Codex appends.
+ */
+export function friendlyError(message: string): { kind: 'billing' | 'notice'; text: string } {
+  if (creditProblem(message) || /payment required|insufficient (?:funds|balance)/i.test(message)) {
+    return { kind: 'billing', text: 'Your wallet has no credit left for this turn, so the agent could not reach the model.' };
+  }
+  if (/\b429\b|too many requests|rate limit|spending limit|limit (?:reached|exceeded)/i.test(message)) {
+    return { kind: 'billing', text: 'A spending or rate limit stopped the model call. Wait a moment, or change your limits.' };
+  }
+  return { kind: 'notice', text: `Error: ${message.replace(/,?\s*url:\s*\S+/gi, '').trim()}` };
+}
 
 type Item = Record<string, unknown> & { id?: string; type?: string };
 
@@ -71,16 +149,37 @@ function entryOf(item: Item): Entry {
         status: String(item.status ?? ''),
       };
     case 'fileChange': {
-      const changes = Array.isArray(item.changes) ? (item.changes as { path?: string }[]) : [];
-      return { key, kind: 'file', text: changes.map((change) => change.path ?? '').join(', '), status: String(item.status ?? '') };
+      const changes = (
+        Array.isArray(item.changes) ? (item.changes as { path?: string; kind?: { type?: string }; diff?: string }[]) : []
+      ).map((change) => ({ path: change.path ?? '', kind: change.kind?.type ?? 'update', diff: change.diff ?? '' }));
+      return { key, kind: 'file', text: changes.map((change) => change.path).join(', '), status: String(item.status ?? ''), changes };
     }
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? (item.summary as string[]).join('\n') : '';
       return { key, kind: 'reasoning', text: summary };
     }
     default:
-      return { key, kind: 'other', text: String(item.type ?? 'item') };
+      return {
+        key,
+        kind: 'other',
+        text: '',
+        label: humanize(String(item.type ?? 'item')),
+        status: item.status ? String(item.status) : undefined,
+      };
   }
+}
+
+/** The turn ended: an entry still shown running ends as the turn did (the service says so too; this covers a gap). */
+function settle(entries: Entry[], turnStatus: string | undefined): Entry[] {
+  const status = turnStatus === 'interrupted' ? 'interrupted' : 'failed';
+  return entries.map((entry) => (entry.status === 'inProgress' ? { ...entry, status } : entry));
+}
+
+function errorNotice(state: Transcript, next: Transcript, seq: number, message: string): void {
+  const friendly = friendlyError(message);
+  if (friendly.text === state.lastError) return;
+  next.lastError = friendly.text;
+  next.entries = notice({ ...state, entries: next.entries }, seq, friendly.text, friendly.kind);
 }
 
 function upsert(entries: Entry[], entry: Entry): Entry[] {
@@ -99,6 +198,10 @@ function append(entries: Entry[], key: string, kind: Entry['kind'], field: 'text
   const current = next[index]!;
   next[index] = { ...current, [field]: (current[field] ?? '') + delta };
   return next;
+}
+
+export function commandText(command: unknown): string {
+  return Array.isArray(command) ? command.join(' ') : String(command ?? '');
 }
 
 function notice(state: Transcript, seq: number, text: string, kind: Entry['kind'] = 'notice'): Entry[] {
@@ -125,25 +228,28 @@ export function applyEvent(state: Transcript, type: string, seq: number, data: R
     case 'turn/started': {
       const turn = data.turn as { id?: string } | undefined;
       next.activeTurnId = turn?.id ?? null;
+      next.lastError = null;
       break;
     }
     case 'turn/completed': {
       const turn = data.turn as { id?: string; status?: string; error?: { message?: string } | null } | undefined;
       next.activeTurnId = null;
-      next.entries = notice(state, seq, `Turn ${turn?.status ?? 'ended'}${turn?.error?.message ? `: ${turn.error.message}` : ''}`);
+      next.entries = notice({ ...state, entries: settle(state.entries, turn?.status) }, seq, `Turn ${turn?.status ?? 'ended'}`);
+      if (turn?.error?.message) errorNotice(state, next, seq, turn.error.message);
       next.approvalsVersion = state.approvalsVersion + 1;
       break;
     }
     case 'error': {
       const error = data.error as { message?: string } | undefined;
-      if (error?.message) next.entries = notice(state, seq, `Error: ${error.message}`);
+      // A failure Codex retries on its own is not the end of the turn: only the final one is shown.
+      if (error?.message && data.willRetry !== true) errorNotice(state, next, seq, error.message);
       break;
     }
     case 'approval/requested':
       next.entries = notice(
         state,
         seq,
-        `Approval requested: ${String(data.kind ?? '')}${data.command ? ` — ${String(data.command)}` : ''}`,
+        `Approval requested: ${data.kind === 'fileChange' ? 'change files' : 'run a command'}${data.command ? ` — ${commandText(data.command)}` : ''}`,
       );
       next.approvalsVersion = state.approvalsVersion + 1;
       break;
@@ -151,8 +257,11 @@ export function applyEvent(state: Transcript, type: string, seq: number, data: R
     case 'approval/cancelled':
     case 'approval/expired':
     case 'approval/lost': {
-      const decision = typeof data.decision === 'string' ? ` (${data.decision})` : '';
-      next.entries = notice(state, seq, `Approval ${type.slice('approval/'.length)}${decision}`);
+      const outcome =
+        type === 'approval/resolved' && typeof data.decision === 'string'
+          ? humanize(data.decision, DECISION_LABELS)
+          : (CLOSED_LABELS[type] ?? 'closed');
+      next.entries = notice(state, seq, `Approval ${outcome}`);
       next.approvalsVersion = state.approvalsVersion + 1;
       break;
     }

@@ -1,12 +1,14 @@
 /** Home: wallet, the last 30 days of usage, recent payments, key alerts and the inbox. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../../shared/api';
+import { call, client, type Answer } from '../../shared/api';
 import { BarChart, lastDays, type Series } from '../../shared/chart';
-import { dateTime, number, preciseUsd, usd } from '../../shared/format';
+import { dateTime, number, usd } from '../../shared/format';
 import { errorText, useAction, useLoad } from '../../shared/hooks';
 import { Card, Notice, Outcome } from '../../shared/ui';
+import { GetStarted } from './get-started';
 import type { ViewProps } from './index';
-import type { Alert, InboxMessage, Payments, TokenUsage, WalletStatus } from './types';
+
+type TokenUsage = Answer<'/api/v1/billing/token-usage'>;
 
 export const ALERT_TEXT: Record<string, string> = {
   spending_limit_80: 'A key used 80 % of its spending limit',
@@ -16,7 +18,25 @@ export const ALERT_TEXT: Record<string, string> = {
   key_replaced: 'A key was replaced',
   key_revoked: 'A key was revoked',
   new_network: 'A key was used from a new network',
+  key_created: 'A key was created',
+  key_changed: 'A key’s policy was changed',
+  auto_topup_failed: 'An automatic top-up failed',
+  email_changed: 'The account email was changed',
+  email_change_undone: 'An email change was undone',
+  password_changed: 'The password was changed',
+  sso_link_issued: 'A sign-in link was issued',
+  two_factor_enabled: 'Two-factor sign-in was turned on',
+  two_factor_disabled: 'Two-factor sign-in was turned off',
+  username_token_rotated: 'The username token was replaced',
 };
+
+/** An alert's cause in words (a cause without a sentence of its own is read from its name). */
+export function alertText(cause: string): string {
+  const known = ALERT_TEXT[cause];
+  if (known) return known;
+  const words = cause.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 /** Spend (µUSD) and tokens per model and day, from `daily_by_model`. */
 export function usageSeries(usage: TokenUsage, days: string[]): { spend: Series[]; tokens: Series[] } {
@@ -43,10 +63,7 @@ function useCheckoutReturn(onCredited: () => void) {
       clean();
     } else if (session) {
       setNotice({ kind: 'info', text: 'Confirming your payment…' });
-      api
-        .post<{ credited: boolean; purchase: { status: string; credit: { micros: number } } }>('/api/v1/wallet/top-up', {
-          session_id: session,
-        })
+      call(() => client.POST('/api/v1/wallet/top-up', { body: { session_id: session } }))
         .then((answer) => {
           setNotice(
             answer.purchase.status === 'paid'
@@ -55,19 +72,20 @@ function useCheckoutReturn(onCredited: () => void) {
           );
           onCredited();
         })
-        .catch((caught) => setNotice({ kind: 'error', text: errorText(caught) }))
+        .catch((caught: unknown) => setNotice({ kind: 'error', text: errorText(caught) }))
         .finally(clean);
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- handles the checkout return once, on mount
   }, []);
   return notice;
 }
 
 export function HomeView({ me, reloadMe }: ViewProps) {
-  const wallet = useLoad(() => api.get<WalletStatus>('/api/v1/wallet/status'));
-  const usage = useLoad(() => api.get<TokenUsage>(`/api/v1/billing/token-usage${query({ days: 30, limit: 10 })}`));
-  const payments = useLoad(() => api.get<Payments>(`/api/v1/wallet/payments${query({ limit: 5 })}`));
-  const alerts = useLoad(() => api.get<{ data: Alert[]; unacknowledged_count: number }>('/api/v1/me/api-key-alerts'));
-  const inbox = useLoad(() => api.get<{ data: InboxMessage[]; unread_count: number }>(`/api/v1/messages${query({ limit: 20 })}`));
+  const wallet = useLoad(() => call(() => client.GET('/api/v1/wallet/status')));
+  const usage = useLoad(() => call(() => client.GET('/api/v1/billing/token-usage', { params: { query: { days: 30, limit: 10 } } })));
+  const payments = useLoad(() => call(() => client.GET('/api/v1/wallet/payments', { params: { query: { limit: 5 } } })));
+  const alerts = useLoad(() => call(() => client.GET('/api/v1/me/api-key-alerts')));
+  const inbox = useLoad(() => call(() => client.GET('/api/v1/messages', { params: { query: { limit: 20 } } })));
   const action = useAction();
   const checkout = useCheckoutReturn(() => {
     void wallet.reload();
@@ -83,6 +101,7 @@ export function HomeView({ me, reloadMe }: ViewProps) {
       <h1>Home</h1>
       {checkout ? <Notice kind={checkout.kind}>{checkout.text}</Notice> : null}
       <Outcome outcome={action.outcome} />
+      <GetStarted me={me} />
       <div class="grid">
         <Card title="Wallet">
           <p class="stat" data-testid="balance">
@@ -116,7 +135,15 @@ export function HomeView({ me, reloadMe }: ViewProps) {
                       type="button"
                       class="secondary"
                       onClick={() =>
-                        action.run(async () => void (await api.post(`/api/v1/messages/${message.id}/read`), await inbox.reload()))
+                        action.run(
+                          async () =>
+                            void (
+                              await call(() =>
+                                client.POST('/api/v1/messages/{message_id}/read', { params: { path: { message_id: message.id } } }),
+                              ),
+                              await inbox.reload()
+                            ),
+                        )
                       }
                     >
                       Mark read
@@ -133,14 +160,20 @@ export function HomeView({ me, reloadMe }: ViewProps) {
           <ul class="plain-list">
             {alerts.data?.data.slice(0, 5).map((alert) => (
               <li key={alert.id}>
-                {ALERT_TEXT[alert.cause] ?? alert.cause}
+                {alertText(alert.cause)}
                 {alert.key_id ? ` (key ${alert.key_id})` : ''} <span class="muted">{dateTime(alert.created_at)}</span>{' '}
                 <button
                   type="button"
                   class="secondary"
                   onClick={() =>
                     action.run(
-                      async () => void (await api.post(`/api/v1/me/api-key-alerts/${alert.id}/acknowledge`), await alerts.reload()),
+                      async () =>
+                        void (
+                          await call(() =>
+                            client.POST('/api/v1/me/api-key-alerts/{event_id}/acknowledge', { params: { path: { event_id: alert.id } } }),
+                          ),
+                          await alerts.reload()
+                        ),
                     )
                   }
                 >
@@ -159,7 +192,7 @@ export function HomeView({ me, reloadMe }: ViewProps) {
               title="Daily spend by model"
               days={days}
               series={series.spend}
-              format={(value) => preciseUsd(value)}
+              format={(value) => usd(value)}
               empty="No billed calls in the last 30 days."
             />
             <BarChart

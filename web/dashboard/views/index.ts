@@ -1,5 +1,7 @@
 /** Every dashboard view, in navigation order. A view receives the signed-in account and the hash route's params. */
 import type { FunctionComponent } from 'preact';
+import type { Answer } from '../../shared/api';
+import { ActivityView } from './activity';
 import { HomeView } from './home';
 import { KeysView } from './keys';
 import { MoneyView } from './money';
@@ -7,18 +9,12 @@ import { PromotionsView } from './promotions';
 import { SettingsView } from './settings';
 import { ProjectsView } from './projects';
 
-/** The parts of `GET /api/v1/me` the shell reads; views read more as they need. */
-export interface Money {
-  micros: number;
-  usd: string;
-}
-export interface Me {
-  customer: { id: number; email: string; username: string; name: string | null; vip: boolean; created_at: string };
-  wallet: Money & { available: Money; held: Money; plan: string | null };
-  two_factor_enabled: boolean;
-  session: boolean;
-  [key: string]: unknown;
-}
+/** Money as the `/api` answers carry it: integer micro-USD and the exact USD text. */
+export type Money = Answer<'/api/v1/wallet/status'>['balance'];
+/** The signed-in account (`GET /api/v1/me`). */
+export type Me = Answer<'/api/v1/me'>;
+/** What this service offers (`features` of `GET /api/v1/me`): views hide what is off. */
+export type Features = Me['features'];
 
 export interface ViewProps {
   me: Me;
@@ -33,13 +29,21 @@ export interface View {
   component: FunctionComponent<ViewProps>;
   /** Reachable by URL only (e.g. a detail view), not listed in the navigation. */
   hidden?: boolean;
+  /** Listed only when this says the service offers it. */
+  offered?: (me: Me) => boolean;
 }
 
 export const VIEWS: View[] = [
   { name: 'home', title: 'Home', component: HomeView },
   { name: 'projects', title: 'Projects', component: ProjectsView },
   { name: 'keys', title: 'API keys', component: KeysView },
+  { name: 'activity', title: 'Activity', component: ActivityView },
   { name: 'money', title: 'Money', component: MoneyView },
-  { name: 'promotions', title: 'Promotions', component: PromotionsView },
+  {
+    name: 'promotions',
+    title: 'Promotions',
+    component: PromotionsView,
+    offered: (me) => Object.values(me.features.promotions).some(Boolean),
+  },
   { name: 'settings', title: 'Settings', component: SettingsView },
 ];

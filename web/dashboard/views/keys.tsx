@@ -1,40 +1,22 @@
 /** API keys: the account's keys, a new key with its policy (secret shown once), revoke, replace, usage, health. */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, query } from '../../shared/api';
+import { call, client, type Answer, type Body } from '../../shared/api';
 import { BarChart, lastDays } from '../../shared/chart';
-import { dateTime, preciseUsd, usd } from '../../shared/format';
+import { dateTime, usd } from '../../shared/format';
 import { useAction, useLoad } from '../../shared/hooks';
 import { Card, Check, Field, Notice, Outcome, SelectField } from '../../shared/ui';
-import type { Money, ViewProps } from './index';
-import type { DayTotals } from './types';
+import type { ViewProps } from './index';
 
-interface KeyPolicyView {
-  allowed_surfaces: string[] | null;
-  allowed_models: string[] | null;
-  spending_limit_micros: number | null;
-  spending_period: string | null;
-}
-interface ApiKey {
-  id: number;
-  kind: 'system_token' | 'username_token' | 'user_api_key';
-  name: string;
-  prefix: string;
-  last_four: string;
-  policy: KeyPolicyView;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
-interface Health {
-  ok: boolean;
-  key: { active: boolean; revoked: boolean; expires_at: string | null };
-  model: { requested: string; resolved: string | null; allowed: boolean };
-  wallet: { ok: boolean; available: Money };
-  destination: { provider: string | null; reachable: boolean; status: number | null; latency_ms: number | null } | null;
-}
+type ApiKey = Answer<'/api/v1/me/api-keys'>['data'][number];
+type KeyPolicyView = ApiKey['policy'];
+type Health = Answer<'/api/v1/me/api-keys/{key_id}/health'>;
+type NewKey = Body<'/api/v1/me/api-keys', 'post'>;
+type Surface = NonNullable<NewKey['allowed_surfaces']>[number];
+type Period = NonNullable<NewKey['spending_period']>;
 
-const SURFACES = [
+const PERIODS: Period[] = ['day', 'week', 'month'];
+const SURFACES: { id: Surface; label: string }[] = [
   { id: 'gateway', label: 'Model API (/v1)' },
   { id: 'projects', label: 'Projects' },
   { id: 'account', label: 'Account' },
@@ -82,17 +64,17 @@ function Secret(props: { secret: string; onDone: () => void }) {
 
 function CreateKey(props: { models: string[]; onCreated: (secret: string) => void }) {
   const [name, setName] = useState('');
-  const [surfaces, setSurfaces] = useState<string[]>([]);
+  const [surfaces, setSurfaces] = useState<Surface[]>([]);
   const [models, setModels] = useState<string[]>([]);
   const [limit, setLimit] = useState('');
-  const [period, setPeriod] = useState('month');
+  const [period, setPeriod] = useState<Period>('month');
   const [expires, setExpires] = useState('');
   const action = useAction();
-  const toggle = (list: string[], value: string, on: boolean) => (on ? [...list, value] : list.filter((item) => item !== value));
+  const toggle = <T extends string>(list: T[], value: T, on: boolean) => (on ? [...list, value] : list.filter((item) => item !== value));
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const body: Record<string, unknown> = {};
+      const body: Body<'/api/v1/me/api-keys', 'post'> = {};
       if (name.trim()) body.name = name.trim();
       if (surfaces.length) body.allowed_surfaces = surfaces;
       if (models.length) body.allowed_models = models;
@@ -103,7 +85,7 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
         body.spending_period = period;
       }
       if (expires) body.expires_at = new Date(`${expires}T23:59:59Z`).toISOString();
-      const created = await api.post<{ key: string }>('/api/v1/me/api-keys', body);
+      const created = await call(() => client.POST('/api/v1/me/api-keys', { body }));
       props.onCreated(created.key);
       setName('');
       setSurfaces([]);
@@ -142,8 +124,8 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
         <SelectField
           label="Limit period"
           value={period}
-          onValue={setPeriod}
-          options={['day', 'week', 'month'].map((value) => ({ value, label: `per ${value}` }))}
+          onValue={(value) => setPeriod(value as Period)}
+          options={PERIODS.map((value) => ({ value, label: `per ${value}` }))}
         />
         <div class="field">
           <label for="key-expiry">Expires (optional)</label>
@@ -164,10 +146,7 @@ function CreateKey(props: { models: string[]; onCreated: (secret: string) => voi
 
 function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
   const usage = useLoad(
-    () =>
-      api.get<{ totals: { requests: number; spend: Money }; daily: DayTotals[] }>(
-        `/api/v1/me/api-keys/${apiKey.id}/usage${query({ days: 30 })}`,
-      ),
+    () => call(() => client.GET('/api/v1/me/api-keys/{key_id}/usage', { params: { path: { key_id: apiKey.id }, query: { days: 30 } } })),
     [apiKey.id],
   );
   const [health, setHealth] = useState<Health | null>(null);
@@ -178,10 +157,10 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
     <div>
       {usage.data ? (
         <BarChart
-          title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${preciseUsd(usage.data.totals.spend.micros)})`}
+          title={`Spend of “${apiKey.name}”, last 30 days (${usage.data.totals.requests} requests, ${usd(usage.data.totals.spend.micros)})`}
           days={days}
           series={[{ name: 'spend', values: days.map((day) => byDay.get(day) ?? 0) }]}
-          format={(value) => preciseUsd(value)}
+          format={(value) => usd(value)}
           empty="No calls with this key."
         />
       ) : usage.error ? (
@@ -191,7 +170,11 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
         type="button"
         class="secondary"
         disabled={action.busy}
-        onClick={() => action.run(async () => setHealth(await api.get<Health>(`/api/v1/me/api-keys/${apiKey.id}/health`)))}
+        onClick={() =>
+          action.run(async () =>
+            setHealth(await call(() => client.GET('/api/v1/me/api-keys/{key_id}/health', { params: { path: { key_id: apiKey.id } } }))),
+          )
+        }
       >
         Run health check
       </button>
@@ -219,23 +202,100 @@ function KeyDetails({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
+/** One table of keys: usage for each, replace and revoke for the customer's own. */
+function KeyTable(props: {
+  keys: ApiKey[];
+  open: number | null;
+  setOpen: (id: number | null) => void;
+  busy: boolean;
+  replace: (key: ApiKey) => void;
+  revoke: (key: ApiKey) => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Policy</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.keys.map((key) => (
+            <Fragment key={key.id}>
+              <tr data-testid={`key-${key.id}`}>
+                <td>
+                  {key.name}
+                  {key.expires_at ? <div class="muted">expires {dateTime(key.expires_at)}</div> : null}
+                </td>
+                <td>
+                  <code>
+                    {key.prefix}…{key.last_four}
+                  </code>
+                </td>
+                <td>{policyText(key.policy)}</td>
+                <td>{dateTime(key.last_used_at)}</td>
+                <td>
+                  <div class="actions">
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-expanded={props.open === key.id}
+                      onClick={() => props.setOpen(props.open === key.id ? null : key.id)}
+                    >
+                      {props.open === key.id ? 'Hide usage' : 'Usage'}
+                      <span class="visually-hidden"> of {key.name}</span>
+                    </button>
+                    {key.kind === 'user_api_key' ? (
+                      <>
+                        <button type="button" class="secondary" disabled={props.busy} onClick={() => props.replace(key)}>
+                          Replace<span class="visually-hidden"> {key.name}</span>
+                        </button>
+                        <button type="button" class="danger" disabled={props.busy} onClick={() => props.revoke(key)}>
+                          Revoke<span class="visually-hidden"> {key.name}</span>
+                        </button>
+                      </>
+                    ) : null}
+                  </div>
+                </td>
+              </tr>
+              {props.open === key.id ? (
+                <tr>
+                  <td colSpan={5}>
+                    <KeyDetails apiKey={key} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function KeysView({ me }: ViewProps) {
-  const keys = useLoad(() => api.get<{ data: ApiKey[] }>('/api/v1/me/api-keys'));
+  const keys = useLoad(() => call(() => client.GET('/api/v1/me/api-keys')));
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const action = useAction();
-  const models = [...new Set(((me.prices as { model: string }[] | undefined) ?? []).map((price) => price.model))];
+  const own = (keys.data?.data ?? []).filter((key) => !key.system);
+  const system = (keys.data?.data ?? []).filter((key) => key.system);
+  const models = [...new Set(me.prices.map((price) => price.model))];
   const revoke = (key: ApiKey) => {
     if (!confirm(`Revoke “${key.name}”? Calls with it stop at once.`)) return;
     void action.run(async () => {
-      await api.delete(`/api/v1/me/api-keys/${key.id}`);
+      await call(() => client.DELETE('/api/v1/me/api-keys/{key_id}', { params: { path: { key_id: key.id } } }));
       await keys.reload();
       return `Key “${key.name}” revoked.`;
     });
   };
   const replace = (key: ApiKey) => {
     void action.run(async () => {
-      const issued = await api.post<{ key: string }>(`/api/v1/me/api-keys/${key.id}/replace`);
+      const issued = await call(() => client.POST('/api/v1/me/api-keys/{key_id}/replace', { params: { path: { key_id: key.id } } }));
       setSecret(issued.key);
       await keys.reload();
       return `Key “${key.name}” replaced; the old secret no longer works.`;
@@ -251,69 +311,17 @@ export function KeysView({ me }: ViewProps) {
       <Outcome outcome={action.outcome} />
       <Card title="Your keys">
         {keys.error ? <Notice kind="error">{keys.error}</Notice> : null}
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Policy</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data?.data.map((key) => (
-                <Fragment key={key.id}>
-                  <tr data-testid={`key-${key.id}`}>
-                    <td>
-                      {key.name}
-                      {key.expires_at ? <div class="muted">expires {dateTime(key.expires_at)}</div> : null}
-                    </td>
-                    <td>
-                      <code>
-                        {key.prefix}…{key.last_four}
-                      </code>
-                    </td>
-                    <td>{policyText(key.policy)}</td>
-                    <td>{dateTime(key.last_used_at)}</td>
-                    <td>
-                      <div class="actions">
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-expanded={open === key.id}
-                          onClick={() => setOpen(open === key.id ? null : key.id)}
-                        >
-                          {open === key.id ? 'Hide usage' : 'Usage'}
-                          <span class="visually-hidden"> of {key.name}</span>
-                        </button>
-                        {key.kind === 'user_api_key' ? (
-                          <>
-                            <button type="button" class="secondary" disabled={action.busy} onClick={() => replace(key)}>
-                              Replace<span class="visually-hidden"> {key.name}</span>
-                            </button>
-                            <button type="button" class="danger" disabled={action.busy} onClick={() => revoke(key)}>
-                              Revoke<span class="visually-hidden"> {key.name}</span>
-                            </button>
-                          </>
-                        ) : null}
-                      </div>
-                    </td>
-                  </tr>
-                  {open === key.id ? (
-                    <tr>
-                      <td colSpan={5}>
-                        <KeyDetails apiKey={key} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <KeyTable keys={own} open={open} setOpen={setOpen} busy={action.busy} replace={replace} revoke={revoke} />
       </Card>
+      {system.length > 0 ? (
+        <Card title="Keys the service keeps for you">
+          <p class="muted">
+            The System Token and the Username token sign in the desktop app and the command line; the agent runtime key is what your
+            projects' agent calls the models with, during your own turns only. They are not yours to revoke here.
+          </p>
+          <KeyTable keys={system} open={open} setOpen={setOpen} busy={action.busy} replace={replace} revoke={revoke} />
+        </Card>
+      ) : null}
       <Card title="Create a key">
         <CreateKey
           models={models}

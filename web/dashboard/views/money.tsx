@@ -3,88 +3,105 @@
  * receipts, crypto refund addresses, auto top-up, the cash wallet and Unlimited Coding plans.
  */
 import { useState } from 'preact/hooks';
-import { api, newIdempotencyKey, query } from '../../shared/api';
+import { call, client, idempotent, newIdempotencyKey, type Answer } from '../../shared/api';
 import { dateTime, usd } from '../../shared/format';
 import { useAction, useLoad } from '../../shared/hooks';
 import { Card, Check, Field, Notice, Outcome, SelectField } from '../../shared/ui';
-import type { Money, ViewProps } from './index';
-import type { Pack, Payments, WalletStatus } from './types';
+import type { Me, Money, ViewProps } from './index';
+import { estimateText, PurchasePreferencesForm, type CurrencyEstimates, type PurchasePreferences } from './purchase-preferences';
 
-interface CryptoOptions {
-  enabled: boolean;
-  coins: { currency: string; name: string; network: string }[];
-  packs: Pack[];
-  max_refund_addresses: number;
-}
-interface RefundAddress {
-  id: number | string;
-  network: string;
-  address: string;
-  label: string | null;
-}
-interface AutoTopUp {
-  enabled: boolean;
-  threshold: Money;
-  pack_id: string | null;
-  armed: boolean;
-  charge_pending: boolean;
-  saved_card: boolean;
-}
-interface Plan {
-  id: string;
-  name: string;
-  description: string | null;
-  price: Money;
-  duration_days: number;
-  models: string[] | null;
-  active: boolean;
-}
-interface DiscountCheck {
-  valid: boolean;
-  reason?: string;
-  bonus_percent?: number;
-  expires_at?: string | null;
-}
+type CryptoOptions = Answer<'/api/v1/wallet/crypto/options'>;
+type Pack = CryptoOptions['packs'][number];
+type Payments = Answer<'/api/v1/wallet/payments'>;
+type DiscountCheck = Answer<'/api/v1/wallet/topup-discount', 'post'>;
 
-function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefined }) {
-  const [packId, setPackId] = useState(options.packs[0]?.id ?? '');
+function TopUp(props: {
+  options: CryptoOptions;
+  cash: Money | undefined;
+  card: boolean;
+  preferences: PurchasePreferences;
+  estimates: CurrencyEstimates | null;
+}) {
+  const { options, cash, card: cardOn, preferences, estimates } = props;
+  const saved = (id: string | null, ids: string[]) => (id !== null && ids.includes(id) ? id : (ids[0] ?? ''));
+  const [packId, setPackId] = useState(
+    saved(
+      preferences.default_pack_id,
+      options.packs.map((one) => one.id),
+    ),
+  );
   const [wallet, setWallet] = useState<'token' | 'cash'>('token');
   const [code, setCode] = useState('');
-  const [coin, setCoin] = useState(options.coins[0]?.currency ?? '');
+  const [coin, setCoin] = useState(
+    saved(
+      preferences.pay_currency,
+      options.coins.map((one) => one.currency),
+    ),
+  );
+  const cryptoFirst = preferences.payment_method === 'crypto';
   const [checked, setChecked] = useState<DiscountCheck | null>(null);
   const action = useAction();
-  const prefix = wallet === 'cash' ? '/api/v1/cash-wallet' : '/api/v1/wallet';
   const pack = options.packs.find((candidate) => candidate.id === packId);
 
   const card = () =>
     action.run(async () => {
-      const answer = await api.post<{ checkout_url: string }>(`${prefix}/card/checkout`, {
-        pack_id: packId,
-        ...(code.trim() ? { discount_code: code.trim() } : {}),
-      });
+      const body = { pack_id: packId, ...(code.trim() ? { discount_code: code.trim() } : {}) };
+      const answer = await call(() =>
+        wallet === 'cash'
+          ? client.POST('/api/v1/cash-wallet/card/checkout', { body })
+          : client.POST('/api/v1/wallet/card/checkout', { body }),
+      );
       location.assign(answer.checkout_url);
       return 'Opening the secure card checkout…';
     });
   const crypto = () =>
     action.run(async () => {
-      const order = await api.post<{ invoice_url: string | null; order_id: string }>(`${prefix}/crypto/checkout`, {
-        pack_id: packId,
-        pay_currency: coin,
-      });
+      const body = { pack_id: packId, pay_currency: coin, ...(code.trim() ? { discount_code: code.trim() } : {}) };
+      const order = await call(() =>
+        wallet === 'cash'
+          ? client.POST('/api/v1/cash-wallet/crypto/checkout', { body })
+          : client.POST('/api/v1/wallet/crypto/checkout', { body }),
+      );
       if (order.invoice_url) location.assign(order.invoice_url);
       return `Crypto order ${order.order_id} created.`;
     });
   const fromCash = () =>
     action.run(async () => {
-      await api.post('/api/v1/cash-wallet/token-purchase', { pack_id: packId }, { idempotencyKey: newIdempotencyKey() });
+      const key = newIdempotencyKey();
+      await call(() => client.POST('/api/v1/cash-wallet/token-purchase', { body: { pack_id: packId }, headers: idempotent(key) }));
       return `Bought ${pack?.name ?? packId} from your cash wallet.`;
     });
   const validate = () =>
     action.run(async () => {
-      const answer = await api.post<DiscountCheck>('/api/v1/wallet/topup-discount', { code: code.trim() });
+      const answer = await call(() => client.POST('/api/v1/wallet/topup-discount', { body: { code: code.trim() } }));
       setChecked(answer);
     });
 
+  // The preferred payment method comes first and is the primary button.
+  const cardActions = (
+    <div class="actions">
+      {cardOn ? (
+        <button
+          type="button"
+          class={cryptoFirst || preferences.payment_method === 'cash' ? 'secondary' : undefined}
+          disabled={!packId || action.busy}
+          onClick={card}
+        >
+          Pay {pack ? usd(pack.price_micros) : ''} by card
+        </button>
+      ) : null}
+      {wallet === 'token' && cash && pack && cash.micros >= pack.price_micros ? (
+        <button
+          type="button"
+          class={preferences.payment_method === 'cash' ? undefined : 'secondary'}
+          disabled={action.busy}
+          onClick={fromCash}
+        >
+          Pay from cash wallet
+        </button>
+      ) : null}
+    </div>
+  );
   return (
     <>
       <Outcome outcome={action.outcome} />
@@ -99,7 +116,8 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
               checked={candidate.id === packId}
               onChange={() => setPackId(candidate.id)}
             />{' '}
-            {candidate.name} — pay {usd(candidate.price_micros)}, get {usd(candidate.credit_micros)}
+            {candidate.name} — pay {usd(candidate.price_micros)}
+            {estimateText(estimates, candidate.price_micros)}, get {usd(candidate.credit_micros)}
           </label>
         ))}
       </fieldset>
@@ -127,16 +145,7 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
             : `Not valid: ${checked.reason ?? 'unknown code'}.`}
         </Notice>
       ) : null}
-      <div class="actions">
-        <button type="button" disabled={!packId || action.busy} onClick={card}>
-          Pay {pack ? usd(pack.price_micros) : ''} by card
-        </button>
-        {wallet === 'token' && cash && pack && cash.micros >= pack.price_micros ? (
-          <button type="button" class="secondary" disabled={action.busy} onClick={fromCash}>
-            Pay from cash wallet
-          </button>
-        ) : null}
-      </div>
+      {cryptoFirst ? null : cardActions}
       {options.enabled ? (
         <div class="row">
           <div class="grow">
@@ -147,14 +156,43 @@ function TopUp({ options, cash }: { options: CryptoOptions; cash: Money | undefi
               options={options.coins.map((one) => ({ value: one.currency, label: `${one.name} (${one.network})` }))}
             />
           </div>
-          <button type="button" class="secondary" disabled={!packId || action.busy} onClick={crypto}>
+          <button type="button" class={cryptoFirst ? undefined : 'secondary'} disabled={!packId || action.busy} onClick={crypto}>
             Pay by crypto
           </button>
         </div>
-      ) : (
-        <p class="muted">Crypto payments are not offered at the moment.</p>
-      )}
+      ) : null}
+      {cryptoFirst ? cardActions : null}
     </>
+  );
+}
+
+/** An operator contact as a link when it is an address or a URL, else as text. */
+function Contact({ contact }: { contact: string }) {
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(contact)) return <a href={`mailto:${contact}`}>{contact}</a>;
+  if (/^https?:\/\//.test(contact)) return <a href={contact}>{contact}</a>;
+  return <strong>{contact}</strong>;
+}
+
+/** Where no payment method is on, credit comes from the operator: say so, and how to reach them. */
+function AskOperator({ me }: { me: Me }) {
+  const contact = me.features.operator_contact;
+  return (
+    <Card title="How credit arrives">
+      <p data-testid="ask-operator">
+        This service does not take payments online: the operator adds credit to your wallet.{' '}
+        {contact ? (
+          <>
+            Ask them at <Contact contact={contact} />.
+          </>
+        ) : (
+          'Ask the operator who gave you access.'
+        )}
+      </p>
+      <p class="muted">
+        Tell them your account email, <strong>{me.customer.email}</strong> (customer {me.customer.id}). The credit shows here and on Home as
+        soon as it is added.
+      </p>
+    </Card>
   );
 }
 
@@ -162,7 +200,7 @@ function Purchases({ data, reload }: { data: Payments; reload: () => Promise<voi
   const action = useAction();
   const refresh = (orderId: string) =>
     action.run(async () => {
-      const answer = await api.post<{ credited: boolean; purchase: { status: string } }>('/api/v1/wallet/top-up', { order_id: orderId });
+      const answer = await call(() => client.POST('/api/v1/wallet/top-up', { body: { order_id: orderId } }));
       await reload();
       return answer.credited ? 'Paid and credited.' : `Status: ${answer.purchase.status}.`;
     });
@@ -217,7 +255,7 @@ function Purchases({ data, reload }: { data: Payments; reload: () => Promise<voi
 }
 
 function RefundAddresses({ options }: { options: CryptoOptions }) {
-  const list = useLoad(() => api.get<{ addresses: RefundAddress[]; max: number }>('/api/v1/wallet/crypto/refund-addresses'));
+  const list = useLoad(() => call(() => client.GET('/api/v1/wallet/crypto/refund-addresses')));
   const networks = [...new Set(options.coins.map((coin) => coin.network))];
   const [network, setNetwork] = useState(networks[0] ?? '');
   const [address, setAddress] = useState('');
@@ -226,11 +264,11 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
   const add = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api.post('/api/v1/wallet/crypto/refund-addresses', {
-        network,
-        address: address.trim(),
-        ...(label.trim() ? { label: label.trim() } : {}),
-      });
+      await call(() =>
+        client.POST('/api/v1/wallet/crypto/refund-addresses', {
+          body: { network, address: address.trim(), ...(label.trim() ? { label: label.trim() } : {}) },
+        }),
+      );
       setAddress('');
       setLabel('');
       await list.reload();
@@ -243,7 +281,7 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
       {list.data && list.data.addresses.length === 0 ? <p class="muted">No refund addresses saved.</p> : null}
       <ul class="plain-list">
         {list.data?.addresses.map((saved) => (
-          <li key={saved.id}>
+          <li key={saved.address_id}>
             <strong>{saved.label ?? saved.network}</strong> <span class="muted">{saved.network}</span>
             <br />
             <code class="wrap">{saved.address}</code>{' '}
@@ -251,7 +289,17 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
               type="button"
               class="secondary"
               onClick={() =>
-                action.run(async () => void (await api.delete(`/api/v1/wallet/crypto/refund-addresses/${saved.id}`), await list.reload()))
+                action.run(
+                  async () =>
+                    void (
+                      await call(() =>
+                        client.DELETE('/api/v1/wallet/crypto/refund-addresses/{address_id}', {
+                          params: { path: { address_id: saved.address_id } },
+                        }),
+                      ),
+                      await list.reload()
+                    ),
+                )
               }
             >
               Delete<span class="visually-hidden"> {saved.address}</span>
@@ -272,7 +320,7 @@ function RefundAddresses({ options }: { options: CryptoOptions }) {
 }
 
 function AutoTopUpForm({ packs }: { packs: Pack[] }) {
-  const current = useLoad(() => api.get<AutoTopUp>('/api/v1/wallet/auto-topup'));
+  const current = useLoad(() => call(() => client.GET('/api/v1/wallet/auto-topup')));
   const action = useAction();
   const [enabled, setEnabled] = useState<boolean | null>(null);
   const [threshold, setThreshold] = useState<string | null>(null);
@@ -285,7 +333,11 @@ function AutoTopUpForm({ packs }: { packs: Pack[] }) {
   const save = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api.post('/api/v1/wallet/auto-topup', { enabled: on, threshold_micros: Math.round(Number(limit) * 1_000_000), pack_id: pack });
+      await call(() =>
+        client.POST('/api/v1/wallet/auto-topup', {
+          body: { enabled: on, threshold_micros: Math.round(Number(limit) * 1_000_000), pack_id: pack },
+        }),
+      );
       await current.reload();
       return 'Auto top-up saved.';
     });
@@ -313,9 +365,7 @@ function AutoTopUpForm({ packs }: { packs: Pack[] }) {
 }
 
 function Plans({ cash }: { cash: Money | undefined }) {
-  const plans = useLoad(() =>
-    api.get<{ plans: Plan[]; active: { plan_id?: string; ends_at?: string } | null }>('/api/v1/unlimited-coding/plans'),
-  );
+  const plans = useLoad(() => call(() => client.GET('/api/v1/unlimited-coding/plans')));
   const action = useAction();
   if (!plans.data) return plans.error ? <Notice kind="error">{plans.error}</Notice> : null;
   if (plans.data.plans.length === 0) return <p class="muted">No Unlimited plans are offered at the moment.</p>;
@@ -337,7 +387,10 @@ function Plans({ cash }: { cash: Money | undefined }) {
                 disabled={action.busy || (cash?.micros ?? 0) < plan.price.micros}
                 onClick={() =>
                   action.run(async () => {
-                    await api.post('/api/v1/cash-wallet/unlimited-purchase', { plan_id: plan.id }, { idempotencyKey: newIdempotencyKey() });
+                    const key = newIdempotencyKey();
+                    await call(() =>
+                      client.POST('/api/v1/cash-wallet/unlimited-purchase', { body: { plan_id: plan.id }, headers: idempotent(key) }),
+                    );
                     await plans.reload();
                     return `${plan.name} is active.`;
                   })
@@ -354,19 +407,25 @@ function Plans({ cash }: { cash: Money | undefined }) {
   );
 }
 
-export function MoneyView(_props: ViewProps) {
-  const wallet = useLoad(() => api.get<WalletStatus>('/api/v1/wallet/status'));
-  const options = useLoad(() => api.get<CryptoOptions>('/api/v1/wallet/crypto/options'));
-  const payments = useLoad(() => api.get<Payments>(`/api/v1/wallet/payments${query({ limit: 50 })}`));
+export function MoneyView({ me }: ViewProps) {
+  const features = me.features;
+  const payments = features.card_payments || features.crypto_payments;
+  const wallet = useLoad(() => call(() => client.GET('/api/v1/wallet/status')));
+  const options = useLoad(() => call(() => client.GET('/api/v1/wallet/crypto/options')));
+  const history = useLoad(() => call(() => client.GET('/api/v1/wallet/payments', { params: { query: { limit: 50 } } })));
+  const preferences = useLoad(() => call(() => client.GET('/api/v1/purchase-preferences')));
+  const estimates = useLoad(() => call(() => client.GET('/api/v1/billing/currency-estimates')));
+  const reloadPreferences = async () => {
+    await Promise.all([preferences.reload(), estimates.reload()]);
+  };
   const action = useAction();
   const personal = () =>
     action.run(async () => {
-      const answer = await api.post<{ mailed_to: string; bonus_percent: number; expires_at: string }>(
-        '/api/v1/wallet/topupemail-session-discount',
-        {},
-      );
+      const answer = await call(() => client.POST('/api/v1/wallet/topupemail-session-discount', { body: {} }));
       return `A ${answer.bonus_percent} % bonus code was mailed to ${answer.mailed_to}; valid until ${dateTime(answer.expires_at)}.`;
     });
+  const cashShown = payments || features.unlimited_plans || features.promotions.referral || (wallet.data?.cash_balance.micros ?? 0) !== 0;
+  const purchasesShown = payments || (history.data?.purchases.length ?? 0) > 0;
   return (
     <>
       <h1>Money</h1>
@@ -376,33 +435,73 @@ export function MoneyView(_props: ViewProps) {
             {usd(wallet.data?.balance.micros)}
           </p>
           <p class="muted">
-            Available {usd(wallet.data?.available.micros)} · held {usd(wallet.data?.holds.micros)}
+            Available {usd(wallet.data?.available.micros)}
+            {estimateText(estimates.data, wallet.data?.available.micros ?? 0)} · held {usd(wallet.data?.holds.micros)}
+          </p>
+          <p class="muted">
+            What it was spent on: <a href="#/activity">Activity</a>.
           </p>
         </Card>
-        <Card title="Cash wallet">
-          <p class="stat">{usd(wallet.data?.cash_balance.micros)}</p>
-          <p class="muted">Referral earnings and cash top-ups; buys packs and plans.</p>
-        </Card>
+        {cashShown ? (
+          <Card title="Cash wallet">
+            <p class="stat">{usd(wallet.data?.cash_balance.micros)}</p>
+            <p class="muted">Referral earnings and cash top-ups; buys packs and plans.</p>
+          </Card>
+        ) : null}
       </div>
-      <Card title="Add credit">
-        {options.error ? <Notice kind="error">{options.error}</Notice> : null}
-        {options.data ? <TopUp options={options.data} cash={wallet.data?.cash_balance} /> : null}
-        <Outcome outcome={action.outcome} />
-        <button type="button" class="secondary" disabled={action.busy} onClick={personal}>
-          Email me a personal bonus code
-        </button>
-      </Card>
-      <Card title="Purchases and receipts">
-        {payments.error ? <Notice kind="error">{payments.error}</Notice> : null}
-        {payments.data ? <Purchases data={payments.data} reload={payments.reload} /> : null}
-      </Card>
+      {payments ? (
+        <Card title="Add credit">
+          {options.error ? <Notice kind="error">{options.error}</Notice> : null}
+          {options.data && preferences.data ? (
+            <TopUp
+              key={JSON.stringify(preferences.data)}
+              options={options.data}
+              cash={wallet.data?.cash_balance}
+              card={features.card_payments}
+              preferences={preferences.data}
+              estimates={estimates.data}
+            />
+          ) : null}
+          <Outcome outcome={action.outcome} />
+          {features.bonus_code_mail ? (
+            <button type="button" class="secondary" disabled={action.busy} onClick={personal}>
+              Email me a personal bonus code
+            </button>
+          ) : null}
+        </Card>
+      ) : (
+        <AskOperator me={me} />
+      )}
+      {payments && options.data && preferences.data ? (
+        <Card title="Purchase preferences">
+          <PurchasePreferencesForm
+            preferences={preferences.data}
+            packs={options.data.packs}
+            coins={options.data.coins}
+            currencies={(estimates.data?.estimates ?? []).map((one) => one.currency)}
+            onSaved={reloadPreferences}
+          />
+        </Card>
+      ) : null}
+      {purchasesShown ? (
+        <Card title="Purchases and receipts">
+          {history.error ? <Notice kind="error">{history.error}</Notice> : null}
+          {history.data ? <Purchases data={history.data} reload={history.reload} /> : null}
+        </Card>
+      ) : null}
       <div class="grid">
-        <Card title="Auto top-up">{options.data ? <AutoTopUpForm packs={options.data.packs} /> : null}</Card>
-        <Card title="Unlimited plans">
-          <Plans cash={wallet.data?.cash_balance} />
-        </Card>
+        {features.auto_top_up ? (
+          <Card title="Auto top-up">{options.data ? <AutoTopUpForm packs={options.data.packs} /> : null}</Card>
+        ) : null}
+        {features.unlimited_plans ? (
+          <Card title="Unlimited plans">
+            <Plans cash={wallet.data?.cash_balance} />
+          </Card>
+        ) : null}
       </div>
-      <Card title="Crypto refund addresses">{options.data ? <RefundAddresses options={options.data} /> : null}</Card>
+      {features.crypto_payments ? (
+        <Card title="Crypto refund addresses">{options.data ? <RefundAddresses options={options.data} /> : null}</Card>
+      ) : null}
     </>
   );
 }

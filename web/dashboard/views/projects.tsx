@@ -1,17 +1,14 @@
 /** Projects: the customer's managed projects (list, create) and, at `#/projects/<id>`, the live agent view. */
 import '../agent/agent.css';
 import { useEffect, useState } from 'preact/hooks';
-import { api, query } from '../../shared/api';
+import { call, client } from '../../shared/api';
 import { dateTime } from '../../shared/format';
 import { Card, Field, Notice } from '../../shared/ui';
 import { ProjectLive } from '../agent/live';
+import { projectTitle, type ProjectSummary } from '../agent/project-title';
 import type { ViewProps } from './index';
 
-export interface ProjectSummary {
-  id: string;
-  name: string | null;
-  created_at: number;
-}
+export type { ProjectSummary };
 
 function ProjectList() {
   const [projects, setProjects] = useState<ProjectSummary[] | null>(null);
@@ -22,8 +19,8 @@ function ProjectList() {
 
   const load = async (after: string | null) => {
     try {
-      const page = await api.get<{ data: ProjectSummary[]; next_cursor: string | null }>(
-        `/api/v1/projects${query({ limit: 50, cursor: after })}`,
+      const page = await call(() =>
+        client.GET('/api/v1/projects', { params: { query: { limit: 50, ...(after ? { cursor: after } : {}) } } }),
       );
       setProjects((current) => (after && current ? [...current, ...page.data] : page.data));
       setCursor(page.next_cursor);
@@ -38,7 +35,8 @@ function ProjectList() {
     setBusy(true);
     setError(null);
     try {
-      const created = await api.post<ProjectSummary>('/api/v1/projects', name.trim() ? { name: name.trim() } : {});
+      const body = name.trim() ? { name: name.trim() } : {};
+      const created = await call(() => client.POST('/api/v1/projects', { body }));
       location.hash = `#/projects/${encodeURIComponent(created.id)}`;
     } catch (caught) {
       setError((caught as Error).message);
@@ -68,7 +66,7 @@ function ProjectList() {
           <ul class="project-list">
             {projects.map((project) => (
               <li key={project.id}>
-                <a href={`#/projects/${encodeURIComponent(project.id)}`}>{project.name ?? project.id}</a>
+                <a href={`#/projects/${encodeURIComponent(project.id)}`}>{projectTitle(project)}</a>
                 <span class="muted">{dateTime(project.created_at)}</span>
               </li>
             ))}

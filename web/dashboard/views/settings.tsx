@@ -3,27 +3,17 @@
  * and notification preferences, and a one-time sign-in link for another device.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../../shared/api';
+import { call, client, type Answer, type Body } from '../../shared/api';
+import { REASONING_EFFORTS } from '../../shared/reasoning-efforts';
 import { dateTime } from '../../shared/format';
 import { useAction, useLoad } from '../../shared/hooks';
 import { Card, Check, Field, Notice, Outcome, SelectField } from '../../shared/ui';
 import type { ViewProps } from './index';
 
-interface Profile {
-  edge_region: { id: string; name: string; api_base_url: string } | null;
-  first_name: string | null;
-  surname: string | null;
-}
-interface Toolbox {
-  effective: { webSearch: string; reasoningEffort: string; approvalPolicy: string };
-  allowed: { webSearch: string[]; approvalPolicy: string[] };
-}
-interface Engagement {
-  email: { productUpdates: boolean; billing: boolean; keyAlerts: boolean; inboxDigest: boolean };
-  inApp: { keyAlerts: boolean; announcements: boolean };
-}
+type Profile = ViewProps['me']['profile'];
+type Toolbox = Answer<'/api/v1/toolbox'>;
+type Engagement = Answer<'/api/v1/customer-engagement'>;
 
-const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 const EMAIL_LABELS: Record<keyof Engagement['email'], string> = {
   productUpdates: 'Product updates',
   billing: 'Billing and receipts',
@@ -33,9 +23,7 @@ const EMAIL_LABELS: Record<keyof Engagement['email'], string> = {
 const IN_APP_LABELS: Record<keyof Engagement['inApp'], string> = { keyAlerts: 'Key alerts', announcements: 'Announcements' };
 
 function Region({ profile, reloadMe }: { profile: Profile; reloadMe: () => Promise<void> }) {
-  const regions = useLoad(() =>
-    api.get<{ regions: { id: string; name: string; available: boolean; latency_ms: number | null }[] }>('/api/v1/status/regions'),
-  );
+  const regions = useLoad(() => call(() => client.GET('/api/v1/status/regions')));
   const [region, setRegion] = useState(profile.edge_region?.id ?? '');
   const action = useAction();
   const list = regions.data?.regions ?? [];
@@ -47,7 +35,7 @@ function Region({ profile, reloadMe }: { profile: Profile; reloadMe: () => Promi
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          await api.post('/api/v1/me/edge-region', { region });
+          await call(() => client.POST('/api/v1/me/edge-region', { body: { region } }));
           await reloadMe();
           return 'Region saved.';
         });
@@ -72,7 +60,7 @@ function Region({ profile, reloadMe }: { profile: Profile; reloadMe: () => Promi
 }
 
 function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Promise<void> }) {
-  const [setup, setSetup] = useState<{ secret: string; otpauth_uri: string } | null>(null);
+  const [setup, setSetup] = useState<Answer<'/api/v1/me/2fa/setup', 'post'> | null>(null);
   const [qr, setQr] = useState<string | null>(null);
   const [code, setCode] = useState('');
   const [password, setPassword] = useState('');
@@ -94,7 +82,7 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await api.post('/api/v1/me/2fa/disable', code.trim() ? { code: code.trim() } : { password });
+            await call(() => client.POST('/api/v1/me/2fa/disable', { body: code.trim() ? { code: code.trim() } : { password } }));
             setCode('');
             setPassword('');
             await reloadMe();
@@ -128,7 +116,7 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
         <button
           type="button"
           disabled={action.busy}
-          onClick={() => action.run(async () => setSetup(await api.post('/api/v1/me/2fa/setup')))}
+          onClick={() => action.run(async () => setSetup(await call(() => client.POST('/api/v1/me/2fa/setup'))))}
         >
           Set up two-factor sign-in
         </button>
@@ -140,7 +128,7 @@ function TwoFactor({ enabled, reloadMe }: { enabled: boolean; reloadMe: () => Pr
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          await api.post('/api/v1/me/2fa/enable', { code: code.trim(), password });
+          await call(() => client.POST('/api/v1/me/2fa/enable', { body: { code: code.trim(), password } }));
           setSetup(null);
           setCode('');
           setPassword('');
@@ -182,7 +170,9 @@ function Password() {
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          await api.post('/api/v1/me/password', { current_password: current, new_password: next });
+          await call(() =>
+            client.POST('/api/v1/me/password', { body: { ...(current ? { current_password: current } : {}), new_password: next } }),
+          );
           setCurrent('');
           setNext('');
           return 'Password changed; other dashboard sessions were signed out.';
@@ -190,7 +180,14 @@ function Password() {
       }}
     >
       <Outcome outcome={action.outcome} />
-      <Field label="Current password" type="password" value={current} onValue={setCurrent} autoComplete="current-password" required />
+      <Field
+        label="Current password"
+        type="password"
+        value={current}
+        onValue={setCurrent}
+        autoComplete="current-password"
+        hint="Leave empty to set a first password for an account made through your identity provider."
+      />
       <Field
         label="New password"
         type="password"
@@ -204,6 +201,36 @@ function Password() {
         Change password
       </button>
     </form>
+  );
+}
+
+/** A one-time code that links a bot chat to this account (`/link <code>` in the chat). */
+function ChatBotLink() {
+  const [issued, setIssued] = useState<Answer<'/api/v1/chatbot/link-code', 'post'> | null>(null);
+  const action = useAction();
+  return (
+    <>
+      <Outcome outcome={action.outcome} />
+      {issued ? (
+        <p>
+          Send <code data-testid="chatbot-command">{issued.command}</code> to the bot before {dateTime(issued.expires_at)}.
+        </p>
+      ) : (
+        <p class="muted">Link a chat with the bot to ask for your balance, usage and alerts there.</p>
+      )}
+      <button
+        type="button"
+        class="secondary"
+        disabled={action.busy}
+        onClick={() =>
+          void action.run(async () => {
+            setIssued(await call(() => client.POST('/api/v1/chatbot/link-code')));
+          })
+        }
+      >
+        Get a link code
+      </button>
+    </>
   );
 }
 
@@ -221,7 +248,7 @@ function Identity({ me, profile, reloadMe }: { me: ViewProps['me']; profile: Pro
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await api.post('/api/v1/me/profile-name', { first_name: first.trim(), surname: surname.trim() });
+            await call(() => client.POST('/api/v1/me/profile-name', { body: { first_name: first.trim(), surname: surname.trim() } }));
             await reloadMe();
             return 'Name saved.';
           });
@@ -240,7 +267,7 @@ function Identity({ me, profile, reloadMe }: { me: ViewProps['me']; profile: Pro
         onSubmit={(event) => {
           event.preventDefault();
           void action.run(async () => {
-            await api.post('/api/v1/me/email', { email: email.trim(), password: emailPassword });
+            await call(() => client.POST('/api/v1/me/email', { body: { email: email.trim(), password: emailPassword } }));
             setEmailPassword('');
             await reloadMe();
             return 'Email changed. Your previous address got a link that undoes the change.';
@@ -265,7 +292,7 @@ function Identity({ me, profile, reloadMe }: { me: ViewProps['me']; profile: Pro
 }
 
 function ToolboxForm() {
-  const toolbox = useLoad(() => api.get<Toolbox>('/api/v1/toolbox'));
+  const toolbox = useLoad(() => call(() => client.GET('/api/v1/toolbox')));
   const [values, setValues] = useState<Toolbox['effective'] | null>(null);
   const action = useAction();
   if (!toolbox.data) return toolbox.error ? <Notice kind="error">{toolbox.error}</Notice> : null;
@@ -277,7 +304,9 @@ function ToolboxForm() {
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          await api.post('/api/v1/toolbox', current);
+          // The selects offer only the service's values (its allowed lists and reasoning efforts).
+          const body = current as Body<'/api/v1/toolbox', 'post'>;
+          await call(() => client.POST('/api/v1/toolbox', { body }));
           await toolbox.reload();
           setValues(null);
           return 'Agent preferences saved.';
@@ -295,7 +324,7 @@ function ToolboxForm() {
         label="Reasoning effort"
         value={current.reasoningEffort}
         onValue={set('reasoningEffort')}
-        options={EFFORTS.map((value) => ({ value, label: value }))}
+        options={REASONING_EFFORTS.map((value) => ({ value, label: value }))}
       />
       <SelectField
         label="Approval policy"
@@ -311,7 +340,7 @@ function ToolboxForm() {
 }
 
 function EngagementForm() {
-  const loaded = useLoad(() => api.get<Engagement>('/api/v1/customer-engagement'));
+  const loaded = useLoad(() => call(() => client.GET('/api/v1/customer-engagement')));
   const [values, setValues] = useState<Engagement | null>(null);
   const action = useAction();
   if (!loaded.data) return loaded.error ? <Notice kind="error">{loaded.error}</Notice> : null;
@@ -322,7 +351,7 @@ function EngagementForm() {
       onSubmit={(event) => {
         event.preventDefault();
         void action.run(async () => {
-          setValues(await api.put<Engagement>('/api/v1/customer-engagement', current));
+          setValues(await call(() => client.PUT('/api/v1/customer-engagement', { body: current })));
           return 'Notification preferences saved.';
         });
       }}
@@ -362,7 +391,7 @@ function EngagementForm() {
 }
 
 function SsoLink() {
-  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
+  const [link, setLink] = useState<Answer<'/api/v1/me/sso-link', 'post'> | null>(null);
   const action = useAction();
   return (
     <>
@@ -374,7 +403,7 @@ function SsoLink() {
         type="button"
         class="secondary"
         disabled={action.busy}
-        onClick={() => action.run(async () => setLink(await api.post('/api/v1/me/sso-link', {})))}
+        onClick={() => action.run(async () => setLink(await call(() => client.POST('/api/v1/me/sso-link', { body: {} }))))}
       >
         Create sign-in link
       </button>
@@ -389,7 +418,7 @@ function SsoLink() {
 }
 
 export function SettingsView({ me, reloadMe }: ViewProps) {
-  const profile = (me.profile as Profile | undefined) ?? { edge_region: null, first_name: null, surname: null };
+  const profile = me.profile;
   return (
     <>
       <h1>Settings</h1>
@@ -410,6 +439,9 @@ export function SettingsView({ me, reloadMe }: ViewProps) {
         </Card>
         <Card title="Sign-in link">
           <SsoLink />
+        </Card>
+        <Card title="Chat bot">
+          <ChatBotLink />
         </Card>
       </div>
       <div class="grid">

@@ -4,6 +4,7 @@
  */
 import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
+import { SSE_DONE, sseData } from '../../../kernel/sse.js';
 
 export function chatStreamError(error: UpstreamError): Json {
   return {
@@ -17,5 +18,5 @@ export function chatStreamError(error: UpstreamError): Json {
 
 /** The in-stream error frames: the error chunk and the end marker. */
 export function chatStreamErrorFrames(error: UpstreamError): string {
-  return `data: ${JSON.stringify(chatStreamError(error))}\n\ndata: [DONE]\n\n`;
+  return sseData(JSON.stringify(chatStreamError(error))) + SSE_DONE;
 }

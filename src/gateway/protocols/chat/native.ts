@@ -12,6 +12,7 @@ import { PartCollector } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { chatCompletionObject } from './encode.js';
 import { chatStreamErrorFrames } from './errors.js';
+import { SSE_DONE, sseData } from '../../../kernel/sse.js';
 
 export class NativeChatRelay implements StreamEncoder {
   readonly id = newId('chatcmpl', 24);
@@ -36,7 +37,7 @@ export class NativeChatRelay implements StreamEncoder {
       const chunk = part.chunk;
       const choices = chunk.choices;
       if (!this.includeUsage && Array.isArray(choices) && choices.length === 0 && chunk.usage) return '';
-      return `data: ${JSON.stringify(this.relabel(chunk))}\n\n`;
+      return sseData(JSON.stringify(this.relabel(chunk)));
     }
     if (part.type === 'finish') this.finished = true;
     if (part.type === 'error' && !this.failed) {
@@ -47,7 +48,7 @@ export class NativeChatRelay implements StreamEncoder {
   }
 
   closing(): string {
-    return this.finished && !this.failed ? 'data: [DONE]\n\n' : '';
+    return this.finished && !this.failed ? SSE_DONE : '';
   }
 
   /** The completion folded from the relayed stream, when it is to be stored and finished without failing. */

@@ -7,6 +7,7 @@ import { PartCollector } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { FINISH, chatCompletionObject, chatUsage } from './encode.js';
 import { chatStreamErrorFrames } from './errors.js';
+import { SSE_DONE, sseData } from '../../../kernel/sse.js';
 
 /**
  * Encodes parts as `data:` lines, one write per part, as they arrive. With `store`, the whole completion is folded
@@ -40,7 +41,9 @@ export class ChatStreamEncoder implements StreamEncoder {
   }
 
   private chunk(delta: unknown, finishReason: string | null = null): string {
-    return `data: ${this.prefix}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : JSON.stringify(finishReason)}}]}\n\n`;
+    return sseData(
+      `${this.prefix}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : JSON.stringify(finishReason)}}]}`,
+    );
   }
 
   opening(): string {
@@ -94,9 +97,11 @@ export class ChatStreamEncoder implements StreamEncoder {
   closing(): string {
     if (!this.finished || this.failed) return '';
     const usage = this.includeUsage
-      ? `data: {"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.createdSeconds},"model":${JSON.stringify(this.model)},"system_fingerprint":null,"choices":[],"usage":${JSON.stringify(chatUsage(this.usage))}}\n\n`
+      ? sseData(
+          `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.createdSeconds},"model":${JSON.stringify(this.model)},"system_fingerprint":null,"choices":[],"usage":${JSON.stringify(chatUsage(this.usage))}}`,
+        )
       : '';
-    return `${usage}data: [DONE]\n\n`;
+    return usage + SSE_DONE;
   }
 
   /** The completion as streamed, when it is to be stored and finished without failing. */

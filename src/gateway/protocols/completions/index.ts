@@ -5,7 +5,7 @@
  */
 import type { JsonObject } from '../../../kernel/json.js';
 import type { GatewayCall } from '../../execute.js';
-import { collectText } from '../../responses/collect-text.js';
+import { collectText } from '../shared/collect-text.js';
 import type { InboundProtocol } from '../contract.js';
 import { decodeCompletionsRequest, requestForPrompt, type CompletionsRequest } from './decode.js';
 import { completionBody, completionsIdentity } from './encode.js';

@@ -11,12 +11,13 @@ import type { CallContext, StreamEncoder } from '../contract.js';
 import { requestForPrompt, type CompletionsRequest } from './decode.js';
 import { completionChunk, completionUsageChunk, estimatedUsage, legacyFinishReason, type CompletionsIdentity } from './encode.js';
 import { completionStreamError } from './errors.js';
+import { SSE_DONE, sseData } from '../../../kernel/sse.js';
 
-function frame(data: JsonObject | '[DONE]'): string {
-  return `data: ${data === '[DONE]' ? data : JSON.stringify(data)}\n\n`;
+function frame(data: JsonObject): string {
+  return sseData(JSON.stringify(data));
 }
 
-const DONE = frame('[DONE]');
+const DONE = SSE_DONE;
 
 export class CompletionsStreamEncoder implements StreamEncoder {
   private index = 0;

@@ -5,7 +5,6 @@
 import type { Principal } from '../../../accounts/principal.js';
 import { assertModelAllowed } from '../../../billing/policy.js';
 import type { Clock } from '../../../kernel/clock.js';
-import { AppError } from '../../../kernel/errors.js';
 import { resolveModel, type Routing } from '../../execute.js';
 import { UpstreamError, upstreamError, type CallSignal, type ForwardedReply } from '../../normalized/index.js';
 import { countInputTokens } from '../../tokens.js';

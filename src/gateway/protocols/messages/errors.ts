@@ -6,6 +6,7 @@ import type { AppError, ErrorCode } from '../../../kernel/errors.js';
 import { publicMessage } from '../../../kernel/public-message.js';
 import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
+import { sseEvent } from '../../../kernel/sse.js';
 
 const ANTHROPIC_TYPES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_FAILED: 'invalid_request_error',
@@ -40,5 +41,5 @@ export function messagesErrorBody(error: AppError, requestId: string): Json {
 /** The `error` event written inside a started stream. */
 export function messagesStreamError(error: UpstreamError): string {
   const type = error.status === 429 ? 'rate_limit_error' : error.status === 503 ? 'overloaded_error' : 'api_error';
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: error.message } })}\n\n`;
+  return sseEvent('error', JSON.stringify({ type: 'error', error: { type, message: error.message } }));
 }

@@ -8,6 +8,7 @@ import type { Collected } from '../shared/collect.js';
 import type { Json } from '../shared/decode-helpers.js';
 import type { StreamEncoder } from '../contract.js';
 import { messagesStreamError } from './errors.js';
+import { sseEvent } from '../../../kernel/sse.js';
 
 export class NativeMessagesRelay implements StreamEncoder {
   private ended = false;
@@ -27,7 +28,7 @@ export class NativeMessagesRelay implements StreamEncoder {
     if (part.type === 'native-event') {
       const event = part.event as Json;
       if (event.type === 'message_stop' || event.type === 'error') this.ended = true;
-      return `event: ${String(event.type)}\ndata: ${JSON.stringify(this.relabel(event))}\n\n`;
+      return sseEvent(String(event.type), JSON.stringify(this.relabel(event)));
     }
     // The upstream broke without its own error event (a dropped connection, a timeout).
     if (part.type === 'error' && !this.ended) {

@@ -6,9 +6,10 @@ import type { Json } from '../shared/decode-helpers.js';
 import type { StreamEncoder } from '../contract.js';
 import { STOP, usageJson } from './encode.js';
 import { messagesStreamError } from './errors.js';
+import { sseEvent } from '../../../kernel/sse.js';
 
 function event(type: string, data: Json): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return sseEvent(type, JSON.stringify(data));
 }
 
 /**
@@ -70,74 +71,16 @@ export class MessagesStreamEncoder implements StreamEncoder {
       case 'usage':
         this.usage = mergeUsage(this.usage, part.usage);
         return '';
-      case 'text-delta': {
-        let out = this.start();
-        if (this.openBlock !== 'text') {
-          out += this.closeBlock();
-          this.blockIndex += 1;
-          this.openBlock = 'text';
-          out += event('content_block_start', {
-            type: 'content_block_start',
-            index: this.blockIndex,
-            content_block: { type: 'text', text: '' },
-          });
-        }
-        return (
-          out +
-          event('content_block_delta', {
-            type: 'content_block_delta',
-            index: this.blockIndex,
-            delta: { type: 'text_delta', text: part.delta },
-          })
-        );
-      }
-      case 'reasoning-delta': {
-        let out = this.start();
-        if (this.openBlock !== 'thinking') {
-          out += this.closeBlock();
-          this.blockIndex += 1;
-          this.openBlock = 'thinking';
-          out += event('content_block_start', {
-            type: 'content_block_start',
-            index: this.blockIndex,
-            content_block: { type: 'thinking', thinking: '', signature: '' },
-          });
-        }
-        return (
-          out +
-          event('content_block_delta', {
-            type: 'content_block_delta',
-            index: this.blockIndex,
-            delta: { type: 'thinking_delta', thinking: part.delta },
-          })
-        );
-      }
-      case 'tool-call-start': {
-        let out = this.start() + this.closeBlock();
-        this.blockIndex += 1;
-        this.openBlock = part.kind === 'custom' ? 'custom' : 'tool';
-        out += event('content_block_start', {
-          type: 'content_block_start',
-          index: this.blockIndex,
-          content_block: { type: 'tool_use', id: part.id, name: part.name, input: {} },
-        });
-        // A freeform call's raw input is streamed as the JSON string value of `input`.
-        if (part.kind === 'custom')
-          out += event('content_block_delta', {
-            type: 'content_block_delta',
-            index: this.blockIndex,
-            delta: { type: 'input_json_delta', partial_json: '{"input":"' },
-          });
-        return out;
-      }
+      case 'text-delta':
+        return this.delta('text', { type: 'text', text: '' }, { type: 'text_delta', text: part.delta });
+      case 'reasoning-delta':
+        return this.delta('thinking', { type: 'thinking', thinking: '', signature: '' }, { type: 'thinking_delta', thinking: part.delta });
+      case 'tool-call-start':
+        return this.toolStart(part);
       case 'tool-call-delta': {
         if (this.openBlock !== 'tool' && this.openBlock !== 'custom') return '';
         const partial = this.openBlock === 'custom' ? JSON.stringify(part.delta).slice(1, -1) : part.delta;
-        return event('content_block_delta', {
-          type: 'content_block_delta',
-          index: this.blockIndex,
-          delta: { type: 'input_json_delta', partial_json: partial },
-        });
+        return this.blockDelta({ type: 'input_json_delta', partial_json: partial });
       }
       case 'tool-call-end':
         return this.closeBlock();
@@ -156,5 +99,35 @@ export class MessagesStreamEncoder implements StreamEncoder {
       default:
         return '';
     }
+  }
+
+  /** A text or thinking delta, opening its block first when another kind (or none) is open. */
+  private delta(kind: 'text' | 'thinking', block: Json, delta: Json): string {
+    let out = this.start();
+    if (this.openBlock !== kind) {
+      out += this.closeBlock();
+      this.blockIndex += 1;
+      this.openBlock = kind;
+      out += event('content_block_start', { type: 'content_block_start', index: this.blockIndex, content_block: block });
+    }
+    return out + this.blockDelta(delta);
+  }
+
+  private toolStart(part: Extract<StreamPart, { type: 'tool-call-start' }>): string {
+    let out = this.start() + this.closeBlock();
+    this.blockIndex += 1;
+    this.openBlock = part.kind === 'custom' ? 'custom' : 'tool';
+    out += event('content_block_start', {
+      type: 'content_block_start',
+      index: this.blockIndex,
+      content_block: { type: 'tool_use', id: part.id, name: part.name, input: {} },
+    });
+    // A freeform call's raw input is streamed as the JSON string value of `input`.
+    if (part.kind === 'custom') out += this.blockDelta({ type: 'input_json_delta', partial_json: '{"input":"' });
+    return out;
+  }
+
+  private blockDelta(delta: Json): string {
+    return event('content_block_delta', { type: 'content_block_delta', index: this.blockIndex, delta });
   }
 }

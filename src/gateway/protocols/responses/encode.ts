@@ -5,6 +5,9 @@
 import type { Usage } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 
+/** The statuses a response ends in (anything else is still queued or in progress). */
+export const TERMINAL_STATUSES = ['completed', 'failed', 'incomplete', 'cancelled'];
+
 export function responsesUsage(usage: Usage | undefined): Json | null {
   if (!usage) return null;
   return {

@@ -7,11 +7,12 @@ import type { UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { responseEcho } from './encode.js';
 import { nativeResponseError } from './errors.js';
+import { sseEvent as namedEvent } from '../../../kernel/sse.js';
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.cancelled', 'error']);
 
 export function sseEvent(event: { type: string }): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return namedEvent(event.type, JSON.stringify(event));
 }
 
 export class NativeResponsesRelay {

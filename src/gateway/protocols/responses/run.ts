@@ -6,12 +6,12 @@
 import type { Principal } from '../../../accounts/principal.js';
 import type { Clock } from '../../../kernel/clock.js';
 import { isAppError } from '../../../kernel/errors.js';
-import { execute, type ExecuteDeps, type GatewayCall } from '../../execute.js';
-import { TERMINAL_STATUSES } from '../../responses/replay.js';
+import type { GatewayCall } from '../../execute.js';
+import { collect, type DriverDeps } from '../driver.js';
 import { upstreamError, type UpstreamError } from '../../normalized/index.js';
 import type { Json } from '../shared/decode-helpers.js';
 import { decodeResponsesRequest } from './decode.js';
-import { responseEcho } from './encode.js';
+import { responseEcho, TERMINAL_STATUSES } from './encode.js';
 import { responseBuilderFor } from './stream.js';
 import type { CallSignal } from '../../normalized/index.js';
 
@@ -46,7 +46,7 @@ export async function responseFromCall(
 }
 
 export interface BackgroundRunInput {
-  deps: ExecuteDeps;
+  driver: DriverDeps;
   principal: Principal;
   body: Json;
   requestId: string;
@@ -64,19 +64,15 @@ export async function runResponseInBackground(input: BackgroundRunInput): Promis
   const keep = { id: input.queued.id, created_at: input.queued.created_at, background: true };
   try {
     const request = decodeResponsesRequest(body);
-    const call = await execute(input.deps, {
+    const options = {
       principal: input.principal,
       request,
       operation: 'responses',
       requestId: input.requestId,
       signal: input.signal,
-    });
-    try {
-      const { response } = await responseFromCall(call, body, request.model, input.clock.nowMs());
-      return { ...response, ...keep };
-    } finally {
-      await call.parts.return(undefined);
-    }
+    } as const;
+    const { response } = await collect(input.driver, options, (call) => responseFromCall(call, body, request.model, input.clock.nowMs()));
+    return { ...response, ...keep };
   } catch (error) {
     const message = isAppError(error) && error.status < 500 ? error.message : 'The model call failed';
     return {

@@ -1,6 +1,7 @@
 /** Small readers shared by the inbound decoders; each throws a 422 naming the field it could not read. */
 import { validationError } from '../../../kernel/errors.js';
 import { isJsonObject, type JsonObject } from '../../../kernel/json.js';
+import { isReasoningEffort, REASONING_EFFORTS } from '../../../kernel/reasoning-effort.js';
 import type { ReasoningEffort, ResponseFormat } from '../../normalized/index.js';
 
 export type Json = JsonObject;
@@ -30,12 +31,10 @@ export function stopList(value: unknown, field: string): string[] | undefined {
   return invalid([field], 'must be a string or a list of strings');
 }
 
-const EFFORTS = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
-
 export function reasoningEffort(value: unknown, loc: string[]): ReasoningEffort | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !EFFORTS.has(value)) invalid(loc, 'must be one of none, minimal, low, medium, high, xhigh');
-  return value as ReasoningEffort;
+  if (!isReasoningEffort(value)) invalid(loc, `must be one of ${REASONING_EFFORTS.join(', ')}`);
+  return value;
 }
 
 /**

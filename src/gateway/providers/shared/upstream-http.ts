@@ -9,6 +9,7 @@ import type { Clock } from '../../../kernel/clock.js';
 import { UpstreamError, rateLimitHeadersOf, upstreamError } from '../../normalized/index.js';
 import { dispatchExchange, type UpstreamResponse } from './upstream-exchange.js';
 import type { CallSignal } from '../../normalized/index.js';
+import { activeSpan, traceHeaders } from '../../../telemetry/index.js';
 
 /** Extracts the upstream's error message from its error body (each provider's shape differs). */
 export type ErrorMessageReader = (body: unknown) => string | undefined;
@@ -96,7 +97,8 @@ export class UpstreamHttp {
       method: 'POST' as const,
       path: this.basePath + options.path,
       body: options.body,
-      headers: { 'content-type': 'application/json', ...options.headers },
+      // The upstream exchange's `traceparent` when tracing is on (nothing otherwise).
+      headers: { 'content-type': 'application/json', ...options.headers, ...traceHeaders() },
     };
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -105,6 +107,7 @@ export class UpstreamHttp {
         const failure = transportFailure(error, options.signal);
         const connectFailed = (failure as UpstreamError)?.failure === 'connect';
         if (!connectFailed || attempt >= 2) throw failure;
+        activeSpan()?.addEvent('retry', { attempt: attempt + 1, reason: 'connect' });
         await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
       }
     }

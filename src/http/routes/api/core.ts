@@ -11,7 +11,7 @@ export async function coreRoutes(app: App, deps: CoreRouteDeps): Promise<void> {
   const { direct } = deps;
 
   app.get(
-    '/api/core/releases/current',
+    '/core/releases/current',
     { config: directRoute, schema: { tags, summary: 'The app-server release that runs here and the reference CLI target' } },
     (request) => direct.catalog.release(request.principal!.kind === 'customer' ? request.principal!.customerId : null),
   );

@@ -14,7 +14,7 @@ export interface DirectEventRouteDeps {
 
 export async function directEventRoutes(app: App, deps: DirectEventRouteDeps): Promise<void> {
   app.get(
-    '/api/events',
+    '/events',
     {
       config: directRoute,
       schema: {

@@ -13,7 +13,7 @@ export async function modelRoutes(app: App, deps: ModelRouteDeps): Promise<void>
   const { direct } = deps;
 
   app.get(
-    '/api/models',
+    '/models',
     {
       config: directRoute,
       schema: {

@@ -17,7 +17,7 @@ export async function directProjectRoutes(app: App, deps: DirectProjectRouteDeps
   const { direct } = deps;
 
   app.post(
-    '/api/projects/open',
+    '/projects/open',
     {
       config: directRoute,
       schema: {

@@ -52,7 +52,7 @@ export interface DirectRpcRouteDeps {
 
 export async function directRpcRoutes(app: App, deps: DirectRpcRouteDeps): Promise<void> {
   app.post(
-    '/api/rpc',
+    '/rpc',
     {
       config: rpcRoute,
       schema: {
@@ -66,7 +66,7 @@ export async function directRpcRoutes(app: App, deps: DirectRpcRouteDeps): Promi
   );
 
   app.get(
-    '/api/rpc/events',
+    '/rpc/events',
     {
       config: rpcRoute,
       schema: {

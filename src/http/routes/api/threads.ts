@@ -67,7 +67,7 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
   const { direct } = deps;
 
   app.get(
-    '/api/threads',
+    '/threads',
     {
       config: directRoute,
       schema: {
@@ -94,7 +94,7 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
   );
 
   app.post(
-    '/api/threads',
+    '/threads',
     {
       config: directRoute,
       schema: {
@@ -109,7 +109,7 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
   );
 
   app.get(
-    '/api/threads/:thread_id',
+    '/threads/:thread_id',
     {
       config: directRoute,
       schema: {
@@ -123,7 +123,7 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
   );
 
   app.post(
-    '/api/threads/:thread_id/resume',
+    '/threads/:thread_id/resume',
     {
       config: directRoute,
       schema: { tags, summary: 'Resume a thread (optional setting overrides)', params: ThreadParams, body: ThreadStartBody },
@@ -132,8 +132,15 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
     (request) => direct.threads.resumeThread(request.principal!, request.params.thread_id, threadRequest(request.body)),
   );
 
+  threadApprovalRoutes(app, deps);
+}
+
+/** `/api/threads/{id}/approvals*`: a direct thread's approvals and resolving one. */
+function threadApprovalRoutes(app: App, deps: ThreadRouteDeps): void {
+  const { direct } = deps;
+
   app.get(
-    '/api/threads/:thread_id/approvals',
+    '/threads/:thread_id/approvals',
     {
       config: directRoute,
       schema: {
@@ -157,7 +164,7 @@ export async function threadRoutes(app: App, deps: ThreadRouteDeps): Promise<voi
   );
 
   app.post(
-    '/api/threads/:thread_id/approvals/:request_id/resolve',
+    '/threads/:thread_id/approvals/:request_id/resolve',
     {
       config: directRoute,
       schema: {

@@ -25,7 +25,7 @@ export async function turnRoutes(app: App, deps: TurnRouteDeps): Promise<void> {
   const { direct } = deps;
 
   app.post(
-    '/api/turns',
+    '/turns',
     { config: directRoute, schema: { tags, summary: 'Start a turn on a thread (409 while one runs)', body: TurnStartBody } },
     async (request, reply) => {
       const body = request.body as Body;
@@ -40,7 +40,7 @@ export async function turnRoutes(app: App, deps: TurnRouteDeps): Promise<void> {
   );
 
   app.post(
-    '/api/turns/:turn_id/interrupt',
+    '/turns/:turn_id/interrupt',
     {
       config: directRoute,
       schema: {

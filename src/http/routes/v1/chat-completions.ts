@@ -11,7 +11,7 @@ import { metadataFilterFromQuery } from '../../../gateway/stored/metadata.js';
 import type { StoredObjectsService } from '../../../gateway/stored/index.js';
 import { principalOf } from '../../call-context.js';
 import type { App } from '../../types.js';
-import { modelCallRoute } from './model-call.js';
+import { modelCallRoute } from '../shared/model-call.js';
 import { Limit, Order, PageQuery, gatewayRoute as config } from './schemas.js';
 
 export interface ChatCompletionDeps {

@@ -4,7 +4,7 @@ import type { CompletionsRequest } from '../../../gateway/protocols/completions/
 import type { InboundProtocol } from '../../../gateway/protocols/contract.js';
 import type { DriverDeps } from '../../../gateway/protocols/driver.js';
 import type { App } from '../../types.js';
-import { modelCallRoute } from './model-call.js';
+import { modelCallRoute } from '../shared/model-call.js';
 import { gatewayRoute } from './schemas.js';
 
 export interface CompletionDeps {

@@ -35,6 +35,7 @@ export function embeddingRoutes(app: App, deps: EmbeddingDeps): void {
         principal: principalOf(request),
         body: bodyOf(request),
         requestId: request.id,
+        clientRequestId: request.clientRequestId ?? undefined,
         signal: clientAbortSignal(reply),
         host: request.headers.host,
       }),

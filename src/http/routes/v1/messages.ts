@@ -12,7 +12,7 @@ import type { Decoded, InboundProtocol } from '../../../gateway/protocols/contra
 import type { DriverDeps } from '../../../gateway/protocols/driver.js';
 import { bodyOf, clientAbortSignal, principalOf } from '../../call-context.js';
 import type { App } from '../../types.js';
-import { modelCallRoute } from './model-call.js';
+import { modelCallRoute } from '../shared/model-call.js';
 
 export interface MessageDeps {
   driver: DriverDeps;

@@ -16,7 +16,7 @@ import type { JsonObject } from '../../../kernel/json.js';
 import { encodeSseFrame, type SseFrame } from '../../../kernel/sse.js';
 import { SseWriter, bodyOf, clientAbortSignal, principalOf } from '../../call-context.js';
 import type { App } from '../../types.js';
-import { modelCallRoute } from './model-call.js';
+import { modelCallRoute } from '../shared/model-call.js';
 import { PageQuery, gatewayRoute as config } from './schemas.js';
 
 export interface ResponseDeps {
@@ -81,6 +81,15 @@ async function streamStoredResponse(options: {
 }
 
 export function responseRoutes(app: App, deps: ResponseDeps): void {
+  createRoute(app, deps);
+  storedResponseRoutes(app, deps);
+  compactionRoutes(app, deps);
+  inputTokenRoutes(app, deps);
+  storedItemRoutes(app, deps);
+}
+
+/** `POST /v1/responses`: a model call through the driver, or a queued background response. */
+function createRoute(app: App, deps: ResponseDeps): void {
   modelCallRoute(app, deps.driver, {
     url: '/responses',
     config,
@@ -103,7 +112,10 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
       return { answer: await streamStoredResponse({ request, reply, lifecycle: deps.lifecycle, response: queued }) };
     },
   });
+}
 
+/** Retrieve (and replay) and cancel the bearer's stored responses. */
+function storedResponseRoutes(app: App, deps: ResponseDeps): void {
   app.get('/responses/:response_id', {
     config,
     schema: {
@@ -125,7 +137,10 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
     schema: { tags: responseTags, summary: 'Cancel a background response that is still pending', params: ResponseParams },
     handler: async (request) => deps.lifecycle.cancel(principalOf(request), request.params.response_id),
   });
+}
 
+/** Compaction: the per-response form and OpenAI's form (each a billed model call). */
+function compactionRoutes(app: App, deps: ResponseDeps): void {
   app.post('/responses/:response_id/compact', {
     config,
     schema: {
@@ -171,7 +186,9 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
         signal: clientAbortSignal(reply),
       }),
   });
+}
 
+function inputTokenRoutes(app: App, deps: ResponseDeps): void {
   for (const url of ['/responses/count_tokens', '/responses/input_tokens']) {
     app.post(url, {
       config,
@@ -184,7 +201,10 @@ export function responseRoutes(app: App, deps: ResponseDeps): void {
       handler: async (request) => deps.lifecycle.countInputTokens(principalOf(request), request.body as JsonObject),
     });
   }
+}
 
+/** Delete, and the input items of, the bearer's stored responses. */
+function storedItemRoutes(app: App, deps: ResponseDeps): void {
   app.delete('/responses/:response_id', {
     config,
     schema: { tags: responseTags, summary: 'Delete a stored response', params: ResponseParams },

@@ -9,7 +9,7 @@ export interface AliasDeps {
 
 export async function aliasRoutes(app: App, services: { gateway: AliasDeps }): Promise<void> {
   const { router } = services.gateway;
-  app.put('/api/admin/aliases/:alias', {
+  app.put('/aliases/:alias', {
     config: { auth: 'operator', surface: 'account' },
     schema: {
       tags: ['Admin: gateway'],
@@ -28,7 +28,7 @@ export async function aliasRoutes(app: App, services: { gateway: AliasDeps }): P
     },
   });
 
-  app.get('/api/admin/aliases', {
+  app.get('/aliases', {
     config: { auth: 'operator', surface: 'account' },
     schema: { tags: ['Admin: gateway'], summary: 'Current destination of every model alias' },
     handler: async () => ({ aliases: Object.fromEntries(router.aliasEntries()) }),

@@ -1,7 +1,11 @@
-/** Operator money routes: the rate cards (`/api/admin/rate-cards*`) and the ledger invariant check (`/api/admin/billing/invariants`). */
+/**
+ * Operator money routes: the rate cards (`/api/admin/rate-cards*`), the ledger invariant check
+ * (`/api/admin/billing/invariants`) and refunds of crypto orders to the customer's saved refund address.
+ */
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../../kernel/errors.js';
 import type { BillingServices } from '../../../../billing/index.js';
+import { paymentJson, type PaymentServices } from '../../../../billing/payments/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { Clock } from '../../../../kernel/clock.js';
 import type { App } from '../../../types.js';
@@ -11,6 +15,7 @@ const STRICT = { additionalProperties: false } as const;
 
 export interface AdminBillingRouteDeps {
   billing: Pick<BillingServices, 'rateCards' | 'checkLedger'>;
+  payments: Pick<PaymentServices, 'crypto'>;
   config: AppConfig;
   clock: Clock;
 }
@@ -19,7 +24,7 @@ export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps):
   const { billing, config, clock } = deps;
 
   app.get(
-    '/api/admin/rate-cards',
+    '/rate-cards',
     { config: operator, schema: { tags: ['admin'], summary: 'Rate cards and the card in force per model and alias' } },
     async () => {
       await billing.rateCards.refresh(true);
@@ -31,7 +36,7 @@ export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps):
   );
 
   app.put(
-    '/api/admin/rate-cards/active',
+    '/rate-cards/active',
     {
       config: operator,
       schema: {
@@ -50,8 +55,25 @@ export async function adminBillingRoutes(app: App, deps: AdminBillingRouteDeps):
     },
   );
 
+  app.post(
+    '/billing/crypto-orders/:order_id/refund',
+    {
+      config: operator,
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Refund a paid crypto order in full: the coin goes to the customer’s saved refund address on its network (none → 409), the credit is clawed back; once per order',
+        params: Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      },
+    },
+    async (request) => {
+      const order = await deps.payments.crypto.refund(request.params.order_id);
+      return { order_id: order.public_id, ...paymentJson(order), payouts: await deps.payments.crypto.payouts.list(order.id) };
+    },
+  );
+
   app.get(
-    '/api/admin/billing/invariants',
+    '/billing/invariants',
     {
       config: operator,
       schema: { tags: ['admin'], summary: 'Ledger invariants: balances equal entries, transfers balanced, holds consistent' },

@@ -7,6 +7,8 @@ import { createdCustomerView, customerView } from '../../../../accounts/account-
 import { keyView } from '../../../../accounts/key-policy.js';
 import { parsePolicy } from '../../../../accounts/principal.js';
 import { checkIdempotencyKey } from '../../../../billing/idempotency.js';
+import type { Clock } from '../../../../kernel/clock.js';
+import { moneyJson } from '../../../../kernel/money.js';
 import type { CustomerService } from '../../../../accounts/customer-service.js';
 import type { ManagedKeys } from '../../../../accounts/managed-keys.js';
 import type { BillingServices } from '../../../../billing/index.js';
@@ -34,20 +36,24 @@ const CreateCustomerBody = Type.Object(
 const ListCustomersQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
   after_id: Type.Optional(Type.Integer({ minimum: 0 })),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Only customers whose email contains this.' })),
 });
+
+const SPEND_WINDOW_MS = 30 * 24 * 3_600_000;
 
 export interface AdminCustomerRouteDeps {
   customers: CustomerService;
-  billing: Pick<BillingServices, 'walletSummary' | 'adjust' | 'unlimited'>;
+  billing: Pick<BillingServices, 'walletSummary' | 'adjust' | 'unlimited' | 'customerMoney'>;
   managedKeys: Pick<ManagedKeys, 'listForCustomer'>;
   config: AppConfig;
+  clock: Clock;
 }
 
 export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps): Promise<void> {
-  const { billing, customers, managedKeys, config } = deps;
+  const { billing, customers, managedKeys, config, clock } = deps;
 
   app.post(
-    '/api/admin/customers',
+    '/customers',
     {
       config: operator,
       schema: { tags: ['admin'], summary: 'Create a customer; returns its System Token once', body: CreateCustomerBody },
@@ -56,41 +62,74 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
   );
 
   app.get(
-    '/api/admin/customers',
-    { config: operator, schema: { tags: ['admin'], summary: 'List customers (paged by id)', querystring: ListCustomersQuery } },
+    '/customers',
+    {
+      config: operator,
+      schema: {
+        tags: ['admin'],
+        summary: 'List customers (paged by id, searchable by email) with token balance, cash balance and 30-day spend',
+        querystring: ListCustomersQuery,
+      },
+    },
     async (request) => {
-      const rows = await customers.list({ limit: request.query.limit, afterId: request.query.after_id });
-      const data = rows.map((row) => ({ ...customerView(row), status: row.status, vip: row.vip === 1 }));
+      const rows = await customers.list({ limit: request.query.limit, afterId: request.query.after_id, email: request.query.email });
+      const money = await billing.customerMoney(
+        rows.map((row) => Number(row.id)),
+        clock.nowMs() - SPEND_WINDOW_MS,
+      );
+      const data = rows.map((row) => {
+        const found = money.get(Number(row.id))!;
+        return {
+          ...customerView(row),
+          status: row.status,
+          vip: Number(row.vip) === 1,
+          balance: moneyJson(found.balanceMicros),
+          cash_balance: moneyJson(found.cashBalanceMicros),
+          spent_30d: moneyJson(found.spentMicros),
+        };
+      });
       return { data, next_after_id: rows.length === request.query.limit ? rows[rows.length - 1]!.id : null };
     },
   );
 
   app.get(
-    '/api/admin/customers/:customer_id',
+    '/customers/:customer_id',
     {
       config: operator,
       schema: {
         tags: ['admin'],
         summary:
-          'One customer with its wallets and live keys: {customer, status, vip, wallet, keys:[{id, kind, role, name, prefix, last_four, policy, …}]}',
+          'One customer with its wallets and live keys: {customer, status, vip, wallet, keys:[{id, kind, role, name, prefix, last_four, policy, …}], signup (identity-provider sign-up: plan, amount, source, country, device fingerprint, mobile number; null otherwise)}',
         params: CustomerDetailParams,
       },
     },
     async (request) => {
       const customer = await customers.get(request.params.customer_id);
-      const [summary, rows] = await Promise.all([billing.walletSummary(customer.id), managedKeys.listForCustomer(customer.id)]);
+      const [summary, rows, signup] = await Promise.all([
+        billing.walletSummary(customer.id),
+        managedKeys.listForCustomer(customer.id),
+        customers.signupAttribution(customer.id),
+      ]);
       return {
         customer: customerView({ ...customer, created_at: Number(customer.created_at) }),
         status: customer.status,
         vip: Number(customer.vip) === 1,
         wallet: walletJson(summary),
         keys: rows.map((row) => ({ ...keyView(row, parsePolicy(row.policy_json)), role: row.role })),
+        signup,
       };
     },
   );
 
+  customerWalletRoutes(app, deps);
+}
+
+/** Changing a customer's money: a wallet adjustment and the Unlimited plan. */
+function customerWalletRoutes(app: App, deps: AdminCustomerRouteDeps): void {
+  const { billing, customers } = deps;
+
   app.post(
-    '/api/admin/customers/:customer_id/wallet/adjust',
+    '/customers/:customer_id/wallet/adjust',
     {
       config: operator,
       schema: {
@@ -123,7 +162,7 @@ export async function adminCustomerRoutes(app: App, deps: AdminCustomerRouteDeps
   );
 
   app.put(
-    '/api/admin/customers/:customer_id/unlimited-plan',
+    '/customers/:customer_id/unlimited-plan',
     {
       config: operator,
       schema: {

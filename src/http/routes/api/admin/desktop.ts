@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { validationError } from '../../../../kernel/errors.js';
 import { PUSH_LEVELS } from '../../../../desktop/push.js';
-import { MESSAGE_KEY_PATTERN } from '../v1/desktop-push.js';
+import { MESSAGE_KEY_PATTERN } from '../v1/assistant-desktop/push.js';
 import type { DesktopServices } from '../../../../desktop/index.js';
 import type { App } from '../../../types.js';
 
@@ -41,7 +41,7 @@ export async function adminDesktopRoutes(app: App, deps: AdminDesktopRouteDeps):
   const { bugReports, presence } = deps.desktop;
 
   app.get(
-    '/api/admin/desktop/bug-reports',
+    '/desktop/bug-reports',
     {
       config: operator,
       schema: {
@@ -55,7 +55,7 @@ export async function adminDesktopRoutes(app: App, deps: AdminDesktopRouteDeps):
   );
 
   app.get(
-    '/api/admin/desktop/presence',
+    '/desktop/presence',
     {
       config: operator,
       schema: {
@@ -69,7 +69,7 @@ export async function adminDesktopRoutes(app: App, deps: AdminDesktopRouteDeps):
   );
 
   app.post(
-    '/api/admin/push',
+    '/push',
     {
       config: operator,
       schema: {

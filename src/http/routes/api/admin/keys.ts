@@ -32,7 +32,7 @@ export async function adminKeyRoutes(app: App, deps: AdminKeyRouteDeps): Promise
   const { customers, managedKeys } = deps;
 
   app.post(
-    '/api/admin/keys',
+    '/keys',
     { config: operator, schema: { tags: ['admin'], summary: 'Issue a managed key for a customer or an operator', body: IssueKeyBody } },
     async (request, reply) => {
       const { customer_id: customerId, role, name, expires_at } = request.body;
@@ -52,7 +52,7 @@ export async function adminKeyRoutes(app: App, deps: AdminKeyRouteDeps): Promise
   );
 
   app.delete(
-    '/api/admin/keys/:key_id',
+    '/keys/:key_id',
     { config: operator, schema: { tags: ['admin'], summary: 'Revoke any key (effective on the next request)', params: KeyIdParams } },
     async (request) => {
       const row = await managedKeys.revoke(request.params.key_id);

@@ -20,7 +20,7 @@ export interface AdminMessageRouteDeps {
 
 export async function adminMessageRoutes(app: App, deps: AdminMessageRouteDeps): Promise<void> {
   app.post(
-    '/api/admin/messages',
+    '/messages',
     {
       config: { auth: 'operator' },
       schema: {

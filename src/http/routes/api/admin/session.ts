@@ -6,7 +6,7 @@ import { isOperatorSession } from '../../../../accounts/operator-sessions.js';
 import type { AccountServices } from '../../../../accounts/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
-import { clearOperatorCookies } from '../v1/auth-operator.js';
+import { clearOperatorCookies } from '../v1/auth/operator-session.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
 
@@ -19,7 +19,7 @@ export async function adminSessionRoutes(app: App, deps: AdminSessionRouteDeps):
   const { accounts, config } = deps;
 
   app.get(
-    '/api/admin/session',
+    '/session',
     {
       config: operator,
       schema: { tags: ['admin'], summary: 'The calling operator: {operator: true, source (static | managed), key_id, console_session}' },
@@ -36,7 +36,7 @@ export async function adminSessionRoutes(app: App, deps: AdminSessionRouteDeps):
   );
 
   app.post(
-    '/api/admin/session/end',
+    '/session/end',
     {
       config: operator,
       schema: { tags: ['admin'], summary: 'Ends the calling operator console session (revokes its key) and clears its cookies' },

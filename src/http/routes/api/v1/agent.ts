@@ -12,16 +12,14 @@ export async function agentRoutes(app: App, deps: AgentRouteDeps): Promise<void>
   const { agent } = deps;
 
   app.get(
-    '/api/v1/agent/status',
+    '/agent/status',
     { config: projectRoute, schema: { tags: ['agent'], summary: 'Agent defaults, live runtime and the caller’s account state' } },
     (request) => agent.catalog.status(request.principal!),
   );
-  app.get('/api/v1/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
+  app.get('/permissions', { config: projectRoute, schema: { tags: ['agent'], summary: 'Permission profile presets' } }, (request) =>
     agent.catalog.permissions(request.principal!),
   );
-  app.get(
-    '/api/v1/skills',
-    { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } },
-    (request) => agent.catalog.skills(request.principal!),
+  app.get('/skills', { config: projectRoute, schema: { tags: ['agent'], summary: 'Skills available to agent sessions' } }, (request) =>
+    agent.catalog.skills(request.principal!),
   );
 }

@@ -15,7 +15,7 @@ export async function marketplaceRoutes(app: App, deps: MarketplaceRouteDeps): P
   const { billing } = deps;
 
   app.post(
-    '/api/v1/marketplace/register',
+    '/marketplace/register',
     {
       config: { auth: 'public' },
       schema: {

@@ -16,7 +16,7 @@ export async function messageRoutes(app: App, deps: MessageRouteDeps): Promise<v
   const { inbox } = deps.accounts;
 
   app.get(
-    '/api/v1/messages',
+    '/messages',
     {
       config: customerAccount,
       schema: {
@@ -29,7 +29,7 @@ export async function messageRoutes(app: App, deps: MessageRouteDeps): Promise<v
   );
 
   app.post(
-    '/api/v1/messages/:message_id/read',
+    '/messages/:message_id/read',
     {
       config: customerAccount,
       schema: { tags: ['account'], summary: 'Marks one of your messages read (others: 404)', params: MessageParams },

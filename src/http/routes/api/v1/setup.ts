@@ -12,7 +12,7 @@ export interface SetupRouteDeps {
 
 export async function setupRoutes(app: App, deps: SetupRouteDeps): Promise<void> {
   app.post(
-    '/api/v1/setup/health-check',
+    '/setup/health-check',
     {
       config: walletOwner,
       schema: {

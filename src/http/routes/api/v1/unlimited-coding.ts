@@ -15,7 +15,7 @@ export async function unlimitedCodingRoutes(app: App, deps: UnlimitedCodingRoute
   const { billing, config } = deps;
 
   app.get(
-    '/api/v1/unlimited-coding/plans',
+    '/unlimited-coding/plans',
     { config: account, schema: { tags: ['wallet'], summary: 'Unlimited Coding plans' } },
     async (request) => {
       const active = request.principal?.kind === 'customer' ? await billing.unlimited.active(request.principal.customerId) : null;

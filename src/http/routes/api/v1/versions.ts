@@ -23,7 +23,7 @@ export interface VersionRouteDeps {
 export async function versionRoutes(app: App, deps: VersionRouteDeps): Promise<void> {
   for (const product of Object.keys(RELEASE_PRODUCTS) as ReleaseProduct[]) {
     app.get(
-      `/api/v1/${product}/version`,
+      `/${product}/version`,
       {
         config: { auth: 'public' },
         schema: {

@@ -13,7 +13,7 @@ export async function vipRoutes(app: App, deps: VipRouteDeps): Promise<void> {
   const { config } = deps;
 
   app.get(
-    '/api/v1/vip',
+    '/vip',
     { config: { auth: 'public' }, schema: { tags: ['wallet'], summary: 'VIP priority server access of the caller' } },
     async (request) => {
       const token = bearerFrom(request.headers, false);

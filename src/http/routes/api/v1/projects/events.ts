@@ -15,7 +15,7 @@ export async function projectEventRoutes(app: App, deps: ProjectEventRouteDeps):
   app.addHook('preClose', async () => deps.projectEvents.endStreams());
 
   app.get(
-    '/api/v1/projects/:projectId/events',
+    '/:projectId/events',
     {
       config: { auth: 'api', surface: 'projects' },
       schema: {

@@ -1,7 +1,7 @@
 /**
  * The runtime of one managed project, `/api/v1/projects/{projectId}` and below: metadata, open, state, thread,
  * turns, interrupts and approvals. Every route checks ownership first (another customer's project is a 404).
- * Create and list live in projects.ts, events in events.ts, files in files.ts.
+ * Create, list, rename and delete live in index.ts, events in events.ts, files in files.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { APPROVAL_DECISIONS } from '../../../../../agent/approvals.js';
@@ -10,6 +10,7 @@ import { projectView } from '../../../../../agent/projects/index.js';
 import type { TurnRequest } from '../../../../../agent/turn-input.js';
 import type { AgentServices } from '../../../../../agent/index.js';
 import type { ProjectStore } from '../../../../../agent/projects/types.js';
+import { AppError } from '../../../../../kernel/errors.js';
 import type { App } from '../../../../types.js';
 import { emptyBodyAsObject } from '../../../shared/optional-body.js';
 import { permissionFields, permissionSelectionOf } from '../../../shared/permission-fields.js';
@@ -27,6 +28,15 @@ const TurnBody = Type.Object({
   ...permissionFields,
 });
 
+function withRelativeDetails(error: unknown, workspaceDir: string): unknown {
+  if (!(error instanceof AppError) || error.details === undefined) return error;
+  return new AppError(error.code, error.message, {
+    details: relativeToWorkspace(error.details, workspaceDir),
+    retryAfterSeconds: error.retryAfterSeconds,
+    cause: error,
+  });
+}
+
 export interface ProjectRuntimeRouteDeps {
   projects: Pick<ProjectStore, 'requireOwned'>;
   agent: Pick<AgentServices, 'runtime' | 'approvals'>;
@@ -37,16 +47,27 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   const runtime = agent.runtime;
 
   app.get(
-    '/api/v1/projects/:projectId',
-    { config: projectRoute, schema: { tags: ['projects'], summary: 'Project metadata and latest thread summary', params: ProjectParams } },
+    '/:projectId',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: 'Project metadata, latest thread summary and the defaults a turn runs with',
+        params: ProjectParams,
+      },
+    },
     async (request) => {
       const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
-      return { ...projectView(project), latest_thread: await runtime.latest(project) };
+      return {
+        ...projectView(project),
+        latest_thread: await runtime.latest(project),
+        turn_defaults: await runtime.turnDefaults(project.customerId),
+      };
     },
   );
 
   app.post(
-    '/api/v1/projects/:projectId/open',
+    '/:projectId/open',
     {
       config: projectRoute,
       schema: {
@@ -68,7 +89,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   );
 
   app.get(
-    '/api/v1/projects/:projectId/state',
+    '/:projectId/state',
     {
       config: projectRoute,
       schema: { tags: ['projects'], summary: 'Metadata, latest thread state and pending approvals', params: ProjectParams },
@@ -81,7 +102,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   );
 
   app.get(
-    '/api/v1/projects/:projectId/thread',
+    '/:projectId/thread',
     {
       config: projectRoute,
       schema: {
@@ -97,8 +118,16 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
     },
   );
 
+  projectTurnRoutes(app, deps);
+  projectApprovalRoutes(app, deps);
+}
+
+/** `/api/v1/projects/{id}/turns*`: start (once per Idempotency-Key when given), interrupt, and a turn's file changes. */
+function projectTurnRoutes(app: App, deps: ProjectRuntimeRouteDeps): void {
+  const runtime = deps.agent.runtime;
+
   app.post(
-    '/api/v1/projects/:projectId/turns',
+    '/:projectId/turns',
     {
       config: projectRoute,
       schema: {
@@ -121,7 +150,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   );
 
   app.post(
-    '/api/v1/projects/:projectId/turns/:turnId/interrupt',
+    '/:projectId/turns/:turnId/interrupt',
     {
       config: projectRoute,
       schema: {
@@ -137,7 +166,32 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   );
 
   app.get(
-    '/api/v1/projects/:projectId/approvals',
+    '/:projectId/turns/:turnId/changes',
+    {
+      config: projectRoute,
+      schema: {
+        tags: ['projects'],
+        summary: "A turn's file changes with their diffs (workspace-relative paths)",
+        params: Type.Object({
+          projectId: Type.String({ minLength: 1, maxLength: 100 }),
+          turnId: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
+      },
+    },
+    async (request) => {
+      const { project, ...changes } = await runtime.turnChanges(request.principal!, request.params.projectId, request.params.turnId);
+      return relativeToWorkspace(changes, project.workspaceDir);
+    },
+  );
+}
+
+/** `/api/v1/projects/{id}/approvals*`: the pending and past approvals of the project's thread, and resolving one. */
+function projectApprovalRoutes(app: App, deps: ProjectRuntimeRouteDeps): void {
+  const { agent } = deps;
+  const runtime = agent.runtime;
+
+  app.get(
+    '/:projectId/approvals',
     {
       config: projectRoute,
       schema: {
@@ -171,7 +225,7 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
   );
 
   app.post(
-    '/api/v1/projects/:projectId/approvals/:requestId/resolve',
+    '/:projectId/approvals/:requestId/resolve',
     {
       config: projectRoute,
       schema: {
@@ -189,7 +243,10 @@ export async function projectRuntimeRoutes(app: App, deps: ProjectRuntimeRouteDe
       const project = await deps.projects.requireOwned(request.principal!, request.params.projectId);
       // Never forward an empty answer: the app-server reads `{}` as a failure, not as consent.
       const decision = request.body.decision ?? 'accept';
-      const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision);
+      // A 409 carries the recorded approval: its paths are relative too.
+      const approval = await agent.approvals.resolve(project.id, request.params.requestId, decision).catch((error: unknown) => {
+        throw withRelativeDetails(error, project.workspaceDir);
+      });
       return { ...relativeToWorkspace(approval, project.workspaceDir), decision_applied: decision };
     },
   );
