@@ -23,6 +23,8 @@ const CREDIT_MICROS = 1_000;
 interface Acknowledged {
   credits: string[];
   calls: string[];
+  /** What each acknowledged credit's answer said, so a lost one names the transfer and the process that answered. */
+  answers: Map<string, string>;
 }
 
 async function creditWorker(
@@ -40,8 +42,11 @@ async function creditWorker(
       body: JSON.stringify({ amount_micros: CREDIT_MICROS, reason: 'crash loop credit' }),
     }).catch(() => null);
     if (!response) return;
-    if (response.status === 200) acknowledged.credits.push(key);
-    await response.text().catch(() => undefined);
+    const text = await response.text().catch(() => null);
+    if (response.status === 200 && text !== null) {
+      acknowledged.credits.push(key);
+      acknowledged.answers.set(key, `${service.url} pid ${service.child.pid}: ${text}`);
+    }
   }
 }
 
@@ -96,7 +101,7 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       });
       expect(registered.status).toBe(201);
       const account = (await registered.json()) as { customer: { id: number }; api_key: string };
-      const acknowledged: Acknowledged = { credits: [], calls: [] };
+      const acknowledged: Acknowledged = { credits: [], calls: [], answers: new Map() };
       const funding = await fetch(`${service.url}/api/admin/customers/${account.customer.id}/wallet/adjust`, {
         method: 'POST',
         headers: { ...operatorHeaders, 'content-type': 'application/json', 'idempotency-key': 'funding' },
@@ -144,7 +149,8 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
           ),
         );
         expect(acknowledged.credits.length).toBeGreaterThan(0);
-        expect(acknowledged.credits.filter((key) => !references.has(`idempotency:${key}`))).toEqual([]);
+        const lost = acknowledged.credits.filter((key) => !references.has(`idempotency:${key}`));
+        expect(lost.map((key) => `${key} ← ${acknowledged.answers.get(key)}`)).toEqual([]);
         const settled = new Map(
           (await storage.db.selectFrom('billing_calls').select(['request_id', 'status', 'cost_micros']).execute()).map((row) => [
             row.request_id,
