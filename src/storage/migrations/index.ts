@@ -26,6 +26,7 @@ import * as activity from './0026-activity.js';
 import * as joinedPaths from './0029-joined-paths.js';
 import * as usageExport from './0024-usage-export.js';
 import * as firstHour from './0025-first-hour.js';
+import * as fewerCallIndexes from './0030-fewer-call-indexes.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0029-joined-paths': joinedPaths,
   '0024-usage-export': usageExport,
   '0025-first-hour': firstHour,
+  '0030-fewer-call-indexes': fewerCallIndexes,
 };
