@@ -74,6 +74,8 @@ interface CreditView {
 /** Credit views kept before the idle ones are dropped (a view is a few numbers; a dropped one is rebuilt by a hold). */
 const MAX_CREDIT_VIEWS = 100_000;
 
+const REVENUE = systemCode('revenue');
+
 export interface WalletOptions {
   /**
    * How long the spare credit a hold's commit reported is trusted to start the next call on the account before its
@@ -129,6 +131,8 @@ export class Wallet {
    */
   async hold(request: HoldRequest): Promise<HeldCall> {
     const account = await this.walletAccount(request.customerId);
+    // Looked up before any settlement needs it, so settle() hands its call to the store at once (settleJournaled).
+    if (!this.accountIds.has(REVENUE)) await this.accountOf(REVENUE);
     const rates = ratesOf(request.card);
     const holdMicros = request.coveredPlan ? 0 : worstCaseMicros(rates, request.estimatedInputTokens, request.maxOutputTokens);
     assertMicros(holdMicros, 'holdMicros');
@@ -272,9 +276,24 @@ export class Wallet {
     }
   }
 
-  private async settleJournaled(held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
-    if (this.settlementGate) await this.settlementGate();
-    const revenue = await this.accountOf(systemCode('revenue'));
+  /**
+   * Hands the settlement to the store in the same turn as settle() was called, so a hold asked for after it is
+   * written after it (a hold must see the credit a settled call took). The revenue account's id is known by then:
+   * the call's hold looked it up.
+   */
+  private settleJournaled(held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
+    const revenue = this.accountIds.get(REVENUE);
+    if (this.settlementGate || revenue === undefined) {
+      const gate = this.settlementGate;
+      return (async () => {
+        if (gate) await gate();
+        return this.settleWith(await this.accountOf(REVENUE), held, usage, outcome, nowMs);
+      })();
+    }
+    return this.settleWith(revenue, held, usage, outcome, nowMs);
+  }
+
+  private async settleWith(revenue: number, held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
     const collected = await this.store.settleCall({
       callId: held.callId,
       accountId: held.accountId,
