@@ -1,7 +1,7 @@
 /** Shared setup of the wallet tests: a service with a scripted provider, funded customers, invariant checks. */
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { KeyPolicy, Principal } from '../../src/accounts/principal.js';
-import type { MeterRequest } from '../../src/billing/meter.js';
+import type { MeteredCall, MeterRequest } from '../../src/billing/meter.js';
 import { startModelUpstream, type ModelUpstream } from '../fakes/model-upstream.js';
 import { bearer, createTestContext, operatorHeaders, type TestContext, type TestContextOptions } from '../helpers/context.js';
 
@@ -117,6 +117,16 @@ export function meterRequest(principal: Principal, overrides: Partial<MeterReque
     requestId: `req_${Math.random().toString(36).slice(2)}`,
     ...overrides,
   };
+}
+
+/**
+ * Begins a metered call and waits for its hold to commit: a call may start before (an early hold, once an earlier
+ * hold on the wallet showed enough credit), so a test reading holds or call rows right after begin() waits here.
+ */
+export async function beginCommitted(context: TestContext, request: MeterRequest): Promise<MeteredCall> {
+  const call = await context.services.billing.meter.begin(request);
+  await call.confirmed;
+  return call;
 }
 
 /** Worst case of the standard card ($4/M in, $24/M out) for the default request: 4_000 + 24_000 µUSD. */

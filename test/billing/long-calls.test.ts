@@ -8,7 +8,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LIVE_HOLD_BACKSTOP_MS } from '../../src/billing/index.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import type { TestContext } from '../helpers/context.js';
-import { billingContext, expectLedgerConsistent, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf } from './helpers.js';
+import {
+  beginCommitted,
+  billingContext,
+  expectLedgerConsistent,
+  meterRequest,
+  newCustomer,
+  principalFor,
+  STANDARD_HOLD,
+  walletOf,
+} from './helpers.js';
 
 /** 1_000 input + 1_000 output tokens on the standard card cost exactly the default hold. */
 const FULL_USAGE = { inputTokens: 1_000, outputTokens: 1_000, source: 'upstream' } as const;
@@ -47,9 +56,8 @@ describe('calls longer than the hold TTL', () => {
   it('releases by the TTL the holds of a process no longer registered, and live holds only after the backstop', async () => {
     const buyer = await newCustomer(context, 100_000);
     const principal = await principalFor(context, buyer.systemToken);
-    const meter = context.services.billing.meter;
-    await meter.begin(meterRequest(principal));
-    await meter.begin(meterRequest(principal));
+    await beginCommitted(context, meterRequest(principal));
+    await beginCommitted(context, meterRequest(principal));
     const [orphan] = await callRows(buyer.customerId);
     await context.storage.db.updateTable('billing_calls').set({ node_id: 'unregistered-node' }).where('id', '=', orphan!.id).execute();
     clock.advance(context.config.billing.holdTtlMs - 1);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TestContext } from '../helpers/context.js';
-import { meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
+import { beginCommitted, meterRequest, newCustomer, principalFor, STANDARD_HOLD, walletOf, withFreshBillingContext } from './helpers.js';
 
 const CALLS = 20;
 
@@ -16,7 +16,7 @@ describe('concurrent releases of open holds', () => {
   async function openHolds(fundedMicros: number) {
     const buyer = await newCustomer(context, fundedMicros);
     const principal = await principalFor(context, buyer.systemToken);
-    const calls = await Promise.all(Array.from({ length: CALLS }, () => context.services.billing.meter.begin(meterRequest(principal))));
+    const calls = await Promise.all(Array.from({ length: CALLS }, () => beginCommitted(context, meterRequest(principal))));
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ holdsMicros: CALLS * STANDARD_HOLD });
     return { buyer, calls };
   }

@@ -12,7 +12,7 @@ import type { MeteredCall } from '../../src/billing/meter.js';
 import { systemCode } from '../../src/billing/ledger.js';
 import type { HeldCall, UsageCounts } from '../../src/billing/wallet.js';
 import type { TestContext } from '../helpers/context.js';
-import { meterRequest, newCustomer, principalFor, walletOf, withFreshBillingContext } from './helpers.js';
+import { beginCommitted, meterRequest, newCustomer, principalFor, walletOf, withFreshBillingContext } from './helpers.js';
 
 /** Standard card ($4/M in, $24/M out): 100 input + 100 output tokens hold 400 + 2_400 µUSD. */
 const HOLD_MICROS = 2_800;
@@ -44,7 +44,7 @@ const descending = (values: number[]): number[] => [...values].sort((left, right
 async function openCalls(context: TestContext, customerId: number, systemToken: string): Promise<OpenCall[]> {
   const principal = await principalFor(context, systemToken);
   const requests = Array.from({ length: CALLS }, () => meterRequest(principal, { estimatedInputTokens: 100, maxOutputTokens: 100 }));
-  const metered = await Promise.all(requests.map((request) => context.services.billing.meter.begin(request)));
+  const metered = await Promise.all(requests.map((request) => beginCommitted(context, request)));
   const rows = await context.storage.db
     .selectFrom('billing_calls')
     .selectAll()
