@@ -161,12 +161,26 @@ function alertNotifier(parts: AlertNotifierParts): ConstructorParameters<typeof 
   return (customerId, alert) => {
     void (async () => {
       if (BURSTY_CAUSES.includes(alert.cause)) {
+        // This alert's place among the day's alerts of its cause: those raised before it and itself. Counting every
+        // alert of the day instead, a burst stored before its first notifiers ran left the first ones unnoticed.
         const today = await storage.db
           .selectFrom('account_alerts')
           .select((eb) => eb.fn.countAll<number>().as('count'))
           .where('customer_id', '=', customerId)
           .where('cause', '=', alert.cause)
           .where('created_at', '>', clock.nowMs() - 86_400_000)
+          .where((eb) =>
+            eb(
+              'id',
+              '<=',
+              eb
+                .selectFrom('account_alerts')
+                .select('id')
+                .where('customer_id', '=', customerId)
+                .where('cause', '=', alert.cause)
+                .where('cause_key', '=', alert.causeKey),
+            ),
+          )
           .executeTakeFirst();
         if (Number(today?.count ?? 0) > NOTICES_PER_DAY) return;
       }
