@@ -130,7 +130,9 @@ describe('sign-in page with a share link', () => {
     const code = await referralCodeOf(ctx.storage.db, referrer.customer.id, Date.now());
     await page.context().clearCookies();
     await page.goto(`/r/${code}`);
-    await page.waitForURL(/\/login\.html\?ref=[A-Za-z0-9]+#\/register$/);
+    // The address is what is checked here; the form's heading below waits for the page itself (waiting for the load
+    // event again after the redirect timed out once in a loaded CI run).
+    await page.waitForURL(/\/login\.html\?ref=[A-Za-z0-9]+#\/register$/, { waitUntil: 'commit' });
     await page.getByRole('heading', { level: 1, name: 'Create an account' }).waitFor();
     await page.getByLabel('Email').fill('referred.web@example.test');
     await page.getByLabel('Password').fill('referred password 1');
