@@ -60,7 +60,7 @@ describe('raw JSON-RPC passthrough', () => {
     const set = await rpc('thread/goal/set', { threadId, objective: 'Ship the adapter', tokenBudget: 50_000 });
     expect(set.result.goal).toMatchObject({ objective: 'Ship the adapter', status: 'active', tokenBudget: 50_000 });
     expect((await rpc('thread/goal/get', { threadId })).result.goal.objective).toBe('Ship the adapter');
-    await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId);
+    await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId, 45_000);
     expect((await rpc('thread/goal/clear', { threadId })).result).toEqual({ cleared: true });
     expect((await rpc('thread/goal/get', { threadId })).result).toEqual({ goal: null });
     // Interrupting a turn that is not running is answered at once (the app-server would hold the reply).
@@ -147,7 +147,9 @@ describe('raw JSON-RPC passthrough', () => {
       toolThenText({
         kind: 'tool_call',
         name: 'exec_command',
-        arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: path.join(root, 'approvals') }),
+        // Codex's longest yield: the command's answer waits for it to end even when its start is slow under load
+        // (after the default 10 s yield the turn could end first, and the command with it).
+        arguments: JSON.stringify({ cmd: 'echo hi > x.txt', workdir: path.join(root, 'approvals'), yield_time_ms: 30_000 }),
       }),
     );
     try {
@@ -172,9 +174,8 @@ describe('raw JSON-RPC passthrough', () => {
         headers: alice.headers,
       });
       expect(resolved.json()).toMatchObject({ status: 'resolved', decision_applied: 'accept' });
-      await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId);
-      // exec_command answers the model after its yield time even when the command has not ended (a slow start under
-      // load), so the turn may complete a moment before the command's write.
+      await harness.waitForDirectEvent(alice.id, (event) => event.type === 'turn/completed' && dataOf(event).threadId === threadId, 45_000);
+      // The write is read back by polling all the same: the file may be seen a moment after the turn's end event.
       await expect
         .poll(
           () =>
