@@ -24,6 +24,17 @@ describe('new-network alerts do not flood the inbox', () => {
     await context.close();
   });
 
+  /** The customer's inbox entries for new networks. */
+  const noticesOf = async (customerId: number) =>
+    (
+      await context.services.storage.db
+        .selectFrom('inbox_messages')
+        .select('id')
+        .where('customer_id', '=', customerId)
+        .where('title', '=', 'API key used from a new network')
+        .execute()
+    ).length;
+
   it('twenty networks in a day: twenty alerts, at most three inbox entries and alert mails', async () => {
     const who = await signUp(context, 'ci');
     const { db } = context.services.storage;
@@ -44,15 +55,7 @@ describe('new-network alerts do not flood the inbox', () => {
     }
     const alerts = () =>
       db.selectFrom('account_alerts').select('id').where('customer_id', '=', who.customerId).where('cause', '=', 'new_network').execute();
-    const notices = async () =>
-      (
-        await db
-          .selectFrom('inbox_messages')
-          .select('id')
-          .where('customer_id', '=', who.customerId)
-          .where('title', '=', 'API key used from a new network')
-          .execute()
-      ).length;
+    const notices = () => noticesOf(who.customerId);
     const mails = async () =>
       (await db.selectFrom('mail_outbox').select('id').where('customer_id', '=', who.customerId).where('kind', '=', 'alert').execute())
         .length;
@@ -76,7 +79,6 @@ describe('new-network alerts do not flood the inbox', () => {
 
   it('a burst stored before its first notifiers ran still puts the first three in the inbox', async () => {
     const who = await signUp(context, 'burst');
-    const { db } = context.services.storage;
     // Five alerts raised together: every insert is queued before the first notifier's count, so each notifier
     // must count the alerts raised before its own, not all of the day's.
     await Promise.all(
@@ -89,15 +91,7 @@ describe('new-network alerts do not flood the inbox', () => {
         }),
       ),
     );
-    const notices = async () =>
-      (
-        await db
-          .selectFrom('inbox_messages')
-          .select('id')
-          .where('customer_id', '=', who.customerId)
-          .where('title', '=', 'API key used from a new network')
-          .execute()
-      ).length;
+    const notices = () => noticesOf(who.customerId);
     await settle(async () => (await notices()) >= 3);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await notices()).toBe(3);
