@@ -15,6 +15,7 @@ import type { BillingServices } from '../../../../billing/index.js';
 import type { AppConfig } from '../../../../config/load-config.js';
 import type { App } from '../../../types.js';
 import { walletJson } from '../../shared/wallet-json.js';
+import { sendStoredResult } from '../../shared/stored-result.js';
 
 const operator = { auth: 'operator', surface: 'account' } as const;
 /** Bodies that move money or grant access refuse unknown fields: a misspelt optional field (`walet`) would
@@ -156,8 +157,7 @@ function customerWalletRoutes(app: App, deps: AdminCustomerRouteDeps): void {
         wallet: request.body.wallet,
         idempotencyKey,
       });
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return sendStoredResult(reply, result);
     },
   );
 

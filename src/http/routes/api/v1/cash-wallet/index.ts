@@ -9,6 +9,7 @@ import type { App } from '../../../../types.js';
 import { customerOf } from '../../../../caller.js';
 import { cardCheckoutRoutes } from '../../../shared/card-checkout.js';
 import { cryptoCheckoutRoute } from '../../../shared/crypto-checkout.js';
+import { sendStoredResult } from '../../../shared/stored-result.js';
 
 const walletOwner = { auth: 'api', surface: 'account', caller: 'wallet-owner' } as const;
 const STRICT = { additionalProperties: false } as const;
@@ -38,8 +39,7 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.tokenPurchase(customerOf(request).customerId, request.body.pack_id, key);
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return sendStoredResult(reply, result);
     },
   );
 
@@ -58,8 +58,7 @@ export async function cashWalletRoutes(app: App, deps: CashWalletRouteDeps): Pro
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await payments.cash.unlimitedPurchase(customerOf(request).customerId, request.body.plan_id, key);
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return sendStoredResult(reply, result);
     },
   );
 }

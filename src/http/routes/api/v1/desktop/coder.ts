@@ -4,6 +4,7 @@ import { checkIdempotencyKey } from '../../../../../billing/idempotency.js';
 import { customerOf } from '../../../../caller.js';
 import type { DesktopServices } from '../../../../../desktop/index.js';
 import type { App } from '../../../../types.js';
+import { sendStoredResult } from '../../../shared/stored-result.js';
 
 const customerAccount = { auth: 'api', surface: 'account', caller: 'customer' } as const;
 const tags = ['desktop'];
@@ -71,8 +72,7 @@ export async function desktopCoderRoutes(app: App, deps: DesktopCoderRouteDeps):
     async (request, reply) => {
       const key = checkIdempotencyKey(request.headers['idempotency-key']);
       const result = await coder.purchaseSlot(customerOf(request).customerId, key);
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return sendStoredResult(reply, result);
     },
   );
 
