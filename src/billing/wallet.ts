@@ -161,9 +161,6 @@ export class Wallet {
     const spendingLimit = request.spendingLimit && request.keyId !== null ? { keyId: request.keyId, ...request.spendingLimit } : undefined;
     // A limited key's hold always waits: its limit counts open holds, which an early one is not yet.
     const early = spendingLimit === undefined && this.mayStartEarly(account, holdMicros);
-    // The view counted against; it stays in the map once made (a refusal only marks it stale), so this is it.
-    const view = early ? this.credit.get(account)! : undefined;
-    if (view) view.pendingMicros += holdMicros;
     const placing = this.store.placeHold({ accountId: account, holdMicros, call, spendingLimit });
     const held: HeldCall = {
       callId: 0,
@@ -173,23 +170,25 @@ export class Wallet {
       covered: request.coveredPlan !== null,
       rates,
     };
-    const commit = placing.then(
+    if (!early) {
+      held.callId = this.placed(account, holdMicros, await placing, request.spendingLimit);
+      return held;
+    }
+    // The view counted against; it stays in the map once made (a refusal only marks it stale), so this is it.
+    const view = this.credit.get(account)!;
+    view.pendingMicros += holdMicros;
+    held.committed = placing.then(
       (placed) => {
-        if (view) view.pendingMicros -= holdMicros;
+        view.pendingMicros -= holdMicros;
         held.callId = this.placed(account, holdMicros, placed, request.spendingLimit);
         // Committed: the settlement journals synchronously again, before the answer's end (settle()).
         held.committed = undefined;
       },
       (error: unknown) => {
-        if (view) view.pendingMicros -= holdMicros;
+        view.pendingMicros -= holdMicros;
         throw error;
       },
     );
-    if (!early) {
-      await commit;
-      return held;
-    }
-    held.committed = commit;
     return held;
   }
 
