@@ -2,7 +2,7 @@
  * The accounts domain's second half: dashboard sessions and sign-in flows, mail, alerts, inbox and settings.
  * Built once by the composition root from the shared deps.
  */
-import { Redis } from 'ioredis';
+import { newRedis } from '../storage/redis-client.js';
 import { AddressLimits } from './address-limits.js';
 import { AlertService } from './alerts.js';
 import { EmailVerification } from './email-verification.js';
@@ -139,7 +139,7 @@ export function createAccountServices(
 function failureCounters(redisUrl: string | undefined, clock: AccountDeps['clock']): FailureCounters {
   return redisUrl
     ? new FlooredFailureCounters(
-        new RedisFailureCounters(new Redis(redisUrl, { maxRetriesPerRequest: 2 }), 'switchyard:lockout:'),
+        new RedisFailureCounters(newRedis(redisUrl, { maxRetriesPerRequest: 2 }), 'switchyard:lockout:'),
         new MemoryFailureCounters(clock),
       )
     : new MemoryFailureCounters(clock);

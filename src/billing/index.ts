@@ -2,7 +2,7 @@
 import { customerMoney, type CustomerMoney } from './customer-money.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { newRedis } from '../storage/redis-client.js';
 import { moneyJson } from '../kernel/money.js';
 import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';
@@ -119,7 +119,7 @@ function ledgerStoreFor(deps: BillingDeps, writer: WriterQueue): LedgerStore {
 function limiterFor(deps: BillingDeps): RateLimiter {
   const url = deps.config.env.redisUrl;
   if (!url) return new MemoryRateLimiter(deps.clock);
-  return new RedisRateLimiter(new Redis(url, { maxRetriesPerRequest: 2 }), deps.clock, deps.config.billing.redisPrefix);
+  return new RedisRateLimiter(newRedis(url, { maxRetriesPerRequest: 2 }), deps.clock, deps.config.billing.redisPrefix);
 }
 
 export async function createBillingServices(deps: BillingDeps): Promise<BillingServices> {

@@ -3,7 +3,6 @@
  * sources the model cited, each marked verified (fetched, the quoted passage found) or not, with the reason. Streams are left uncompressed: the document stays small and its text searchable by
  * simple tools.
  */
-import PDFDocument from 'pdfkit';
 import type { ResearchSection } from './chat-research.js';
 import type { SourceCheck } from './research-sources.js';
 
@@ -29,7 +28,8 @@ export function sourceMark(check: SourceCheck | undefined): string {
   return check.verified ? 'verified' : `not verified (${REASONS[check.reason ?? ''] ?? check.reason})`;
 }
 
-export function researchPdf(research: ResearchDocument): Promise<Buffer> {
+export async function researchPdf(research: ResearchDocument): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,

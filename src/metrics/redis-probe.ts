@@ -1,5 +1,5 @@
 /** Whether Redis answers a PING from this node (metrics); one lazily connected client of its own. */
-import { Redis } from 'ioredis';
+import { newRedis } from '../storage/redis-client.js';
 
 const PING_TIMEOUT_MS = 1_000;
 
@@ -9,7 +9,7 @@ export interface RedisProbe {
 }
 
 export function createRedisProbe(url: string): RedisProbe {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: PING_TIMEOUT_MS });
+  const client = newRedis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: PING_TIMEOUT_MS });
   // Failures show as redis_up 0; the domain clients log their own connection errors.
   client.on('error', () => undefined);
   return {

@@ -6,7 +6,7 @@
  * succeeding means the store is open. Scale-out then refuses to start, unless `scaleOut.allowUnauthenticatedStores`
  * (development machines, where trust authentication is common) turns the refusal into a warning.
  */
-import { Redis } from 'ioredis';
+import { newRedis } from '../storage/redis-client.js';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';
@@ -79,7 +79,7 @@ async function endWithin(client: pg.Client, ms: number): Promise<void> {
 export async function probeRedis(redisUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<OpenStore | null> {
   const url = new URL(redisUrl);
   const target = `${url.hostname}:${url.port || '6379'}`;
-  const client = new Redis(`${url.protocol}//${url.host}`, {
+  const client = newRedis(`${url.protocol}//${url.host}`, {
     lazyConnect: true,
     enableReadyCheck: false,
     enableOfflineQueue: false,

@@ -8,7 +8,8 @@
  * sealed under the deployment's key (relay-envelope.ts), fresh, and well-formed, else it is dropped and counted;
  * and even a sealed message only names events, it never carries what a subscriber is sent, nor moves a sequence.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { newRedis } from '../../storage/redis-client.js';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../../kernel/ids.js';
 import { RelayEnvelope, type RelayRejections } from './relay-envelope.js';
@@ -54,8 +55,8 @@ export class RedisRelay {
 
   constructor(private readonly options: RedisRelayOptions) {
     this.envelope = new RelayEnvelope(options.serverSecret);
-    this.publisher = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    this.subscriber = new Redis(options.redisUrl, { lazyConnect: true });
+    this.publisher = newRedis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    this.subscriber = newRedis(options.redisUrl, { lazyConnect: true });
     for (const client of [this.publisher, this.subscriber]) {
       client.on('error', (error: Error) => this.options.logger.warn({ err: error }, 'redis event relay error'));
     }

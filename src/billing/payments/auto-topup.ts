@@ -9,7 +9,7 @@
  * the processor's webhook for the same PaymentIntent credits nothing more. A failed charge credits nothing,
  * raises an alert and stays disarmed until re-armed.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Logger } from 'pino';
 import type { Transaction } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
@@ -177,9 +177,10 @@ export class AutoTopup {
   private async savedCardOf(customerId: number): Promise<{ customer: string; paymentMethod: string } | null> {
     const payment = await this.lastPaidCheckout(customerId);
     if (!payment?.payment_intent) return null;
+    const stripe = await this.deps.card.stripe();
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await this.deps.card.stripe.paymentIntents.retrieve(payment.payment_intent);
+      intent = await stripe.paymentIntents.retrieve(payment.payment_intent);
     } catch (error) {
       throw new AppError('UPSTREAM_FAILED', 'The card processor could not be reached or refused the request', { cause: error });
     }
@@ -324,9 +325,10 @@ export class AutoTopup {
   }
 
   private async charge(payment: PaymentRow, customer: string, paymentMethod: string): Promise<ChargeOutcome> {
+    const stripe = await this.deps.card.stripe();
     let intent: Stripe.PaymentIntent;
     try {
-      intent = await this.deps.card.stripe.paymentIntents.create(
+      intent = await stripe.paymentIntents.create(
         {
           amount: Number(payment.amount_micros) / MICROS_PER_CENT,
           currency: 'usd',
@@ -364,8 +366,9 @@ export class AutoTopup {
   }
 
   private async fail(payment: PaymentRow, error: unknown): Promise<void> {
+    const { default: StripeClient } = await import('stripe');
     const reason =
-      error instanceof Stripe.errors.StripeError
+      error instanceof StripeClient.errors.StripeError
         ? {
             type: error.type,
             code: error.code ?? null,

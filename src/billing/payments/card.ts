@@ -4,7 +4,7 @@
  * the credit happens when the processor says the session is paid — by the customer's confirm (which retrieves
  * the session) or by the signed webhook — exactly once, whichever comes first. Refunds claw the credit back.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { AppError, notFound } from '../../kernel/errors.js';
@@ -55,11 +55,13 @@ export function packOf(config: AppConfig, packId: string): CreditPackConfig {
   return pack;
 }
 
-export function stripeClient(config: AppConfig): Stripe {
+/** The processor's client. The package is loaded on first use: most processes never take a card payment. */
+export async function stripeClient(config: AppConfig): Promise<Stripe> {
+  const { default: StripeClient } = await import('stripe');
   const card = config.payments.card;
   const base = new URL(card.apiBaseUrl);
   const protocol = base.protocol === 'http:' ? 'http' : 'https';
-  return new Stripe(card.secretKey || 'sk_unset', {
+  return new StripeClient(card.secretKey || 'sk_unset', {
     host: base.hostname,
     port: base.port === '' ? (protocol === 'http' ? 80 : 443) : Number(base.port),
     protocol,
@@ -75,10 +77,13 @@ function processorError(error: unknown): AppError {
 }
 
 export class CardPayments {
-  readonly stripe: Stripe;
+  private client: Promise<Stripe> | undefined;
 
-  constructor(private readonly deps: CardDeps) {
-    this.stripe = stripeClient(deps.config);
+  constructor(private readonly deps: CardDeps) {}
+
+  /** The processor's client, made on first use. */
+  stripe(): Promise<Stripe> {
+    return (this.client ??= stripeClient(this.deps.config));
   }
 
   private get db(): Kysely<Database> {
@@ -101,9 +106,10 @@ export class CardPayments {
     const dashboard = `${this.deps.config.publicBaseUrl.replace(/\/+$/, '')}/dashboard.html`;
     const successUrl = this.deps.config.payments.card.successUrl ?? `${dashboard}?checkout={CHECKOUT_SESSION_ID}`;
     const cancelUrl = this.deps.config.payments.card.cancelUrl ?? `${dashboard}?checkout=cancelled`;
+    const stripe = await this.stripe();
     let session: Stripe.Checkout.Session;
     try {
-      session = await this.stripe.checkout.sessions.create(
+      session = await stripe.checkout.sessions.create(
         {
           mode: 'payment',
           client_reference_id: publicId,
@@ -187,9 +193,10 @@ export class CardPayments {
     this.enabled();
     const payment = await this.ownPayment(customerId, sessionId, wallet);
     if (payment.status === 'paid') return { payment, credited: false };
+    const stripe = await this.stripe();
     let session: Stripe.Checkout.Session;
     try {
-      session = await this.stripe.checkout.sessions.retrieve(sessionId);
+      session = await stripe.checkout.sessions.retrieve(sessionId);
     } catch (error) {
       throw processorError(error);
     }
@@ -476,8 +483,9 @@ export class CardPayments {
       .where('payment_intent', '=', paymentIntent)
       .executeTakeFirst();
     if (known) return null;
+    const stripe = await this.stripe();
     try {
-      const sessions = await this.stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
+      const sessions = await stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
       return sessions.data[0]?.id ?? null;
     } catch (error) {
       throw processorError(error);

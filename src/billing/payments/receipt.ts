@@ -1,5 +1,4 @@
 /** PDF receipt of a paid order, made with pdfkit: seller, customer, order id, amounts in USD and coin, dates. */
-import PDFDocument from 'pdfkit';
 import { formatUsd } from '../../kernel/money.js';
 import type { PaymentRow } from './ledger-effects.js';
 import type { CryptoDetails } from './crypto.js';
@@ -9,7 +8,8 @@ export interface ReceiptParties {
   customer: { email: string; name: string | null };
 }
 
-export function receiptPdf(order: PaymentRow, parties: ReceiptParties): Promise<Buffer> {
+export async function receiptPdf(order: PaymentRow, parties: ReceiptParties): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const details = JSON.parse(order.details_json ?? '{}') as Partial<CryptoDetails>;
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `Receipt ${order.public_id}`, Author: parties.seller.name } });
   const chunks: Buffer[] = [];

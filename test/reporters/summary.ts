@@ -1,0 +1,49 @@
+/**
+ * The run's verdicts in a few lines at its end: every failed test and every test that passed only on its retry
+ * (integration tests get one retry, see vitest.config.ts), with the first line of each error. A retried pass is a
+ * finding, not a pass to forget: it names a test, or a part of the service, that depends on timing.
+ * With SWITCHYARD_TEST_SUMMARY set, the lines are also appended to that file (`.ci/run` prints it last, so the
+ * end of CI's output names what failed on either dialect).
+ */
+import fs from 'node:fs';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+
+interface ErrorLike {
+  message?: string;
+}
+
+function firstLine(errors: ReadonlyArray<ErrorLike> | undefined): string {
+  const message = errors?.[0]?.message ?? '';
+  return message.split('\n')[0]!.slice(0, 300);
+}
+
+export default class SummaryReporter implements Reporter {
+  private readonly lines: string[] = [];
+
+  onTestCaseResult(test: TestCase): void {
+    const result = test.result();
+    const where = `${test.module.relativeModuleId} > ${test.fullName}`;
+    if (result.state === 'failed') this.lines.push(`FAILED ${where}: ${firstLine(result.errors)}`);
+    else if (result.state === 'passed' && test.diagnostic()?.flaky) {
+      this.lines.push(`PASSED ONLY ON RETRY ${where}: ${firstLine(result.errors)}`);
+    }
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<ErrorLike>): void {
+    for (const module of modules) {
+      // A file that failed outside its tests (import, beforeAll, afterAll) has no failed test to name it.
+      const errors = module.errors();
+      if (errors.length > 0) this.lines.push(`FAILED ${module.relativeModuleId} (outside its tests): ${firstLine(errors)}`);
+    }
+    for (const error of unhandledErrors) this.lines.push(`UNHANDLED ERROR: ${firstLine([error])}`);
+    const dialect = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
+    const text =
+      [
+        `== test verdicts (${dialect}): ${this.lines.length === 0 ? 'no failure, no retried pass' : `${this.lines.length} line(s)`}`,
+        ...this.lines,
+      ].join('\n') + '\n';
+    process.stdout.write(text);
+    const file = process.env.SWITCHYARD_TEST_SUMMARY;
+    if (file) fs.appendFileSync(file, text);
+  }
+}
