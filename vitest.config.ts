@@ -35,6 +35,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: true,
+    // A worker runs its test files one after another in one process and loads the service's modules once, not once
+    // per file (that import was over half of the suite's time). Each file still builds its own services, storage
+    // and data directory; a file that changes process-wide state (process.env) puts it back in its afterAll.
+    isolate: false,
     maxWorkers: 2,
     // Every 2xx JSON answer of a route with a response schema is checked against it (src/http/contract).
     env: { SWITCHYARD_CONTRACT_CHECK: '1' },

@@ -2,7 +2,7 @@
  * The accounts domain's second half: dashboard sessions and sign-in flows, mail, alerts, inbox and settings.
  * Built once by the composition root from the shared deps.
  */
-import { newRedis } from '../storage/redis-client.js';
+import { newRedis } from '../kernel/redis-client.js';
 import { AddressLimits } from './address-limits.js';
 import { AlertService } from './alerts.js';
 import { EmailVerification } from './email-verification.js';

@@ -2,7 +2,7 @@
 import { customerMoney, type CustomerMoney } from './customer-money.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { newRedis } from '../storage/redis-client.js';
+import { newRedis } from '../kernel/redis-client.js';
 import { moneyJson } from '../kernel/money.js';
 import { createMeter } from './billing-meter.js';
 import { IdempotencyStore, requestHash } from './idempotency.js';

@@ -1,5 +1,5 @@
 /** Whether Redis answers a PING from this node (metrics); one lazily connected client of its own. */
-import { newRedis } from '../storage/redis-client.js';
+import { newRedis } from '../kernel/redis-client.js';
 
 const PING_TIMEOUT_MS = 1_000;
 

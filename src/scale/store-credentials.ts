@@ -6,7 +6,7 @@
  * succeeding means the store is open. Scale-out then refuses to start, unless `scaleOut.allowUnauthenticatedStores`
  * (development machines, where trust authentication is common) turns the refusal into a warning.
  */
-import { newRedis } from '../storage/redis-client.js';
+import { newRedis } from '../kernel/redis-client.js';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/env.js';

@@ -18,7 +18,13 @@ beforeAll(async () => {
   process.env.OPENAI_API_KEY = gateway.key;
   process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
 });
-afterAll(async () => gateway.close());
+afterAll(async () => {
+  // Test files share their worker's process (vitest.config.ts: isolate false): the next file starts without these.
+  delete process.env.OPENAI_BASE_URL;
+  delete process.env.OPENAI_API_KEY;
+  delete process.env.OPENAI_AGENTS_DISABLE_TRACING;
+  await gateway.close();
+});
 beforeEach(() => {
   gateway.upstream.requests.length = 0;
 });

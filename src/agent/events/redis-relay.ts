@@ -9,7 +9,7 @@
  * and even a sealed message only names events, it never carries what a subscriber is sent, nor moves a sequence.
  */
 import type { Redis } from 'ioredis';
-import { newRedis } from '../../storage/redis-client.js';
+import { newRedis } from '../../kernel/redis-client.js';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../../kernel/ids.js';
 import { RelayEnvelope, type RelayRejections } from './relay-envelope.js';
