@@ -372,6 +372,24 @@ describe('the money path against a reference model', () => {
               { kind: 'hold', inputTokens: 206, maxOutputTokens: 46 },
             ],
           ],
+          // A settlement above its hold, then at once a hold that only the settlement's overage makes too big.
+          [
+            [
+              { kind: 'adjust', key: 0, amountMicros: 100 },
+              { kind: 'hold', inputTokens: 0, maxOutputTokens: 25 },
+              { kind: 'settle', pick: 0, inputTokens: 80, outputTokens: 0, outcome: 'completed' },
+              { kind: 'hold', inputTokens: 40, maxOutputTokens: 0 },
+            ],
+          ],
+          // A settlement below its hold, then at once a hold that only the released hold makes room for.
+          [
+            [
+              { kind: 'adjust', key: 0, amountMicros: 100 },
+              { kind: 'hold', inputTokens: 0, maxOutputTokens: 45 },
+              { kind: 'settle', pick: 0, inputTokens: 10, outputTokens: 0, outcome: 'completed' },
+              { kind: 'hold', inputTokens: 80, maxOutputTokens: 0 },
+            ],
+          ],
         ],
       },
     );

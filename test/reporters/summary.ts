@@ -17,15 +17,25 @@ function firstLine(errors: ReadonlyArray<ErrorLike> | undefined): string {
   return message.split('\n')[0]!.slice(0, 300);
 }
 
+/** The first error whole (a property test's seed and counterexample are in it), indented, at most 4,000 characters. */
+function whole(errors: ReadonlyArray<ErrorLike> | undefined): string {
+  const message = (errors?.[0]?.message ?? '').slice(0, 4_000);
+  return message
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
 export default class SummaryReporter implements Reporter {
   private readonly lines: string[] = [];
 
   onTestCaseResult(test: TestCase): void {
     const result = test.result();
     const where = `${test.module.relativeModuleId} > ${test.fullName}`;
-    if (result.state === 'failed') this.lines.push(`FAILED ${where}: ${firstLine(result.errors)}`);
+    if (result.state === 'failed') this.lines.push(`FAILED ${where}: ${firstLine(result.errors)}`, whole(result.errors));
     else if (result.state === 'passed' && test.diagnostic()?.flaky) {
-      this.lines.push(`PASSED ONLY ON RETRY ${where}: ${firstLine(result.errors)}`);
+      // The default reporter prints nothing of a retried pass: its first attempt's error is only here.
+      this.lines.push(`PASSED ONLY ON RETRY ${where}: ${firstLine(result.errors)}`, whole(result.errors));
     }
   }
 
@@ -37,11 +47,8 @@ export default class SummaryReporter implements Reporter {
     }
     for (const error of unhandledErrors) this.lines.push(`UNHANDLED ERROR: ${firstLine([error])}`);
     const dialect = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
-    const text =
-      [
-        `== test verdicts (${dialect}): ${this.lines.length === 0 ? 'no failure, no retried pass' : `${this.lines.length} line(s)`}`,
-        ...this.lines,
-      ].join('\n') + '\n';
+    const verdict = this.lines.length === 0 ? 'no failure, no retried pass' : 'what failed, and what passed only on its retry';
+    const text = [`== test verdicts (${dialect}): ${verdict}`, ...this.lines].join('\n') + '\n';
     process.stdout.write(text);
     const file = process.env.SWITCHYARD_TEST_SUMMARY;
     if (file) fs.appendFileSync(file, text);

@@ -5,6 +5,11 @@
  * key's spend inside it, so processes sharing the database see each other's holds and together admit no more than
  * the limit covers (billing's per-process serializer orders calls within one process; this orders them across
  * processes). A settlement claims the call's row, applies the settlement rule and appends the usage transfer.
+ *
+ * Within a process, a hold is applied after the settlements sent before it on the same account, as the SQLite stores'
+ * single queue does: on PostgreSQL each operation is its own transaction, and a hold sent right after a settlement
+ * would otherwise often commit first (its guarded update is its first statement), so it would not see the hold the
+ * settlement releases (a needless 402) or the overage it collects (credit spent twice, the overage left uncollected).
  */
 import { sql, type Transaction } from 'kysely';
 import type { Storage } from '../database.js';
@@ -20,17 +25,35 @@ import type { WriterQueue } from './writer-queue.js';
 const SPENDING_LIMIT_LOCK_SCOPE = 0x5350_4c4d;
 
 export class KyselyLedgerStore implements LedgerStore {
+  /** Per account, settlements sent and not yet committed (only when the writer lets operations overtake each other). */
+  private readonly settling = new Map<number, Promise<unknown>>();
+
   constructor(
     private readonly storage: Storage,
     private readonly writer: WriterQueue,
   ) {}
 
   placeHold(hold: HoldInput): Promise<HoldOutcome> {
-    return this.writer.run((trx) => this.holdIn(trx, hold));
+    const before = this.settling.get(hold.accountId);
+    if (before === undefined) return this.writer.run((trx) => this.holdIn(trx, hold));
+    return before.then(() => this.writer.run((trx) => this.holdIn(trx, hold)));
   }
 
   settleCall(settle: SettleInput): Promise<number | null> {
-    return this.writer.run((trx, postings) => settleIn(trx, postings, settle));
+    const settled = this.writer.run((trx, postings) => settleIn(trx, postings, settle));
+    if (!this.writer.inOrder) this.orderAfter(settle.accountId, settled);
+    return settled;
+  }
+
+  /** Holds on `accountId` sent from now on wait until `settled` (and the account's earlier settlements) ended. */
+  private orderAfter(accountId: number, settled: Promise<unknown>): void {
+    const ended = settled.catch(() => undefined);
+    const earlier = this.settling.get(accountId);
+    const all = earlier === undefined ? ended : Promise.all([earlier, ended]);
+    this.settling.set(accountId, all);
+    void all.then(() => {
+      if (this.settling.get(accountId) === all) this.settling.delete(accountId);
+    });
   }
 
   flush(): void {

@@ -38,6 +38,8 @@ export interface WriterQueue {
   drain(): Promise<void>;
   /** Operations queued or committing (metrics). */
   depth(): number;
+  /** Whether operations are applied in the order `run` was called (one queue), or may overtake each other. */
+  readonly inOrder: boolean;
 }
 
 /** One transaction per operation (PostgreSQL: row locks let separate transactions proceed in parallel). */
@@ -54,6 +56,7 @@ export function directWriter(db: Kysely<Database>): WriterQueue {
       await Promise.allSettled([...inFlight]);
     },
     depth: () => inFlight.size,
+    inOrder: false,
   };
 }
 
@@ -101,5 +104,6 @@ export function groupCommitWriter(db: Kysely<Database>, maxBatch: number): Write
       while (running) await running;
     },
     depth: () => queue.length,
+    inOrder: true,
   };
 }
