@@ -1,6 +1,6 @@
 /**
  * The run's verdicts in a few lines at its end: every failed test and every test that passed only on its retry
- * (integration tests get one retry, see vitest.config.ts), with the first line of each error. A retried pass is a
+ * (integration tests get one retry, see vitest.config.ts), each with its first error whole. A retried pass is a
  * finding, not a pass to forget: it names a test, or a part of the service, that depends on timing.
  * With SWITCHYARD_TEST_SUMMARY set, the lines are also appended to that file (`.ci/run` prints it last, so the
  * end of CI's output names what failed on either dialect).
@@ -10,11 +10,6 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 interface ErrorLike {
   message?: string;
-}
-
-function firstLine(errors: ReadonlyArray<ErrorLike> | undefined): string {
-  const message = errors?.[0]?.message ?? '';
-  return message.split('\n')[0]!.slice(0, 300);
 }
 
 /** The first error whole (a property test's seed and counterexample are in it), indented, at most 4,000 characters. */
@@ -32,10 +27,10 @@ export default class SummaryReporter implements Reporter {
   onTestCaseResult(test: TestCase): void {
     const result = test.result();
     const where = `${test.module.relativeModuleId} > ${test.fullName}`;
-    if (result.state === 'failed') this.lines.push(`FAILED ${where}: ${firstLine(result.errors)}`, whole(result.errors));
+    if (result.state === 'failed') this.lines.push(`FAILED ${where}`, whole(result.errors));
     else if (result.state === 'passed' && test.diagnostic()?.flaky) {
       // The default reporter prints nothing of a retried pass: its first attempt's error is only here.
-      this.lines.push(`PASSED ONLY ON RETRY ${where}: ${firstLine(result.errors)}`, whole(result.errors));
+      this.lines.push(`PASSED ONLY ON RETRY ${where}`, whole(result.errors));
     }
   }
 
@@ -43,9 +38,9 @@ export default class SummaryReporter implements Reporter {
     for (const module of modules) {
       // A file that failed outside its tests (import, beforeAll, afterAll) has no failed test to name it.
       const errors = module.errors();
-      if (errors.length > 0) this.lines.push(`FAILED ${module.relativeModuleId} (outside its tests): ${firstLine(errors)}`);
+      if (errors.length > 0) this.lines.push(`FAILED ${module.relativeModuleId} (outside its tests)`, whole(errors));
     }
-    for (const error of unhandledErrors) this.lines.push(`UNHANDLED ERROR: ${firstLine([error])}`);
+    for (const error of unhandledErrors) this.lines.push('UNHANDLED ERROR', whole([error]));
     const dialect = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
     const verdict = this.lines.length === 0 ? 'no failure, no retried pass' : 'what failed, and what passed only on its retry';
     const text = [`== test verdicts (${dialect}): ${verdict}`, ...this.lines].join('\n') + '\n';
