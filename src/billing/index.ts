@@ -130,7 +130,11 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
   const nodeId = randomUUID();
   const store = ledgerStoreFor(deps, writer);
   const journal = new SettlementJournal(path.join(config.env.dataDir, 'settlement-journal'), nodeId, logger);
-  const wallet = new Wallet(storage, writer, clock, nodeId, store, journal, { earlyHoldTrustMs: config.billing.earlyHoldTrustMs });
+  const wallet = new Wallet(storage, writer, clock, nodeId, store, journal, {
+    earlyHoldTrustMs: config.billing.earlyHoldTrustMs,
+    reservations: config.billing.reservations,
+    onReservationError: (error) => logger.error({ err: error }, 'a credit reservation operation failed'),
+  });
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);
@@ -190,6 +194,7 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
     async close() {
       if (sweeper) clearInterval(sweeper);
       await usageWebhook?.close();
+      wallet.closeReservations();
       await wallet.drained();
       await store.close();
       await writer.drain();
@@ -266,6 +271,8 @@ async function adjustWallet(
   const { wallet } = parts;
   await parts.customers.get(input.customerId);
   const body = { amount_micros: input.amountMicros, reason: input.reason, wallet: input.wallet };
+  // A debit may need the credit this process keeps reserved for calls: it goes back to the wallet first.
+  if (input.amountMicros < 0 && input.wallet === 'token') await wallet.giveBackReserved(input.customerId);
   return parts.idempotency.run(`customer:${input.customerId}`, input.idempotencyKey, requestHash('wallet.adjust', body), async (trx) => {
     const transferId = await wallet.creditIn(trx, {
       customerId: input.customerId,

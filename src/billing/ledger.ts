@@ -56,7 +56,7 @@ export interface LedgerCheck {
   mismatchedAccounts: { code: string; balanceMicros: number; entriesMicros: number }[];
   /** Transfers whose entries do not sum to zero. */
   unbalancedTransfers: string[];
-  /** Accounts whose held amount is negative or differs from the sum of their open holds. */
+  /** Accounts whose held amount is negative or differs from the sum of their open holds and credit reservations. */
   badHolds: { code: string; heldMicros: number; openHoldsMicros: number }[];
 }
 
@@ -74,6 +74,11 @@ export async function checkLedger(db: Executor): Promise<LedgerCheck> {
     .where('status', '=', 'open')
     .groupBy('account_id')
     .execute();
+  const reservationSums = await db
+    .selectFrom('billing_reservations')
+    .select(['account_id', (eb) => eb.fn.sum<number>('held_micros').as('total')])
+    .groupBy('account_id')
+    .execute();
   const unbalanced = await db
     .selectFrom('ledger_entries')
     .select('transfer_id')
@@ -82,6 +87,8 @@ export async function checkLedger(db: Executor): Promise<LedgerCheck> {
     .execute();
   const entries = new Map(entrySums.map((row) => [Number(row.account_id), Number(row.total)]));
   const holds = new Map(holdSums.map((row) => [Number(row.account_id), Number(row.total)]));
+  // A credit reservation is held on its wallet like an open call's hold (billing/reservations.ts).
+  for (const row of reservationSums) holds.set(Number(row.account_id), (holds.get(Number(row.account_id)) ?? 0) + Number(row.total));
   return {
     mismatchedAccounts: accounts
       .filter((row) => (entries.get(row.id) ?? 0) !== Number(row.balance_micros))

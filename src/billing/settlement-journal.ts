@@ -12,7 +12,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { Insertable } from 'kysely';
 import type { UsageCounts } from '../storage/ledger-store/ledger-store.js';
+import type { BillingCallsTable } from '../storage/tables/billing.js';
 
 export type { UsageCounts };
 
@@ -21,6 +23,8 @@ export interface JournalEntry {
   usage: UsageCounts;
   outcome: string;
   nowMs: number;
+  /** A call drawn from a credit reservation: the process that drew it and the call's row, written with its settlement. */
+  reserved?: { nodeId: string; call: Insertable<BillingCallsTable> };
 }
 
 /** Size past which the file is emptied as soon as nothing journaled is pending. */

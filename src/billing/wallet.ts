@@ -2,7 +2,7 @@
  * Wallet operations on the ledger: the guarded hold, the exactly-once settlement, the release of holds left
  * by a crash, credits and corrections. Holds and settlements go through the writer queue (group commit).
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { assertMicros } from '../kernel/assert.js';
 import { AppError } from '../kernel/errors.js';
 import type { Clock } from '../kernel/clock.js';
@@ -14,9 +14,11 @@ import type { KeyPolicy } from '../accounts/principal.js';
 import { spendingLimitReached } from './policy.js';
 import { accountId, postTransfer, systemCode, walletCode, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
-import type { SettlementJournal, UsageCounts } from './settlement-journal.js';
-import type { HoldOutcome, LedgerStore } from '../storage/ledger-store/ledger-store.js';
+import type { JournalEntry, SettlementJournal, UsageCounts } from './settlement-journal.js';
+import type { HoldInput, HoldOutcome, LedgerStore } from '../storage/ledger-store/ledger-store.js';
 import type { WriterQueue } from '../storage/ledger-store/writer-queue.js';
+import type { BillingCallsTable } from '../storage/tables/billing.js';
+import { ReservationBook, type ReservationOptions } from './reservations.js';
 
 export interface HoldRequest {
   customerId: number;
@@ -61,6 +63,12 @@ export interface HeldCall {
   holdMicros: number;
   covered: boolean;
   rates: CardRates;
+  /** Set on a call drawn from a credit reservation: its row, written with its settlement (reservations.ts). */
+  reservedCall?: Insertable<BillingCallsTable>;
+  /** How many releases of open holds this process had made when the call held (a later one may have released it). */
+  releasesBefore?: number;
+  /** The reservation book's generation the call drew in (`ReservationBook.generation`). */
+  drawnIn?: number;
 }
 
 /** A wallet account's spare credit (balance − held) as the last hold on it saw it at its commit. */
@@ -83,7 +91,24 @@ export interface WalletOptions {
    * call waits for its hold's commit.
    */
   earlyHoldTrustMs: number;
+  /** Credit reservations, where the store offers them (absent or `maxMicros` 0: none). */
+  reservations?: ReservationOptions;
+  /** Told of a reservation operation that failed (logged; the calls hold on their own meanwhile). */
+  onReservationError?: (error: unknown) => void;
 }
+
+/** Which open holds a release takes off their wallets (`keep…`: a recovery's journaled calls, kept for their settlement). */
+export interface ReleaseFilter {
+  nodeIds?: string[];
+  olderThanMs?: number;
+  unregistered?: boolean;
+  /** Calls whose holds stay. */
+  keepCalls?: Set<number>;
+  /** Per `reservationKey`: what of a reservation stays. */
+  keepReserved?: Map<string, number>;
+}
+
+const reservationKey = (nodeId: string, accountId: number): string => `${nodeId}:${accountId}`;
 
 export class Wallet {
   private readonly accountIds = new Map<string, number>();
@@ -97,6 +122,11 @@ export class Wallet {
   settlementGate: (() => Promise<void>) | null = null;
 
   private readonly db: Kysely<Database>;
+  private readonly book: ReservationBook | null;
+  /** Releases of open holds made by this process (`HeldCall.releasesBefore`). */
+  private releases = 0;
+  /** Drawn calls whose settlement was sent (a call settled twice takes its hold off the reservation once). */
+  private readonly drawsSettled = new WeakSet<HeldCall>();
 
   constructor(
     storage: Storage,
@@ -111,6 +141,24 @@ export class Wallet {
     private readonly options: WalletOptions = { earlyHoldTrustMs: 0 },
   ) {
     this.db = storage.db;
+    const reservations = options.reservations;
+    this.book =
+      store.reservations && reservations && reservations.maxMicros > 0
+        ? new ReservationBook(store.reservations, clock, nodeId, reservations, options.onReservationError ?? (() => undefined))
+        : null;
+  }
+
+  /**
+   * Gives back the credit this process reserved on the customer's token wallet and no call drew, before a debit
+   * that must find it available (an operator's correction). Calls drawn from it keep their holds.
+   */
+  async giveBackReserved(customerId: number): Promise<void> {
+    if (this.book) await this.book.giveBack(await this.walletAccount(customerId));
+  }
+
+  /** Stops the reservation book's timer (shutdown; the reservations are released with the process's holds). */
+  closeReservations(): void {
+    this.book?.close();
   }
 
   async accountOf(code: string): Promise<number> {
@@ -159,9 +207,6 @@ export class Wallet {
       client_request_id: request.clientRequestId ?? null,
     };
     const spendingLimit = request.spendingLimit && request.keyId !== null ? { keyId: request.keyId, ...request.spendingLimit } : undefined;
-    // A limited key's hold always waits: its limit counts open holds, which an early one is not yet.
-    const early = spendingLimit === undefined && this.mayStartEarly(account, holdMicros);
-    const placing = this.store.placeHold({ accountId: account, holdMicros, call, spendingLimit });
     const held: HeldCall = {
       callId: 0,
       accountId: account,
@@ -169,7 +214,15 @@ export class Wallet {
       holdMicros,
       covered: request.coveredPlan !== null,
       rates,
+      releasesBefore: this.releases,
     };
+    // A limited key's calls hold on their own: its limit counts open holds, which a drawn or early one is not yet.
+    if (spendingLimit === undefined && !held.covered) {
+      const drawnId = this.book?.draw(account, holdMicros) ?? null;
+      if (drawnId !== null) return { ...held, callId: drawnId, reservedCall: call, drawnIn: this.book?.generation };
+    }
+    const early = spendingLimit === undefined && this.mayStartEarly(account, holdMicros);
+    const placing = this.placeHold({ accountId: account, holdMicros, call, spendingLimit });
     if (!early) {
       held.callId = this.placed(account, holdMicros, await placing, request.spendingLimit);
       return held;
@@ -190,6 +243,19 @@ export class Wallet {
       },
     );
     return held;
+  }
+
+  /**
+   * The store's hold, handed over in this turn (after the settlements sent before it). Refused while this process's
+   * reservation keeps credit free on the wallet: that credit goes back first, and the hold is tried once more. A
+   * committed hold of a key without a limit counts toward the wallet's call rate (reservations.ts).
+   */
+  private async placeHold(input: HoldInput): Promise<HoldOutcome> {
+    let outcome = await this.store.placeHold(input);
+    if (outcome.kind === 'short' && this.book && (await this.book.giveBack(input.accountId))) outcome = await this.store.placeHold(input);
+    if (outcome.kind === 'held' && input.spendingLimit === undefined)
+      this.book?.heldAlone(input.accountId, input.holdMicros, outcome.spareMicros);
+    return outcome;
   }
 
   /** Whether the account's last known spare credit, less the early holds still committing, covers this hold. */
@@ -233,8 +299,10 @@ export class Wallet {
   settle(held: HeldCall, usage: UsageCounts, outcome: string): Promise<Settlement> {
     if (held.committed) return this.settleAfterCommit(held, held.committed, usage, outcome);
     const nowMs = this.clock.nowMs();
-    // Journaled synchronously, before the caller writes the answer's end: the commit itself comes later.
-    this.journal?.record({ callId: held.callId, usage, outcome, nowMs });
+    // Journaled synchronously, before the caller writes the answer's end: the commit itself comes later. A drawn
+    // call's line carries its row, which does not exist yet.
+    const reserved = held.reservedCall ? { nodeId: this.nodeId, call: held.reservedCall } : undefined;
+    this.journal?.record({ callId: held.callId, usage, outcome, nowMs, reserved });
     const settling = this.settleJournaled(held, usage, outcome, nowMs);
     this.settling.add(settling);
     void settling
@@ -293,7 +361,7 @@ export class Wallet {
   }
 
   private async settleWith(revenue: number, held: HeldCall, usage: UsageCounts, outcome: string, nowMs: number): Promise<Settlement> {
-    const collected = await this.store.settleCall({
+    const input = {
       callId: held.callId,
       accountId: held.accountId,
       revenueAccountId: revenue,
@@ -303,7 +371,26 @@ export class Wallet {
       outcome,
       requestId: held.requestId,
       nowMs,
-    });
+    };
+    let settling: Promise<number | null>;
+    // A cost above what the call holds is collected from spare credit: this process's reserved credit no call drew
+    // is spare. A release since the call held may have taken its hold off the wallet.
+    const holdLeft = held.releasesBefore === this.releases ? held.holdMicros : 0;
+    if (input.fullCostMicros > holdLeft) this.book?.cutFree(held.accountId);
+    if (held.reservedCall) {
+      const reservations = this.store.reservations;
+      if (!reservations) throw new Error('a call drawn from a credit reservation settles only through a store that has them');
+      // The reservation of the process that drew the call (its row names it), unless this process's reservations were
+      // released since it drew (the process that drew it and this one are one then).
+      const drewIt = held.reservedCall.node_id;
+      const stands = drewIt !== this.nodeId || held.drawnIn === this.book?.generation;
+      settling = reservations.settleReserved({ ...input, nodeId: drewIt, call: held.reservedCall, reservationStands: stands });
+      // The hold left the reservation with that operation (the first one: a second changes nothing); a growth it
+      // calls for is sent after it.
+      if (drewIt === this.nodeId && stands && !this.drawsSettled.has(held)) this.book?.settled(held.accountId, held.holdMicros);
+      this.drawsSettled.add(held);
+    } else settling = this.store.settleCall(input);
+    const collected = await settling;
     return { costMicros: collected ?? 0, covered: held.covered, alreadySettled: collected === null };
   }
 
@@ -314,9 +401,14 @@ export class Wallet {
   async settleFromJournal(nodeIds: string[]): Promise<number> {
     if (!this.journal || nodeIds.length === 0) return 0;
     const journals = this.journal.read(nodeIds);
+    await this.releaseAllBut(nodeIds, [...journals.values()].flat());
     const settling: Promise<Settlement>[] = [];
     for (const entries of journals.values()) {
       for (const entry of entries) {
+        if (entry.reserved) {
+          settling.push(this.settleReservedEntry(entry, entry.reserved));
+          continue;
+        }
         const held = await this.heldCallOf(entry.callId);
         if (held) settling.push(this.settleJournaled(held, entry.usage, entry.outcome, entry.nowMs));
       }
@@ -326,6 +418,68 @@ export class Wallet {
     const settled = (await Promise.all(settling)).filter((outcome) => !outcome.alreadySettled).length;
     this.journal.forget([...journals.keys()]);
     return settled;
+  }
+
+  /**
+   * Before the journal settles: the gone processes' holds are released except what their journaled calls still hold
+   * (an open call's own hold; a drawn call's part of its reservation), so each journaled call settles within its own
+   * hold and collects a cost above it from what the others left spare.
+   */
+  private async releaseAllBut(nodeIds: string[], entries: JournalEntry[]): Promise<void> {
+    const keepCalls = new Set<number>();
+    const drawn = entries.filter((entry) => entry.reserved);
+    const drawnIds = drawn.map((entry) => entry.callId);
+    const written = new Set<number>();
+    for (let start = 0; start < drawnIds.length; start += 500) {
+      const rows = await this.db
+        .selectFrom('billing_calls')
+        .select('id')
+        .where('id', 'in', drawnIds.slice(start, start + 500))
+        .execute();
+      for (const row of rows) written.add(Number(row.id));
+    }
+    const keepReserved = new Map<string, number>();
+    for (const entry of entries) {
+      if (!entry.reserved) keepCalls.add(entry.callId);
+      else if (!written.has(entry.callId)) {
+        const key = reservationKey(entry.reserved.nodeId, Number(entry.reserved.call.account_id));
+        keepReserved.set(key, (keepReserved.get(key) ?? 0) + Number(entry.reserved.call.hold_micros));
+      }
+    }
+    await this.releaseOpen({ nodeIds, keepCalls, keepReserved });
+  }
+
+  /**
+   * A gone process's call drawn from its reservation: its row and settlement from the journal line, its hold from
+   * what is left of that reservation (released after this). Without a store that has reservations (the database
+   * changed hands) it cannot be written here: nothing is charged, as for a call whose line is lost.
+   */
+  private async settleReservedEntry(entry: JournalEntry, reserved: NonNullable<JournalEntry['reserved']>): Promise<Settlement> {
+    const call = reserved.call;
+    const notCharged = { costMicros: 0, covered: false, alreadySettled: true };
+    if (!this.store.reservations) return notCharged;
+    const rates: CardRates = {
+      input_micros_per_million: Number(call.input_micros_per_million),
+      output_micros_per_million: Number(call.output_micros_per_million),
+      cached_input_micros_per_million: Number(call.cached_input_micros_per_million),
+      cache_write_micros_per_million: Number(call.cache_write_micros_per_million),
+      cache_write_1h_micros_per_million: Number(call.cache_write_1h_micros_per_million),
+    };
+    const collected = await this.store.reservations.settleReserved({
+      callId: entry.callId,
+      accountId: Number(call.account_id),
+      revenueAccountId: await this.accountOf(REVENUE),
+      holdMicros: Number(call.hold_micros),
+      fullCostMicros: call.covered_plan ? 0 : costOf(entry.usage, rates),
+      usage: entry.usage,
+      outcome: entry.outcome,
+      requestId: call.request_id,
+      nowMs: entry.nowMs,
+      nodeId: reserved.nodeId,
+      call,
+      reservationStands: true,
+    });
+    return { costMicros: collected ?? 0, covered: false, alreadySettled: collected === null };
   }
 
   /** The hold recorded on an unsettled call's row, as the settlement needs it; undefined once settled. */
@@ -358,7 +512,7 @@ export class Wallet {
    * than `olderThanMs` (last resort against a call that never settles), with `unregistered` only those of
    * processes no longer in the registry. Returns how many were released.
    */
-  async releaseOpen(filter: { nodeIds?: string[]; olderThanMs?: number; unregistered?: boolean }): Promise<number> {
+  async releaseOpen(filter: ReleaseFilter): Promise<number> {
     let query = this.db.selectFrom('billing_calls').select('id').where('status', '=', 'open');
     if (filter.nodeIds !== undefined) {
       if (filter.nodeIds.length === 0) return 0;
@@ -367,8 +521,14 @@ export class Wallet {
       query = query.where('created_at', '<', filter.olderThanMs ?? 0);
       if (filter.unregistered) query = query.where('node_id', 'not in', (eb) => eb.selectFrom('billing_nodes').select('node_id'));
     }
-    const open = await query.execute();
-    let released = 0;
+    const open = (await query.execute()).filter((call) => !filter.keepCalls?.has(Number(call.id)));
+    // This process's own reservations released (shutdown, or a test's sweep): no call draws from them again.
+    if (this.book && filter.nodeIds?.includes(this.nodeId)) {
+      await this.book.quiet();
+      this.book.forgetAll();
+    }
+    if (open.length > 0 || filter.nodeIds?.includes(this.nodeId)) this.releases += 1;
+    let released = await this.releaseReservations(filter);
     for (const { id } of open) {
       const done = await this.writer.run(async (trx) => {
         const call = await trx
@@ -392,6 +552,56 @@ export class Wallet {
           .updateTable('billing_accounts')
           .set({ held_micros: sql`held_micros - ${call.hold_micros}` })
           .where('id', '=', call.account_id)
+          .execute();
+        return true;
+      });
+      if (done) released += 1;
+    }
+    return released;
+  }
+
+  /**
+   * Releases the credit reservations of `nodeIds`, or of processes no longer registered whose reservation did not
+   * change since `olderThanMs`; a live process's reservations are its own to give back. Returns how many.
+   */
+  private async releaseReservations(filter: ReleaseFilter): Promise<number> {
+    let query = this.db.selectFrom('billing_reservations').select(['node_id', 'account_id']);
+    if (filter.nodeIds !== undefined) query = query.where('node_id', 'in', filter.nodeIds);
+    else if (filter.unregistered)
+      query = query
+        .where('updated_at', '<', filter.olderThanMs ?? 0)
+        .where('node_id', 'not in', (eb) => eb.selectFrom('billing_nodes').select('node_id'));
+    else return 0;
+    let released = 0;
+    for (const reservation of await query.execute()) {
+      const keepMicros = filter.keepReserved?.get(reservationKey(reservation.node_id, Number(reservation.account_id))) ?? 0;
+      const done = await this.writer.run(async (trx) => {
+        const row = await trx
+          .selectFrom('billing_reservations')
+          .select('held_micros')
+          .where('node_id', '=', reservation.node_id)
+          .where('account_id', '=', reservation.account_id)
+          .executeTakeFirst();
+        const releasedMicros = Number(row?.held_micros ?? 0) - keepMicros;
+        if (!row || releasedMicros <= 0) return false;
+        if (keepMicros > 0)
+          await trx
+            .updateTable('billing_reservations')
+            .set({ held_micros: keepMicros, updated_at: this.clock.nowMs() })
+            .where('node_id', '=', reservation.node_id)
+            .where('account_id', '=', reservation.account_id)
+            .execute();
+        else
+          await trx
+            .deleteFrom('billing_reservations')
+            .where('node_id', '=', reservation.node_id)
+            .where('account_id', '=', reservation.account_id)
+            .execute();
+        assertMicros(releasedMicros, 'a released reservation’s held_micros');
+        await trx
+          .updateTable('billing_accounts')
+          .set({ held_micros: sql`held_micros - ${releasedMicros}` })
+          .where('id', '=', reservation.account_id)
           .execute();
         return true;
       });
@@ -439,16 +649,21 @@ export class Wallet {
   }
 
   async balances(customerId: number): Promise<{ token: { balance: number; held: number }; cash: { balance: number; held: number } }> {
-    // Answers do not wait for their settlement; a balance read in this process does (at most one group commit).
+    // Answers do not wait for their settlement; a balance read in this process does (at most one group commit), and
+    // for the reservation changes under way, so the reserved credit it leaves out is the credit the row has.
     await this.settled();
+    await this.book?.quiet();
     const rows = await this.db
       .selectFrom('billing_accounts')
       .select(['code', 'balance_micros', 'held_micros'])
       .where('code', 'in', [walletCode(customerId, 'token'), walletCode(customerId, 'cash')])
       .execute();
+    // Credit this process reserved and no call drew is not a hold the customer has open.
+    const unheld = this.book ? this.book.freeOf(await this.walletAccount(customerId)) : 0;
     const find = (wallet: WalletKind) => {
       const row = rows.find((candidate) => candidate.code === walletCode(customerId, wallet));
-      return { balance: Number(row?.balance_micros ?? 0), held: Number(row?.held_micros ?? 0) };
+      const held = Number(row?.held_micros ?? 0) - (wallet === 'token' ? unheld : 0);
+      return { balance: Number(row?.balance_micros ?? 0), held };
     };
     return { token: find('token'), cash: find('cash') };
   }

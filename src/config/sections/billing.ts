@@ -68,6 +68,22 @@ export const BillingSection = {
        * 0: every call waits for its hold's commit. Keys with a spending limit always wait.
        */
       earlyHoldTrustMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000 }),
+      /**
+       * Credit reservations (SQLite ledger thread only: one process per database file): a wallet with at least
+       * `minCallsPerSecond` calls a second gets credit held once for this process, and its calls draw their holds
+       * from it in memory instead of committing one each; their rows are written with their settlements.
+       */
+      reservations: Type.Object(
+        {
+          /** Largest reservation per wallet, in micro-USD; 0 turns reservations off. */
+          maxMicros: Type.Integer({ minimum: 0, default: 5_000_000 }),
+          /** Calls a second on one wallet before this process reserves credit for it. */
+          minCallsPerSecond: Type.Integer({ minimum: 1, default: 10 }),
+          /** A reservation no call drew from for this long is given back to the wallet. */
+          idleReleaseMs: Type.Integer({ minimum: 100, maximum: 600_000, default: 2_000 }),
+        },
+        { default: {}, additionalProperties: false },
+      ),
       /** Heartbeat and sweep period; a process silent for three periods is gone and its holds are released. */
       sweepIntervalMs: Type.Integer({ minimum: 100, default: 10_000 }),
       idempotencyRetentionMs: Type.Integer({ minimum: 24 * 3600_000, default: 48 * 3600_000 }),

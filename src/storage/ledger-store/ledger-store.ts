@@ -50,7 +50,48 @@ export interface SettleInput {
   nowMs: number;
 }
 
+/** Credit held once for a process's calls on one wallet (docs/billing.md, "Credit reservations"). */
+export interface ReserveInput {
+  accountId: number;
+  nodeId: string;
+  /** Held more on the wallet (guarded like a hold); 0 only asks for call ids. */
+  amountMicros: number;
+  /** Call ids to set aside for calls drawn from the reservation (their rows are written when they settle). */
+  callIds: number;
+  nowMs: number;
+}
+
+/** `reserved`: held, with the wallet's spare credit after it and the call ids set aside (`firstCallId`..`lastCallId`). */
+export type ReserveOutcome = { kind: 'reserved'; spareMicros: number; firstCallId: number; lastCallId: number } | { kind: 'short' };
+
+/** A call drawn from a reservation settles with its row: its hold moves from the reservation to it, then it settles. */
+export interface ReservedSettleInput extends SettleInput {
+  nodeId: string;
+  /** The call's row as a hold would have written it (status `open`, `hold_micros` its drawn hold), without its id. */
+  call: Insertable<BillingCallsTable>;
+  /** false: the reservation it drew from was released since (the call settles as a released one would). */
+  reservationStands: boolean;
+}
+
+export interface CreditReservations {
+  /** Holds `amountMicros` more for `nodeId` on the wallet only while balance − held covers it, and sets call ids aside. */
+  reserve(input: ReserveInput): Promise<ReserveOutcome>;
+  /**
+   * Cuts the reservation down to `keepMicros` (what the calls drawn from it and not settled yet hold) and gives the
+   * rest back to the wallet, whatever growth committed before it.
+   */
+  unreserve(input: { accountId: number; nodeId: string; keepMicros: number; nowMs: number }): Promise<void>;
+  /**
+   * Writes the drawn call's row (id `callId`, set aside by `reserve`) with its hold taken from the reservation, then
+   * settles it like any call, in one transaction; null when a row with that id exists (settled once already). When the
+   * reservation no longer holds the call's hold (released meanwhile), the call settles as a released one would.
+   */
+  settleReserved(input: ReservedSettleInput): Promise<number | null>;
+}
+
 export interface LedgerStore {
+  /** Present where calls may draw their holds from a reservation (the SQLite ledger thread: one process per file). */
+  readonly reservations?: CreditReservations;
   /** Places the hold and inserts the call's row in one transaction, after the spending-limit check. */
   placeHold(hold: HoldInput): Promise<HoldOutcome>;
   /**

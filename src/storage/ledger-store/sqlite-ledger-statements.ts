@@ -76,6 +76,16 @@ export interface LedgerStatements {
    */
   postEntries(transfer: TransferInput): void;
   creditAccount(accountId: number, amountMicros: number): void;
+  /** Adds to a process's reservation on the account (the account's held amount moves with `guardHold` or `debit`). */
+  addReservation(nodeId: string, accountId: number, amountMicros: number, nowMs: number): void;
+  /** Takes `amountMicros` off the reservation while it holds that much (an emptied one is removed); false otherwise. */
+  takeReservation(nodeId: string, accountId: number, amountMicros: number, nowMs: number): boolean;
+  /** Cuts the reservation down to `keepMicros` (an emptied one is removed): what it took off, 0 when it held no more. */
+  cutReservation(nodeId: string, accountId: number, keepMicros: number, nowMs: number): number;
+  /** Sets `count` call ids aside (AUTOINCREMENT never hands them out): the first of them. */
+  setCallIdsAside(count: number): number;
+  /** Inserts a call row with the id given (values in CALL_COLUMNS order). */
+  insertCallWithId(callId: number, values: readonly CallColumnValue[]): void;
   /**
    * Runs `work` in one BEGIN IMMEDIATE transaction: a deferred transaction that has read cannot wait for the write
    * lock (SQLite answers SQLITE_BUSY at once, busy_timeout or not), so a batch starting with a read would fail
@@ -132,6 +142,22 @@ export function openLedgerStatements(file: string): LedgerStatements {
     'INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const keySpend = db.prepare(KEY_SPEND_SQL).pluck();
+  const addReservation = db.prepare(
+    'INSERT INTO billing_reservations (node_id, account_id, held_micros, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (node_id, account_id) DO UPDATE SET held_micros = held_micros + excluded.held_micros, updated_at = excluded.updated_at',
+  );
+  const takeReservation = db.prepare(
+    'UPDATE billing_reservations SET held_micros = held_micros - ?, updated_at = ? WHERE node_id = ? AND account_id = ? AND held_micros >= ?',
+  );
+  const reservationHeld = db.prepare('SELECT held_micros FROM billing_reservations WHERE node_id = ? AND account_id = ?').pluck();
+  const setReservation = db.prepare('UPDATE billing_reservations SET held_micros = ?, updated_at = ? WHERE node_id = ? AND account_id = ?');
+  const dropEmptyReservation = db.prepare('DELETE FROM billing_reservations WHERE node_id = ? AND account_id = ? AND held_micros = 0');
+  const callSequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'billing_calls'").pluck();
+  const maxCallId = db.prepare('SELECT coalesce(max(id), 0) FROM billing_calls').pluck();
+  const bumpSequence = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'billing_calls'");
+  const startSequence = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('billing_calls', ?)");
+  const insertCallWithId = db.prepare(
+    `INSERT INTO billing_calls (id, ${CALL_COLUMNS.join(', ')}) VALUES (?, ${CALL_COLUMNS.map(() => '?').join(', ')})`,
+  );
   const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
   return {
     keySpend: (keyId, sinceMs) => Number(keySpend.get(keyId, sinceMs)),
@@ -163,6 +189,28 @@ export function openLedgerStatements(file: string): LedgerStatements {
         entry.run(row.transfer_id, row.account_id, row.amount_micros, row.kind, row.reference, row.memo, row.created_at);
     },
     creditAccount: (accountId, amountMicros) => void credit.run(amountMicros, accountId),
+    addReservation: (nodeId, accountId, amountMicros, nowMs) => void addReservation.run(nodeId, accountId, amountMicros, nowMs),
+    takeReservation: (nodeId, accountId, amountMicros, nowMs) => {
+      if (takeReservation.run(amountMicros, nowMs, nodeId, accountId, amountMicros).changes !== 1) return false;
+      dropEmptyReservation.run(nodeId, accountId);
+      return true;
+    },
+    cutReservation: (nodeId, accountId, keepMicros, nowMs) => {
+      const held = Number(reservationHeld.get(nodeId, accountId) ?? 0);
+      if (held <= keepMicros) return 0;
+      setReservation.run(keepMicros, nowMs, nodeId, accountId);
+      dropEmptyReservation.run(nodeId, accountId);
+      return held - keepMicros;
+    },
+    setCallIdsAside: (count) => {
+      const seq = callSequence.get() as number | undefined;
+      // Before the table's first row there is no sequence row yet; AUTOINCREMENT then starts after max(id).
+      const last = Math.max(Number(seq ?? 0), Number(maxCallId.get()));
+      if (seq === undefined) startSequence.run(last + count);
+      else bumpSequence.run(last + count);
+      return last + 1;
+    },
+    insertCallWithId: (callId, values) => void insertCallWithId.run(callId, ...values),
     immediate: (work) => immediateWithRetry(() => db.transaction(work).immediate()),
     walFile: walFileOf(file),
     close: () => db.close(),

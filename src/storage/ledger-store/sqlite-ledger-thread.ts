@@ -12,9 +12,9 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { assert, assertMicros } from '../../kernel/assert.js';
-import { usageTransfer, type HoldOutcome } from './ledger-store.js';
+import { usageTransfer, type HoldOutcome, type ReserveOutcome } from './ledger-store.js';
 import { needsSpareCredit, settlementOf } from './settlement-rule.js';
-import { openLedgerStatements, type LedgerStatements } from './sqlite-ledger-statements.js';
+import { CALL_COLUMNS, openLedgerStatements, type LedgerStatements } from './sqlite-ledger-statements.js';
 import type {
   HoldOperation,
   LedgerAnswer,
@@ -22,7 +22,10 @@ import type {
   LedgerResult,
   LedgerThreadData,
   QueuedOperation,
+  ReserveOperation,
   SettleOperation,
+  SettleReservedOperation,
+  UnreserveOperation,
   ThreadMessage,
 } from './sqlite-thread-ledger-store.js';
 
@@ -44,7 +47,7 @@ function hold(ledger: LedgerStatements, op: HoldOperation): HoldOutcome {
  * already off the wallet, so it settles as if it had held nothing (settlement-rule.ts). Only a settled call
  * changes nothing. Revenue is credited once per batch (`revenue` sums it per account).
  */
-function settle(ledger: LedgerStatements, op: SettleOperation, revenue: Map<number, number>): number | null {
+function settle(ledger: LedgerStatements, op: SettleOperation | SettleReservedOperation, revenue: Map<number, number>): number | null {
   const status = ledger.callStatus(op.callId);
   if (status !== 'open' && status !== 'released') return null;
   const claim = { status, holdMicros: op.holdMicros, fullCostMicros: op.fullCostMicros } as const;
@@ -68,10 +71,57 @@ function settle(ledger: LedgerStatements, op: SettleOperation, revenue: Map<numb
   return collectedMicros;
 }
 
+/** The guarded hold of more reserved credit, and call ids set aside for the calls drawn from it. */
+function reserve(ledger: LedgerStatements, op: ReserveOperation): ReserveOutcome {
+  assertMicros(op.amountMicros, 'amountMicros');
+  const spareMicros = ledger.guardHold(op.accountId, op.amountMicros);
+  if (spareMicros === undefined) return { kind: 'short' };
+  if (op.amountMicros > 0) ledger.addReservation(op.nodeId, op.accountId, op.amountMicros, op.nowMs);
+  const firstCallId = op.callIds > 0 ? ledger.setCallIdsAside(op.callIds) : 0;
+  return { kind: 'reserved', spareMicros, firstCallId, lastCallId: firstCallId + op.callIds - 1 };
+}
+
+function unreserve(ledger: LedgerStatements, op: UnreserveOperation): null {
+  assertMicros(op.keepMicros, 'keepMicros');
+  const releasedMicros = ledger.cutReservation(op.nodeId, op.accountId, op.keepMicros, op.nowMs);
+  if (releasedMicros > 0) ledger.debit(op.accountId, releasedMicros, 0);
+  return null;
+}
+
+/**
+ * A drawn call's row is written when it settles: its hold moves from the reservation to the row (the account's held
+ * amount is unchanged), then it settles like any open call. A reservation released meanwhile no longer holds it: the
+ * row is written `released` and settles from what the wallet has. A row with the id exists: settled once already.
+ */
+function settleReserved(ledger: LedgerStatements, op: SettleReservedOperation, revenue: Map<number, number>): number | null {
+  if (ledger.callStatus(op.callId) !== undefined) return null;
+  const moved =
+    op.reservationStands && (op.holdMicros === 0 || ledger.takeReservation(op.nodeId, op.accountId, op.holdMicros, op.nowMs));
+  const statusAt = CALL_COLUMNS.indexOf('status');
+  const call = op.call.map((value, index) => (index === statusAt ? (moved ? 'open' : 'released') : value));
+  ledger.insertCallWithId(op.callId, call);
+  return settle(ledger, op, revenue);
+}
+
+function apply(ledger: LedgerStatements, op: LedgerOperation, revenue: Map<number, number>): LedgerResult {
+  switch (op.kind) {
+    case 'hold':
+      return hold(ledger, op);
+    case 'settle':
+      return settle(ledger, op, revenue);
+    case 'reserve':
+      return reserve(ledger, op);
+    case 'unreserve':
+      return unreserve(ledger, op);
+    case 'settle-reserved':
+      return settleReserved(ledger, op, revenue);
+  }
+}
+
 function runBatch(ledger: LedgerStatements, ops: LedgerOperation[]): LedgerResult[] {
   return ledger.immediate(() => {
     const revenue = new Map<number, number>();
-    const results = ops.map((op) => (op.kind === 'hold' ? hold(ledger, op) : settle(ledger, op, revenue)));
+    const results = ops.map((op) => apply(ledger, op, revenue));
     for (const [accountId, amountMicros] of revenue) ledger.creditAccount(accountId, amountMicros);
     return results;
   });

@@ -14,7 +14,16 @@
  */
 import { Worker } from 'node:worker_threads';
 import { workerScript } from '../../kernel/worker-script.js';
-import type { HoldInput, HoldOutcome, LedgerStore, SettleInput } from './ledger-store.js';
+import type {
+  CreditReservations,
+  HoldInput,
+  HoldOutcome,
+  LedgerStore,
+  ReservedSettleInput,
+  ReserveInput,
+  ReserveOutcome,
+  SettleInput,
+} from './ledger-store.js';
 import { CALL_COLUMNS, type CallColumnValue } from './sqlite-ledger-statements.js';
 
 export interface HoldOperation {
@@ -30,9 +39,29 @@ export interface SettleOperation extends SettleInput {
   kind: 'settle';
 }
 
-export type LedgerOperation = HoldOperation | SettleOperation;
-/** hold: its outcome. settle: the collected cost, or null if already closed. */
-export type LedgerResult = HoldOutcome | number | null;
+export interface ReserveOperation extends ReserveInput {
+  kind: 'reserve';
+}
+
+export interface UnreserveOperation {
+  kind: 'unreserve';
+  accountId: number;
+  nodeId: string;
+  keepMicros: number;
+  nowMs: number;
+}
+
+export interface SettleReservedOperation extends SettleInput {
+  kind: 'settle-reserved';
+  nodeId: string;
+  reservationStands: boolean;
+  /** billing_calls column values, in CALL_COLUMNS order. */
+  call: CallColumnValue[];
+}
+
+export type LedgerOperation = HoldOperation | SettleOperation | ReserveOperation | UnreserveOperation | SettleReservedOperation;
+/** hold, reserve: the outcome. settle, settle-reserved: the collected cost, or null if already closed. unreserve: null. */
+export type LedgerResult = HoldOutcome | ReserveOutcome | number | null;
 
 export interface QueuedOperation {
   id: number;
@@ -77,6 +106,12 @@ interface ThreadAnswer {
   closed?: boolean;
 }
 
+/** A call row's values in CALL_COLUMNS order. */
+function callValues(call: HoldInput['call']): CallColumnValue[] {
+  const row = call as Record<string, unknown>;
+  return CALL_COLUMNS.map((column) => (row[column] ?? null) as CallColumnValue);
+}
+
 export class SqliteThreadLedgerStore implements LedgerStore {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
@@ -112,14 +147,24 @@ export class SqliteThreadLedgerStore implements LedgerStore {
     });
   }
 
+  /**
+   * One process per SQLite file: credit reserved by this process is drawn from in memory without another process
+   * spending it meanwhile, and the operations below apply in the order they were sent, after the holds and
+   * settlements sent before them.
+   */
+  readonly reservations: CreditReservations = {
+    reserve: (input: ReserveInput) => this.run({ kind: 'reserve', ...input }) as Promise<ReserveOutcome>,
+    unreserve: async (input) => void (await this.run({ kind: 'unreserve', ...input })),
+    settleReserved: (input: ReservedSettleInput) =>
+      this.run({ ...input, kind: 'settle-reserved', call: callValues(input.call) }) as Promise<number | null>,
+  };
+
   placeHold(hold: HoldInput): Promise<HoldOutcome> {
-    const row = hold.call as Record<string, unknown>;
-    const call = CALL_COLUMNS.map((column) => (row[column] ?? null) as CallColumnValue);
     return this.run({
       kind: 'hold',
       accountId: hold.accountId,
       holdMicros: hold.holdMicros,
-      call,
+      call: callValues(hold.call),
       spendingLimit: hold.spendingLimit,
     }) as Promise<HoldOutcome>;
   }
@@ -153,6 +198,7 @@ export class SqliteThreadLedgerStore implements LedgerStore {
 
   private onMessage(message: ThreadAnswer): void {
     for (const result of message.answers ?? []) {
+      if (process.env.MT_TRACE) console.log('ANS', result.id, JSON.stringify(result.value));
       const waiter = this.pending.get(result.id);
       this.pending.delete(result.id);
       if (result.ok) waiter?.resolve(result.value ?? null);
@@ -186,8 +232,11 @@ export class SqliteThreadLedgerStore implements LedgerStore {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
       this.outbox.push({ id, op });
-      if (op.kind === 'hold') this.holdsWaiting += 1;
-      else this.windowTimer ??= setTimeout(() => this.windowPassed(), this.options.settleWindowMs);
+      if (process.env.MT_TRACE) console.log('OP', op.kind, JSON.stringify({ ...op, call: undefined, usage: undefined }));
+      // Settlements wait for their group; everything else leaves at once and takes them along.
+      if (op.kind === 'settle' || op.kind === 'settle-reserved')
+        this.windowTimer ??= setTimeout(() => this.windowPassed(), this.options.settleWindowMs);
+      else this.holdsWaiting += 1;
       this.scheduleFlush();
     });
   }

@@ -27,6 +27,7 @@ import * as joinedPaths from './0029-joined-paths.js';
 import * as usageExport from './0024-usage-export.js';
 import * as firstHour from './0025-first-hour.js';
 import * as fewerCallIndexes from './0030-fewer-call-indexes.js';
+import * as creditReservations from './0031-credit-reservations.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-chassis': chassis,
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0024-usage-export': usageExport,
   '0025-first-hour': firstHour,
   '0030-fewer-call-indexes': fewerCallIndexes,
+  '0031-credit-reservations': creditReservations,
 };

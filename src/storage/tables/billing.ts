@@ -89,6 +89,14 @@ export interface UsageWebhookOutboxTable {
   created_at: number;
 }
 
+/** Credit a process holds on a wallet to draw its calls' holds from (part of the account's `held_micros`). */
+export interface BillingReservationsTable {
+  node_id: string;
+  account_id: number;
+  held_micros: number;
+  updated_at: number;
+}
+
 /** A process that places holds; its heartbeat tells whether its open holds are still in flight. */
 export interface BillingNodesTable {
   node_id: string;
@@ -139,6 +147,7 @@ export interface BillingTables {
   billing_calls: BillingCallsTable;
   usage_webhook_outbox: UsageWebhookOutboxTable;
   billing_nodes: BillingNodesTable;
+  billing_reservations: BillingReservationsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_card_assignments: RateCardAssignmentsTable;
   unlimited_subscriptions: UnlimitedSubscriptionsTable;
