@@ -31,7 +31,7 @@ export type ChildRole =
   | 'upstream'
   | 'gateway'
   | 'gateway-billed'
-  | 'gateway-billed-waiting'
+  | 'gateway-billed-unreserved'
   | 'gateway-traced'
   | 'bare-proxy'
   | 'fastify-proxy'
@@ -163,10 +163,11 @@ async function runOtlpSink(): Promise<void> {
 }
 
 /**
- * `waiting`: every call waits for its hold's commit before its upstream request (billing.earlyHoldTrustMs 0), as
- * before early holds; `otlpUrl`: tracing on, exporting to that receiver.
+ * `unreserved`: credit reservations off (billing.reservations.maxMicros 0), so every call commits a hold of its own
+ * (started early where the wallet's last hold allows), as before reservations; `otlpUrl`: tracing on, exporting to
+ * that receiver.
  */
-async function runGateway(upstreamUrl: string, billed: boolean, waiting = false, otlpUrl?: string): Promise<void> {
+async function runGateway(upstreamUrl: string, billed: boolean, unreserved = false, otlpUrl?: string): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-gateway-'));
   const configPath = path.join(dataDir, 'config.json');
   fs.writeFileSync(
@@ -180,7 +181,7 @@ async function runGateway(upstreamUrl: string, billed: boolean, waiting = false,
       aliases: { 'power-ai': 'bench-model' },
       rateCards: { standard: { inputMicrosPerMillion: 4_000_000, outputMicrosPerMillion: 24_000_000 } },
       // Measured both ways: billing off (the gateway's own work) and on (how every customer call runs).
-      billing: { enabled: billed, ...(waiting ? { earlyHoldTrustMs: 0 } : {}) },
+      billing: { enabled: billed, ...(unreserved ? { reservations: { maxMicros: 0 } } : {}) },
       ...(otlpUrl ? { tracing: { endpoint: otlpUrl } } : {}),
     }),
   );
@@ -301,7 +302,7 @@ if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   if (role === 'upstream') void runUpstream();
   else if (role === 'otlp-sink') void runOtlpSink();
   else if (role === 'gateway' || role === 'gateway-billed') void runGateway(upstreamUrl!, role === 'gateway-billed');
-  else if (role === 'gateway-billed-waiting') void runGateway(upstreamUrl!, true, true);
+  else if (role === 'gateway-billed-unreserved') void runGateway(upstreamUrl!, true, true);
   else if (role === 'gateway-traced') void runGateway(upstreamUrl!, true, false, otlpUrl);
   else if (role === 'bare-proxy') void runBareProxy(upstreamUrl!);
   else if (role === 'fastify-proxy') void runFastifyProxy(upstreamUrl!);

@@ -111,7 +111,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
   const billed = await startChild('gateway-billed', upstream.info.url);
   const bareProxy = await startChild('bare-proxy', upstream.info.url);
   const fastifyProxy = await startChild('fastify-proxy', upstream.info.url);
-  const waiting = await startChild('gateway-billed-waiting', upstream.info.url);
+  const unreserved = await startChild('gateway-billed-unreserved', upstream.info.url);
   const example = await startChild('example', upstream.info.url);
   const exampleWarn = await startChild('example-warn', upstream.info.url);
   try {
@@ -134,9 +134,9 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
         process: billed,
       },
       {
-        name: 'billing on, early holds off',
-        target: { url: `${waiting.info.url}/v1`, headers: { authorization: `Bearer ${waiting.info.key}` }, model: 'power-ai' },
-        process: waiting,
+        name: 'billing on, reservations off',
+        target: { url: `${unreserved.info.url}/v1`, headers: { authorization: `Bearer ${unreserved.info.key}` }, model: 'power-ai' },
+        process: unreserved,
       },
       {
         name: 'example config, npm start (info)',
@@ -150,7 +150,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
       },
     ];
     report.line(
-      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer (the bench's minimal config at log level warn). billing on starts a call's upstream request while its hold commits when the wallet's last committed hold showed enough spare credit (early holds; the answer waits for the commit); 'billing on, early holds off': the same with \`billing.earlyHoldTrustMs\` 0 (each call waits for its hold's commit before its upstream request). The example config rows: \`node dist/src/cli.js serve\` (what \`npm start\` runs) with config/switchyard.example.json as shipped (billing on), only its providers pointed at the scripted upstream, at the default log level (info: a line per request) and at warn, standard output read from a pipe. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
+      `POST /v1/chat/completions, scripted upstream on loopback (5 text chunks when streaming), ${DURATION_SECONDS} s per autocannon run after ${WARMUP_SECONDS} s warm-up; latency from ${LATENCY_SAMPLES} sequential requests on one keep-alive connection. Upstream, each forwarder or gateway, and the load generator in separate processes; billing on = SQLite wallet, hold before the upstream call, settlement journaled and committed after the answer (the bench's minimal config at log level warn). billing on: a busy wallet's calls draw their holds from credit the process reserved once (credit reservations; each call's row is written with its grouped settlement); 'billing on, reservations off': the same with \`billing.reservations.maxMicros\` 0 (each call commits a hold of its own, started early when the wallet's last committed hold showed enough spare credit; the answer waits for the commit). The example config rows: \`node dist/src/cli.js serve\` (what \`npm start\` runs) with config/switchyard.example.json as shipped (billing on), only its providers pointed at the scripted upstream, at the default log level (info: a line per request) and at warn, standard output read from a pipe. CPU µs per call: the answering process (for direct, the upstream itself), and the upstream.`,
     );
     const rows: Record<string, string | number>[] = [];
     const summary: string[] = [];
@@ -178,7 +178,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
           const on = results.get('gateway, billing on')!.cpuMicrosPerCall;
           const off = results.get('gateway, billing off')!.cpuMicrosPerCall;
           summary.push(
-            `**${stream ? 'stream' : 'json'} c=1 gateway CPU per call, billing on / off: ${round(on)} / ${round(off)} µs = ${round(on / off, 2)}×** (target ≤ 1.5×); early holds off ${round(results.get('billing on, early holds off')!.cpuMicrosPerCall)} µs; example config ${round(results.get('example config, npm start (info)')!.cpuMicrosPerCall)} µs at info, ${round(results.get('example config, warn')!.cpuMicrosPerCall)} µs at warn`,
+            `**${stream ? 'stream' : 'json'} c=1 gateway CPU per call, billing on / off: ${round(on)} / ${round(off)} µs = ${round(on / off, 2)}×** (target ≤ 1.5×); reservations off ${round(results.get('billing on, reservations off')!.cpuMicrosPerCall)} µs; example config ${round(results.get('example config, npm start (info)')!.cpuMicrosPerCall)} µs at info, ${round(results.get('example config, warn')!.cpuMicrosPerCall)} µs at warn`,
           );
         }
         if (connections === 16) {
@@ -232,7 +232,7 @@ export default async function gatewayBench(report: BenchReport): Promise<void> {
     await billed.stop();
     await bareProxy.stop();
     await fastifyProxy.stop();
-    await waiting.stop();
+    await unreserved.stop();
     await example.stop();
     await exampleWarn.stop();
     await upstream.stop();

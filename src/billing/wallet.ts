@@ -396,12 +396,14 @@ export class Wallet {
 
   /**
    * Settles the journaled calls of gone processes from their journal lines and the rates and hold recorded on
-   * each call's row (calls already settled change nothing). Returns how many were charged.
+   * each call's row (calls already settled change nothing), after releasing those processes' other holds (their
+   * remaining holds are the caller's to release). Returns how many calls were charged and how many holds released.
    */
-  async settleFromJournal(nodeIds: string[]): Promise<number> {
-    if (!this.journal || nodeIds.length === 0) return 0;
+  async settleFromJournal(nodeIds: string[]): Promise<{ settled: number; released: number }> {
+    if (!this.journal || nodeIds.length === 0) return { settled: 0, released: 0 };
     const journals = this.journal.read(nodeIds);
-    await this.releaseAllBut(nodeIds, [...journals.values()].flat());
+    if (journals.size === 0) return { settled: 0, released: 0 };
+    const released = await this.releaseAllBut(nodeIds, [...journals.values()].flat());
     const settling: Promise<Settlement>[] = [];
     for (const entries of journals.values()) {
       for (const entry of entries) {
@@ -417,7 +419,7 @@ export class Wallet {
     this.store.flush();
     const settled = (await Promise.all(settling)).filter((outcome) => !outcome.alreadySettled).length;
     this.journal.forget([...journals.keys()]);
-    return settled;
+    return { settled, released };
   }
 
   /**
@@ -425,7 +427,7 @@ export class Wallet {
    * (an open call's own hold; a drawn call's part of its reservation), so each journaled call settles within its own
    * hold and collects a cost above it from what the others left spare.
    */
-  private async releaseAllBut(nodeIds: string[], entries: JournalEntry[]): Promise<void> {
+  private async releaseAllBut(nodeIds: string[], entries: JournalEntry[]): Promise<number> {
     const keepCalls = new Set<number>();
     const drawn = entries.filter((entry) => entry.reserved);
     const drawnIds = drawn.map((entry) => entry.callId);
@@ -446,7 +448,7 @@ export class Wallet {
         keepReserved.set(key, (keepReserved.get(key) ?? 0) + Number(entry.reserved.call.hold_micros));
       }
     }
-    await this.releaseOpen({ nodeIds, keepCalls, keepReserved });
+    return this.releaseOpen({ nodeIds, keepCalls, keepReserved });
   }
 
   /**
