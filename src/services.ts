@@ -321,6 +321,7 @@ function registerGauges(
     ...storageGauges(deps.storage),
     callsInFlight: () => gateway.executeDeps.calls.size,
     ledgerQueueDepth: () => billing.ledgerQueueDepth(),
+    creditReservations: () => billing.wallet.reservationFigures(),
     appServers: () => agent.supervisor.counts(),
     appServerCrashes: () => agent.supervisor.crashes,
     turnsRunning: () => deps.turnPrincipals.runningCount(),

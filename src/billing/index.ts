@@ -194,8 +194,8 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
     async close() {
       if (sweeper) clearInterval(sweeper);
       await usageWebhook?.close();
-      wallet.closeReservations();
       await wallet.drained();
+      wallet.closeReservations();
       await store.close();
       await writer.drain();
       // Calls cut off by the shutdown never settle: release their holds and leave the registry.
@@ -272,8 +272,6 @@ async function adjustWallet(
   const { wallet } = parts;
   await parts.customers.get(input.customerId);
   const body = { amount_micros: input.amountMicros, reason: input.reason, wallet: input.wallet };
-  // A debit may need the credit this process keeps reserved for calls: it goes back to the wallet first.
-  if (input.amountMicros < 0 && input.wallet === 'token') await wallet.giveBackReserved(input.customerId);
   return parts.idempotency.run(`customer:${input.customerId}`, input.idempotencyKey, requestHash('wallet.adjust', body), async (trx) => {
     const transferId = await wallet.creditIn(trx, {
       customerId: input.customerId,

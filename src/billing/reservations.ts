@@ -57,11 +57,14 @@ export class ReservationBook {
   private readonly reservations = new Map<number, Reservation>();
   private readonly rates = new Map<number, CallRate>();
   private readonly refusedAtMs = new Map<number, number>();
-  /** Reservation operations sent and not answered yet. */
-  private readonly underWay = new Set<Promise<unknown>>();
+  /** Reservation operations sent and not answered yet, per account. */
+  private readonly underWay = new Map<number, Set<Promise<unknown>>>();
+  /** The last cut sent per account, while it is under way (a refused hold sent before it retries after it). */
+  private readonly cutting = new Map<number, Promise<void>>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private forgotten = 0;
+  private drawnCalls = 0;
 
   constructor(
     private readonly store: CreditReservations,
@@ -78,11 +81,17 @@ export class ReservationBook {
   draw(accountId: number, holdMicros: number): number | null {
     const reservation = this.reservations.get(accountId);
     if (!reservation) return null;
+    // Nothing drawn now could be written: every call holds on its own (and fails as the store does).
+    if (!this.store.usable()) {
+      this.close();
+      return null;
+    }
     const freeMicros = reservation.heldMicros - reservation.drawnMicros;
     const callId = holdMicros <= freeMicros ? nextCallId(reservation) : null;
     if (callId !== null) {
       reservation.drawnMicros += holdMicros;
       reservation.lastDrawMs = this.clock.nowMs();
+      this.drawnCalls += 1;
     }
     this.growIfLow(accountId, reservation);
     return callId;
@@ -128,6 +137,11 @@ export class ReservationBook {
     this.growIfLow(accountId, reservation);
   }
 
+  /** Reservations held now, and calls drawn since the book started (metrics). */
+  figures(): { held: number; drawnCalls: number } {
+    return { held: this.reservations.size, drawnCalls: this.drawnCalls };
+  }
+
   /** What the account's reservation holds that no call has drawn (not shown to the customer as held). */
   freeOf(accountId: number): number {
     const reservation = this.reservations.get(accountId);
@@ -146,23 +160,53 @@ export class ReservationBook {
   }
 
   /**
+   * Takes the reservation's free part off the book for a transaction on another connection that gives it back
+   * itself (a claw-back); growths sent before are covered by the next cut. Returns what it took (0: nothing free).
+   * Should that transaction roll back, the row keeps more than the book counts until its next cut.
+   */
+  takeFree(accountId: number): number {
+    const reservation = this.reservations.get(accountId);
+    if (!reservation) return 0;
+    const freeMicros = reservation.heldMicros - reservation.drawnMicros;
+    if (freeMicros <= 0) return 0;
+    reservation.heldMicros -= freeMicros;
+    // Growth answered after this adds nothing: the row may or may not hold it once this transaction has run.
+    reservation.cuts += 1;
+    reservation.targetMicros = 0;
+    return freeMicros;
+  }
+
+  /**
    * The wallet refused a call's own hold: gives the reservation's free part back (sent in order, so a hold sent
    * after it sees it) and stops growing for a while. Resolves true when there was something to give back.
    */
   async giveBack(accountId: number): Promise<boolean> {
-    this.refusedAtMs.set(accountId, this.clock.nowMs());
+    this.refused(accountId);
     const reservation = this.reservations.get(accountId);
-    if (!reservation) return false;
-    reservation.targetMicros = 0;
-    if (reservation.drawnMicros === 0) this.reservations.delete(accountId);
-    if (reservation.heldMicros === reservation.drawnMicros && !reservation.growing) return false;
-    await this.cut(accountId, reservation);
+    const inFlight = this.cutting.get(accountId);
+    if (reservation) {
+      reservation.targetMicros = 0;
+      if (reservation.drawnMicros === 0) this.reservations.delete(accountId);
+      if (reservation.heldMicros > reservation.drawnMicros || reservation.growing) {
+        await this.cut(accountId, reservation);
+        return true;
+      }
+    }
+    // Another refused hold's cut is under way, sent after this hold was: once it has run, this hold may fit.
+    if (!inFlight) return false;
+    await inFlight.catch(() => undefined);
     return true;
   }
 
-  /** Resolves once the reservation operations sent so far have been answered (a balance read waits for them). */
-  async quiet(): Promise<void> {
-    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+  /**
+   * Resolves once the account's reservation operations sent so far, and those their answers sent, have been
+   * answered (a balance read waits for them); without an account, every account's (a release of the process's own).
+   */
+  async quiet(accountId?: number): Promise<void> {
+    const pending = () =>
+      accountId === undefined ? [...this.underWay.values()].flatMap((ops) => [...ops]) : [...(this.underWay.get(accountId) ?? [])];
+    // Two rounds: what was under way, then what its answers sent (a cut after a growth); never a stream of new calls'.
+    for (let round = 0; round < 2; round += 1) await Promise.allSettled(pending());
   }
 
   /** Counts `forgetAll`: a call drawn before the last one drew from a reservation that is gone. */
@@ -173,7 +217,8 @@ export class ReservationBook {
   /** The process's reservations were released from under the book: no call draws from them again. */
   forgetAll(): void {
     this.forgotten += 1;
-    this.reservations.clear();
+    // A growth answered after this would cut the (node, account) row a new reservation could share: none is made.
+    this.close();
   }
 
   /** Stops the book (the process's reservations are released with its other holds at shutdown). */
@@ -183,14 +228,25 @@ export class ReservationBook {
     this.reservations.clear();
   }
 
-  private track<T>(operation: Promise<T>): Promise<T> {
-    this.underWay.add(operation);
-    void operation.finally(() => this.underWay.delete(operation)).catch(() => undefined);
+  private track<T>(accountId: number, operation: Promise<T>): Promise<T> {
+    let ops = this.underWay.get(accountId);
+    if (!ops) this.underWay.set(accountId, (ops = new Set()));
+    ops.add(operation);
+    const untrack = (): void => {
+      ops.delete(operation);
+      if (ops.size === 0 && this.underWay.get(accountId) === ops) this.underWay.delete(accountId);
+    };
+    void operation.then(untrack, untrack);
     return operation;
   }
 
   private targetFor(spareMicros: number): number {
     return Math.min(this.options.maxMicros, Math.floor(Math.max(0, spareMicros) / (this.options.spareShare ?? 4)));
+  }
+
+  private refused(accountId: number): void {
+    if (this.refusedAtMs.size > 10_000) this.refusedAtMs.clear();
+    this.refusedAtMs.set(accountId, this.clock.nowMs());
   }
 
   private refusedLately(accountId: number, nowMs: number): boolean {
@@ -212,11 +268,11 @@ export class ReservationBook {
     reservation.growing = true;
     const cuts = reservation.cuts;
     const growing = this.store.reserve({ accountId, nodeId: this.nodeId, amountMicros, callIds, nowMs: this.clock.nowMs() });
-    void this.track(growing).then(
+    void this.track(accountId, growing).then(
       (outcome) => {
         reservation.growing = false;
         if (outcome.kind === 'short') {
-          this.refusedAtMs.set(accountId, this.clock.nowMs());
+          this.refused(accountId);
           if (reservation.heldMicros === 0 && reservation.drawnMicros === 0 && this.reservations.get(accountId) === reservation)
             this.reservations.delete(accountId);
           return;
@@ -255,7 +311,13 @@ export class ReservationBook {
   private cut(accountId: number, reservation: Reservation, keepMicros = reservation.drawnMicros): Promise<void> {
     reservation.cuts += 1;
     reservation.heldMicros = Math.min(reservation.heldMicros, keepMicros);
-    return this.track(this.store.unreserve({ accountId, nodeId: this.nodeId, keepMicros, nowMs: this.clock.nowMs() }));
+    const cutting = this.track(accountId, this.store.unreserve({ accountId, nodeId: this.nodeId, keepMicros, nowMs: this.clock.nowMs() }));
+    this.cutting.set(accountId, cutting);
+    const done = (): void => {
+      if (this.cutting.get(accountId) === cutting) this.cutting.delete(accountId);
+    };
+    void cutting.then(done, done);
+    return cutting;
   }
 }
 

@@ -149,11 +149,40 @@ export class Wallet {
   }
 
   /**
-   * Gives back the credit this process reserved on the customer's token wallet and no call drew, before a debit
-   * that must find it available (an operator's correction). Calls drawn from it keep their holds.
+   * Gives back the credit this process reserved on the customer's token wallet and no call drew, inside a transaction
+   * on the main connection that must find it available (a refund's claw-back, a debt's repayment; `creditIn` does
+   * it for a debit): the ledger thread would wait behind that transaction, so the free part leaves the reservation's
+   * row and the wallet's held amount here. Calls drawn from it keep their holds.
    */
-  async giveBackReserved(customerId: number): Promise<void> {
-    if (this.book) await this.book.giveBack(await this.walletAccount(customerId));
+  async giveBackReservedIn(trx: Transaction<Database>, customerId: number): Promise<void> {
+    // Only the cache: a query on the main connection outside `trx` would wait behind it for good. A wallet with a
+    // reservation has its id cached (its calls looked it up).
+    const account = this.accountIds.get(walletCode(customerId, 'token'));
+    if (account !== undefined) await this.releaseFreeIn(trx, account);
+  }
+
+  private async releaseFreeIn(trx: Transaction<Database>, account: number): Promise<void> {
+    if (!this.book) return;
+    const freeMicros = this.book.takeFree(account);
+    if (freeMicros === 0) return;
+    const taken = await trx
+      .updateTable('billing_reservations')
+      .set({ held_micros: sql`held_micros - ${freeMicros}`, updated_at: this.clock.nowMs() })
+      .where('node_id', '=', this.nodeId)
+      .where('account_id', '=', account)
+      .where('held_micros', '>=', freeMicros)
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) !== 1) return;
+    await trx
+      .updateTable('billing_accounts')
+      .set({ held_micros: sql`held_micros - ${freeMicros}` })
+      .where('id', '=', account)
+      .execute();
+  }
+
+  /** Credit reservations this process holds and the calls drawn from them (metrics). */
+  reservationFigures(): { held: number; drawnCalls: number } {
+    return this.book ? this.book.figures() : { held: 0, drawnCalls: 0 };
   }
 
   /** Stops the reservation book's timer (shutdown; the reservations are released with the process's holds). */
@@ -405,10 +434,12 @@ export class Wallet {
     if (journals.size === 0) return { settled: 0, released: 0 };
     const released = await this.releaseAllBut(nodeIds, [...journals.values()].flat());
     const settling: Promise<Settlement>[] = [];
+    // Looked up first, so every settlement below is handed to the store before the flush.
+    const revenue = await this.accountOf(REVENUE);
     for (const entries of journals.values()) {
       for (const entry of entries) {
         if (entry.reserved) {
-          settling.push(this.settleReservedEntry(entry, entry.reserved));
+          settling.push(this.settleReservedEntry(entry, entry.reserved, revenue));
           continue;
         }
         const held = await this.heldCallOf(entry.callId);
@@ -456,7 +487,11 @@ export class Wallet {
    * what is left of that reservation (released after this). Without a store that has reservations (the database
    * changed hands) it cannot be written here: nothing is charged, as for a call whose line is lost.
    */
-  private async settleReservedEntry(entry: JournalEntry, reserved: NonNullable<JournalEntry['reserved']>): Promise<Settlement> {
+  private async settleReservedEntry(
+    entry: JournalEntry,
+    reserved: NonNullable<JournalEntry['reserved']>,
+    revenue: number,
+  ): Promise<Settlement> {
     const call = reserved.call;
     const notCharged = { costMicros: 0, covered: false, alreadySettled: true };
     if (!this.store.reservations) return notCharged;
@@ -470,7 +505,7 @@ export class Wallet {
     const collected = await this.store.reservations.settleReserved({
       callId: entry.callId,
       accountId: Number(call.account_id),
-      revenueAccountId: await this.accountOf(REVENUE),
+      revenueAccountId: revenue,
       holdMicros: Number(call.hold_micros),
       fullCostMicros: call.covered_plan ? 0 : costOf(entry.usage, rates),
       usage: entry.usage,
@@ -628,7 +663,8 @@ export class Wallet {
     const walletId = await accountId(trx, walletCode(input.customerId, input.wallet ?? 'token'));
     const systemId = await accountId(trx, systemCode(input.system));
     if (input.amountMicros < 0) {
-      // A debit correction may not take the wallet below its open holds.
+      // Credit this process reserved for calls goes back first; a debit may not take the wallet below its open holds.
+      if ((input.wallet ?? 'token') === 'token') await this.releaseFreeIn(trx, walletId);
       const guarded = await trx
         .updateTable('billing_accounts')
         .set({ balance_micros: sql`balance_micros` })
@@ -654,14 +690,16 @@ export class Wallet {
     // Answers do not wait for their settlement; a balance read in this process does (at most one group commit), and
     // for the reservation changes under way, so the reserved credit it leaves out is the credit the row has.
     await this.settled();
-    await this.book?.quiet();
+    const tokenAccount = this.book ? await this.walletAccount(customerId) : undefined;
+    if (tokenAccount !== undefined) await this.book?.quiet(tokenAccount);
+    // Read before the balances: a growth answered meanwhile then shows as held for this read, never the other way.
+    const unheld = tokenAccount !== undefined && this.book ? this.book.freeOf(tokenAccount) : 0;
     const rows = await this.db
       .selectFrom('billing_accounts')
       .select(['code', 'balance_micros', 'held_micros'])
       .where('code', 'in', [walletCode(customerId, 'token'), walletCode(customerId, 'cash')])
       .execute();
-    // Credit this process reserved and no call drew is not a hold the customer has open.
-    const unheld = this.book ? this.book.freeOf(await this.walletAccount(customerId)) : 0;
+    // Credit this process reserved and no call drew (`unheld`) is not a hold the customer has open.
     const find = (wallet: WalletKind) => {
       const row = rows.find((candidate) => candidate.code === walletCode(customerId, wallet));
       const held = Number(row?.held_micros ?? 0) - (wallet === 'token' ? unheld : 0);

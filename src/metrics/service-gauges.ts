@@ -9,6 +9,8 @@ export interface ServiceGaugeSources {
   holdsOpen(): Promise<number>;
   /** Ledger writes queued or committing in this process. */
   ledgerQueueDepth(): number;
+  /** Credit reservations this process holds, and the calls drawn from them since it started. */
+  creditReservations(): { held: number; drawnCalls: number };
   /** Model calls between their hold and their settlement in this process. */
   callsInFlight(): number;
   appServers(): { running: number; starting: number };
@@ -29,6 +31,13 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: ServiceG
   metrics.gauge('holds_open', 'Billed model calls of this node holding wallet credit (not yet settled).', () => sources.holdsOpen());
   metrics.gauge('ledger_queue_depth', 'Ledger writes (holds, settlements, adjustments) queued or committing in this process.', () =>
     sources.ledgerQueueDepth(),
+  );
+  metrics.gauge('credit_reservations', 'Wallets this process holds a credit reservation on.', () => sources.creditReservations().held);
+  metrics.gauge(
+    'reserved_calls_total',
+    'Billed calls that took their hold from a credit reservation since the process started.',
+    () => sources.creditReservations().drawnCalls,
+    'counter',
   );
   metrics.gauge('model_calls_in_flight', 'Model calls between hold and settlement in this process.', () => sources.callsInFlight());
   metrics.gauge('appservers_running', 'Codex app-server processes running on this node.', () => sources.appServers().running);

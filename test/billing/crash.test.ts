@@ -109,6 +109,7 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       });
       expect(funding.status).toBe(200);
 
+      let reservedCalls = 0;
       for (let point = 0; point < POINTS; point += 1) {
         let stopped = false;
         const stop = () => stopped;
@@ -117,6 +118,11 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
           ...Array.from({ length: 6 }, () => callWorker(service, account.api_key, acknowledged, stop)),
         ];
         await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 600));
+        // How many of its calls took their hold from a credit reservation (the busy wallet gets one), read before the kill.
+        const metrics = await fetch(`${service.url}/metrics`, { headers: operatorHeaders })
+          .then((response) => response.text())
+          .catch(() => '');
+        reservedCalls += Number(/^switchyard_reserved_calls_total (\d+)/m.exec(metrics)?.[1] ?? 0);
         await service.kill();
         stopped = true;
         await Promise.all(workers);
@@ -132,8 +138,9 @@ describe.skipIf(process.env.SWITCHYARD_CRASH_TEST !== '1')('wallet crash safety'
       }
       await service.stop();
       console.info(
-        `crash loop: ${POINTS} kills, ${acknowledged.credits.length} acknowledged credits, ${acknowledged.calls.length} acknowledged billed calls`,
+        `crash loop: ${POINTS} kills, ${acknowledged.credits.length} acknowledged credits, ${acknowledged.calls.length} acknowledged billed calls, ${reservedCalls} of them (at least) drawn from credit reservations`,
       );
+      expect(reservedCalls, 'calls drew their holds from credit reservations').toBeGreaterThan(0);
 
       const sqlitePath = path.join(dataDir, 'switchyard.sqlite');
       const raw = new SQLite(sqlitePath, { readonly: true });

@@ -64,6 +64,9 @@ describe('credit reservations', () => {
     expect(Number(reservation!.held_micros)).toBeGreaterThan(0);
     // Reserved credit no call drew is not shown as held.
     expect(await walletOf(context, buyer.customerId)).toMatchObject({ holdsMicros: 0 });
+    const metrics = (await context.app.inject({ method: 'GET', url: '/metrics', headers: operatorHeaders })).body;
+    expect(metrics).toMatch(/^switchyard_credit_reservations 1$/m);
+    expect(Number(/^switchyard_reserved_calls_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(15);
 
     // A slow call drawn from the reservation: its hold shows while it streams, yet it has no row before it settles.
     upstream.enqueue({

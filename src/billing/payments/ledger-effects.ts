@@ -129,6 +129,7 @@ export class PaymentLedger {
     const target = amount === 0 ? 0 : Math.min(credit, Math.ceil((credit * refunded) / amount));
     const due = target - Number(payment.clawed_micros) - Number(payment.debt_micros);
     if (due <= 0) return { clawedMicros: 0, debtMicros: 0 };
+    if (payment.wallet === 'token') await this.wallet.giveBackReservedIn(trx, payment.customer_id);
     const available = await lockedAvailable(trx, payment.customer_id, payment.wallet);
     const take = Math.min(due, available);
     const debt = due - take;
@@ -176,6 +177,7 @@ export class PaymentLedger {
       .orderBy('id')
       .execute();
     if (debts.length === 0) return 0;
+    if (wallet === 'token') await this.wallet.giveBackReservedIn(trx, customerId);
     let available = await lockedAvailable(trx, customerId, wallet);
     let repaid = 0;
     for (const debt of debts) {

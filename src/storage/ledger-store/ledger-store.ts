@@ -74,6 +74,8 @@ export interface ReservedSettleInput extends SettleInput {
 }
 
 export interface CreditReservations {
+  /** False once the store can write nothing more (its worker died): no call may draw from a reservation then. */
+  usable(): boolean;
   /** Holds `amountMicros` more for `nodeId` on the wallet only while balance − held covers it, and sets call ids aside. */
   reserve(input: ReserveInput): Promise<ReserveOutcome>;
   /**

@@ -95,8 +95,7 @@ function unreserve(ledger: LedgerStatements, op: UnreserveOperation): null {
  */
 function settleReserved(ledger: LedgerStatements, op: SettleReservedOperation, revenue: Map<number, number>): number | null {
   if (ledger.callStatus(op.callId) !== undefined) return null;
-  const moved =
-    op.reservationStands && (op.holdMicros === 0 || ledger.takeReservation(op.nodeId, op.accountId, op.holdMicros, op.nowMs));
+  const moved = op.reservationStands && (op.holdMicros === 0 || ledger.takeReservation(op.nodeId, op.accountId, op.holdMicros, op.nowMs));
   const statusAt = CALL_COLUMNS.indexOf('status');
   const call = op.call.map((value, index) => (index === statusAt ? (moved ? 'open' : 'released') : value));
   ledger.insertCallWithId(op.callId, call);

@@ -153,6 +153,7 @@ export class SqliteThreadLedgerStore implements LedgerStore {
    * settlements sent before them.
    */
   readonly reservations: CreditReservations = {
+    usable: () => this.failure === null,
     reserve: (input: ReserveInput) => this.run({ kind: 'reserve', ...input }) as Promise<ReserveOutcome>,
     unreserve: async (input) => void (await this.run({ kind: 'unreserve', ...input })),
     settleReserved: (input: ReservedSettleInput) =>
@@ -198,7 +199,6 @@ export class SqliteThreadLedgerStore implements LedgerStore {
 
   private onMessage(message: ThreadAnswer): void {
     for (const result of message.answers ?? []) {
-      if (process.env.MT_TRACE) console.log('ANS', result.id, JSON.stringify(result.value));
       const waiter = this.pending.get(result.id);
       this.pending.delete(result.id);
       if (result.ok) waiter?.resolve(result.value ?? null);
@@ -232,7 +232,6 @@ export class SqliteThreadLedgerStore implements LedgerStore {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
       this.outbox.push({ id, op });
-      if (process.env.MT_TRACE) console.log('OP', op.kind, JSON.stringify({ ...op, call: undefined, usage: undefined }));
       // Settlements wait for their group; everything else leaves at once and takes them along.
       if (op.kind === 'settle' || op.kind === 'settle-reserved')
         this.windowTimer ??= setTimeout(() => this.windowPassed(), this.options.settleWindowMs);
