@@ -237,10 +237,9 @@ async function sweepHolds(parts: {
   await nodes.heartbeat();
   const gone = await nodes.goneNodes();
   // Calls a gone process answered but had not settled yet: charged from its journal before its holds are released.
-  const fromJournal = await wallet.settleFromJournal(gone);
-  if (fromJournal.settled > 0)
-    logger.warn({ journaled: fromJournal.settled }, 'settled calls of gone processes from their settlement journal');
-  const fromCrashes = fromJournal.released + (await wallet.releaseOpen({ nodeIds: gone }));
+  const journaled = await wallet.settleFromJournal(gone);
+  if (journaled > 0) logger.warn({ journaled }, 'settled calls of gone processes from their settlement journal');
+  const fromCrashes = await wallet.releaseOpen({ nodeIds: gone });
   await nodes.forget(gone);
   // A live process's call may stream longer than the hold TTL, and releasing its hold would free credit the
   // call then cannot collect: the TTL applies to holds no registered process owns, live ones get the backstop.

@@ -27,6 +27,18 @@ export interface JournalEntry {
   reserved?: { nodeId: string; call: Insertable<BillingCallsTable> };
 }
 
+/**
+ * A call drew its hold from the process's credit reservation (written before its upstream request): after a crash,
+ * the reservation keeps what the calls drawn and not settled hold while the journaled settlements run.
+ */
+export interface DrawEntry {
+  drawn: { callId: number; accountId: number; holdMicros: number };
+}
+
+export type JournalLine = JournalEntry | DrawEntry;
+
+export const isDraw = (line: JournalLine): line is DrawEntry => 'drawn' in line;
+
 /** Size past which the file is emptied as soon as nothing journaled is pending. */
 const EMPTY_AFTER_BYTES = 64 * 1024;
 
@@ -44,8 +56,8 @@ export class SettlementJournal {
     this.file = path.join(directory, `${nodeId}.jsonl`);
   }
 
-  /** Appends the call's usage; synchronous, so it is written before the caller sends another byte. */
-  record(entry: JournalEntry): void {
+  /** Appends the call's usage (or a draw); synchronous, so it is written before the caller sends another byte. */
+  record(entry: JournalLine): void {
     try {
       if (this.fd === null) {
         fs.mkdirSync(this.directory, { recursive: true });
@@ -55,11 +67,11 @@ export class SettlementJournal {
       this.pending += 1;
     } catch (error) {
       // Without its line the call is only at risk if this process dies before the settlement commits.
-      this.logger.error({ err: error, callId: entry.callId }, 'writing the settlement journal failed');
+      this.logger.error({ err: error, callId: isDraw(entry) ? entry.drawn.callId : entry.callId }, 'writing the settlement journal failed');
     }
   }
 
-  /** A journaled settlement committed (or failed for good); a large file is emptied once none is pending. */
+  /** A journaled line is done with (its settlement, or a draw's, committed or failed for good); a large file is emptied once none is pending. */
   done(): void {
     if (this.pending === 0) return;
     this.pending -= 1;
@@ -81,8 +93,8 @@ export class SettlementJournal {
   }
 
   /** The journaled entries of gone processes, read once; `forget` removes their files after they settled. */
-  read(nodeIds: string[]): Map<string, JournalEntry[]> {
-    const found = new Map<string, JournalEntry[]>();
+  read(nodeIds: string[]): Map<string, JournalLine[]> {
+    const found = new Map<string, JournalLine[]>();
     for (const nodeId of nodeIds) {
       let text: string;
       try {
@@ -90,11 +102,11 @@ export class SettlementJournal {
       } catch {
         continue;
       }
-      const entries: JournalEntry[] = [];
+      const entries: JournalLine[] = [];
       for (const line of text.split('\n')) {
         if (line.trim() === '') continue;
         try {
-          entries.push(JSON.parse(line) as JournalEntry);
+          entries.push(JSON.parse(line) as JournalLine);
         } catch {
           // A line cut short by the crash: its call was still answering, its hold is released.
         }

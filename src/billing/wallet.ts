@@ -14,7 +14,7 @@ import type { KeyPolicy } from '../accounts/principal.js';
 import { spendingLimitReached } from './policy.js';
 import { accountId, postTransfer, systemCode, walletCode, type SystemAccount, type WalletKind } from './ledger.js';
 import type { ResolvedCard } from './rate-cards.js';
-import type { JournalEntry, SettlementJournal, UsageCounts } from './settlement-journal.js';
+import { isDraw, type JournalEntry, type JournalLine, type SettlementJournal, type UsageCounts } from './settlement-journal.js';
 import type { HoldInput, HoldOutcome, LedgerStore } from '../storage/ledger-store/ledger-store.js';
 import type { WriterQueue } from '../storage/ledger-store/writer-queue.js';
 import type { BillingCallsTable } from '../storage/tables/billing.js';
@@ -97,13 +97,11 @@ export interface WalletOptions {
   onReservationError?: (error: unknown) => void;
 }
 
-/** Which open holds a release takes off their wallets (`keep…`: a recovery's journaled calls, kept for their settlement). */
+/** Which open holds a release takes off their wallets (`keepReserved`: what a recovery keeps for journaled calls). */
 export interface ReleaseFilter {
   nodeIds?: string[];
   olderThanMs?: number;
   unregistered?: boolean;
-  /** Calls whose holds stay. */
-  keepCalls?: Set<number>;
   /** Per `reservationKey`: what of a reservation stays. */
   keepReserved?: Map<string, number>;
 }
@@ -127,6 +125,8 @@ export class Wallet {
   private releases = 0;
   /** Drawn calls whose settlement was sent (a call settled twice takes its hold off the reservation once). */
   private readonly drawsSettled = new WeakSet<HeldCall>();
+  /** Drawn calls whose draw line's settlement was journaled (its line is done with once, with the first one). */
+  private readonly drawLinesDone = new WeakSet<HeldCall>();
 
   constructor(
     storage: Storage,
@@ -248,7 +248,11 @@ export class Wallet {
     // A limited key's calls hold on their own: its limit counts open holds, which a drawn or early one is not yet.
     if (spendingLimit === undefined && !held.covered) {
       const drawnId = this.book?.draw(account, holdMicros) ?? null;
-      if (drawnId !== null) return { ...held, callId: drawnId, reservedCall: call, drawnIn: this.book?.generation };
+      if (drawnId !== null) {
+        // Journaled before the upstream request: a crash leaves the reservation holding what this call drew.
+        this.journal?.record({ drawn: { callId: drawnId, accountId: account, holdMicros } });
+        return { ...held, callId: drawnId, reservedCall: call, drawnIn: this.book?.generation };
+      }
     }
     const early = spendingLimit === undefined && this.mayStartEarly(account, holdMicros);
     const placing = this.placeHold({ accountId: account, holdMicros, call, spendingLimit });
@@ -331,6 +335,9 @@ export class Wallet {
     // Journaled synchronously, before the caller writes the answer's end: the commit itself comes later. A drawn
     // call's line carries its row, which does not exist yet.
     const reserved = held.reservedCall ? { nodeId: this.nodeId, call: held.reservedCall } : undefined;
+    // A drawn call's draw line is done with once its first settlement is.
+    const drawLine = reserved !== undefined && !this.drawLinesDone.has(held);
+    if (reserved) this.drawLinesDone.add(held);
     this.journal?.record({ callId: held.callId, usage, outcome, nowMs, reserved });
     const settling = this.settleJournaled(held, usage, outcome, nowMs);
     this.settling.add(settling);
@@ -339,6 +346,7 @@ export class Wallet {
       .finally(() => {
         this.settling.delete(settling);
         this.journal?.done();
+        if (drawLine) this.journal?.done();
       });
     return settling;
   }
@@ -425,19 +433,18 @@ export class Wallet {
 
   /**
    * Settles the journaled calls of gone processes from their journal lines and the rates and hold recorded on
-   * each call's row (calls already settled change nothing), after releasing those processes' other holds (their
-   * remaining holds are the caller's to release). Returns how many calls were charged and how many holds released.
+   * each call's row (calls already settled change nothing). Returns how many were charged.
    */
-  async settleFromJournal(nodeIds: string[]): Promise<{ settled: number; released: number }> {
-    if (!this.journal || nodeIds.length === 0) return { settled: 0, released: 0 };
+  async settleFromJournal(nodeIds: string[]): Promise<number> {
+    if (!this.journal || nodeIds.length === 0) return 0;
     const journals = this.journal.read(nodeIds);
-    if (journals.size === 0) return { settled: 0, released: 0 };
-    const released = await this.releaseAllBut(nodeIds, [...journals.values()].flat());
+    for (const [nodeId, lines] of journals) await this.cutGoneReservations(nodeId, lines);
     const settling: Promise<Settlement>[] = [];
     // Looked up first, so every settlement below is handed to the store before the flush.
     const revenue = await this.accountOf(REVENUE);
-    for (const entries of journals.values()) {
-      for (const entry of entries) {
+    for (const lines of journals.values()) {
+      for (const entry of lines) {
+        if (isDraw(entry)) continue;
         if (entry.reserved) {
           settling.push(this.settleReservedEntry(entry, entry.reserved, revenue));
           continue;
@@ -450,36 +457,28 @@ export class Wallet {
     this.store.flush();
     const settled = (await Promise.all(settling)).filter((outcome) => !outcome.alreadySettled).length;
     this.journal.forget([...journals.keys()]);
-    return { settled, released };
+    return settled;
   }
 
   /**
-   * Before the journal settles: the gone processes' holds are released except what their journaled calls still hold
-   * (an open call's own hold; a drawn call's part of its reservation), so each journaled call settles within its own
-   * hold and collects a cost above it from what the others left spare.
+   * Before a gone process's journal settles: its reservations keep only what its drawn and unsettled calls hold (their
+   * draw lines, less those whose rows exist), as its open calls keep their holds; the rest goes back now.
    */
-  private async releaseAllBut(nodeIds: string[], entries: JournalEntry[]): Promise<number> {
-    const keepCalls = new Set<number>();
-    const drawn = entries.filter((entry) => entry.reserved);
-    const drawnIds = drawn.map((entry) => entry.callId);
+  private async cutGoneReservations(nodeId: string, lines: JournalLine[]): Promise<void> {
+    const draws = lines.filter(isDraw).map((line) => line.drawn);
     const written = new Set<number>();
-    for (let start = 0; start < drawnIds.length; start += 500) {
-      const rows = await this.db
-        .selectFrom('billing_calls')
-        .select('id')
-        .where('id', 'in', drawnIds.slice(start, start + 500))
-        .execute();
-      for (const row of rows) written.add(Number(row.id));
+    for (let start = 0; start < draws.length; start += 500) {
+      const ids = draws.slice(start, start + 500).map((draw) => draw.callId);
+      for (const row of await this.db.selectFrom('billing_calls').select('id').where('id', 'in', ids).execute())
+        written.add(Number(row.id));
     }
     const keepReserved = new Map<string, number>();
-    for (const entry of entries) {
-      if (!entry.reserved) keepCalls.add(entry.callId);
-      else if (!written.has(entry.callId)) {
-        const key = reservationKey(entry.reserved.nodeId, Number(entry.reserved.call.account_id));
-        keepReserved.set(key, (keepReserved.get(key) ?? 0) + Number(entry.reserved.call.hold_micros));
-      }
+    for (const draw of draws) {
+      if (written.has(draw.callId)) continue;
+      const key = reservationKey(nodeId, draw.accountId);
+      keepReserved.set(key, (keepReserved.get(key) ?? 0) + draw.holdMicros);
     }
-    return this.releaseOpen({ nodeIds, keepCalls, keepReserved });
+    await this.releaseReservations({ nodeIds: [nodeId], keepReserved });
   }
 
   /**
@@ -558,7 +557,7 @@ export class Wallet {
       query = query.where('created_at', '<', filter.olderThanMs ?? 0);
       if (filter.unregistered) query = query.where('node_id', 'not in', (eb) => eb.selectFrom('billing_nodes').select('node_id'));
     }
-    const open = (await query.execute()).filter((call) => !filter.keepCalls?.has(Number(call.id)));
+    const open = await query.execute();
     // This process's own reservations released (shutdown, or a test's sweep): no call draws from them again.
     if (this.book && filter.nodeIds?.includes(this.nodeId)) {
       await this.book.quiet();
