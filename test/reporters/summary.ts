@@ -10,11 +10,21 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 interface ErrorLike {
   message?: string;
+  cause?: unknown;
 }
 
-/** The first error whole (a property test's seed and counterexample are in it), indented, at most 4,000 characters. */
+/**
+ * The first error whole (a property test's seed and counterexample are in it) with the causes it names (a property
+ * test's failed assertion is its cause), indented, at most 4,000 characters.
+ */
 function whole(errors: ReadonlyArray<ErrorLike> | undefined): string {
-  const message = (errors?.[0]?.message ?? '').slice(0, 4_000);
+  const parts: string[] = [];
+  for (let error: unknown = errors?.[0], depth = 0; error && depth < 3; depth += 1) {
+    const message = (error as ErrorLike).message;
+    if (message) parts.push(depth === 0 ? message : `Caused by: ${message}`);
+    error = (error as ErrorLike).cause;
+  }
+  const message = parts.join('\n').slice(0, 4_000);
   return message
     .split('\n')
     .map((line) => `    ${line}`)
