@@ -116,6 +116,19 @@ function ledgerStoreFor(deps: BillingDeps, writer: WriterQueue): LedgerStore {
   });
 }
 
+/** The wallet on the chosen store, with early holds and credit reservations as configured. */
+function walletFor(
+  deps: BillingDeps,
+  parts: { writer: WriterQueue; nodeId: string; store: LedgerStore; journal: SettlementJournal },
+): Wallet {
+  const { config, logger } = deps;
+  return new Wallet(deps.storage, parts.writer, deps.clock, parts.nodeId, parts.store, parts.journal, {
+    earlyHoldTrustMs: config.billing.earlyHoldTrustMs,
+    reservations: config.billing.reservations,
+    onReservationError: (error) => logger.error({ err: error }, 'a credit reservation operation failed'),
+  });
+}
+
 function limiterFor(deps: BillingDeps): RateLimiter {
   const url = deps.config.env.redisUrl;
   if (!url) return new MemoryRateLimiter(deps.clock);
@@ -130,11 +143,7 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
   const nodeId = randomUUID();
   const store = ledgerStoreFor(deps, writer);
   const journal = new SettlementJournal(path.join(config.env.dataDir, 'settlement-journal'), nodeId, logger);
-  const wallet = new Wallet(storage, writer, clock, nodeId, store, journal, {
-    earlyHoldTrustMs: config.billing.earlyHoldTrustMs,
-    reservations: config.billing.reservations,
-    onReservationError: (error) => logger.error({ err: error }, 'a credit reservation operation failed'),
-  });
+  const wallet = walletFor(deps, { writer, nodeId, store, journal });
   const nodes = new NodeRegistry(storage.db, clock, nodeId, 3 * config.billing.sweepIntervalMs);
   const rateCards = new RateCards(config, storage, clock);
   const unlimited = new UnlimitedPlans(config, storage, clock);
@@ -195,7 +204,6 @@ export async function createBillingServices(deps: BillingDeps): Promise<BillingS
       if (sweeper) clearInterval(sweeper);
       await usageWebhook?.close();
       await wallet.drained();
-      wallet.closeReservations();
       await store.close();
       await writer.drain();
       // Calls cut off by the shutdown never settle: release their holds and leave the registry.

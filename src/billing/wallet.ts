@@ -372,12 +372,16 @@ export class Wallet {
     await Promise.allSettled([...this.settling]);
   }
 
-  /** Resolves once no settlement is pending, including those accepted while waiting (shutdown). */
+  /**
+   * Resolves once no settlement is pending, including those accepted while waiting, then stops the reservation book
+   * (shutdown: the process's reservations are released with its other holds).
+   */
   async drained(): Promise<void> {
     while (this.settling.size > 0) {
       this.store.flush();
       await Promise.allSettled([...this.settling]);
     }
+    this.closeReservations();
   }
 
   /**

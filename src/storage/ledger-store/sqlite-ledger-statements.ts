@@ -142,22 +142,6 @@ export function openLedgerStatements(file: string): LedgerStatements {
     'INSERT INTO ledger_entries (transfer_id, account_id, amount_micros, kind, reference, memo, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const keySpend = db.prepare(KEY_SPEND_SQL).pluck();
-  const addReservation = db.prepare(
-    'INSERT INTO billing_reservations (node_id, account_id, held_micros, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (node_id, account_id) DO UPDATE SET held_micros = held_micros + excluded.held_micros, updated_at = excluded.updated_at',
-  );
-  const takeReservation = db.prepare(
-    'UPDATE billing_reservations SET held_micros = held_micros - ?, updated_at = ? WHERE node_id = ? AND account_id = ? AND held_micros >= ?',
-  );
-  const reservationHeld = db.prepare('SELECT held_micros FROM billing_reservations WHERE node_id = ? AND account_id = ?').pluck();
-  const setReservation = db.prepare('UPDATE billing_reservations SET held_micros = ?, updated_at = ? WHERE node_id = ? AND account_id = ?');
-  const dropEmptyReservation = db.prepare('DELETE FROM billing_reservations WHERE node_id = ? AND account_id = ? AND held_micros = 0');
-  const callSequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'billing_calls'").pluck();
-  const maxCallId = db.prepare('SELECT coalesce(max(id), 0) FROM billing_calls').pluck();
-  const bumpSequence = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'billing_calls'");
-  const startSequence = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('billing_calls', ?)");
-  const insertCallWithId = db.prepare(
-    `INSERT INTO billing_calls (id, ${CALL_COLUMNS.join(', ')}) VALUES (?, ${CALL_COLUMNS.map(() => '?').join(', ')})`,
-  );
   const credit = db.prepare('UPDATE billing_accounts SET balance_micros = balance_micros + ? WHERE id = ?');
   return {
     keySpend: (keyId, sinceMs) => Number(keySpend.get(keyId, sinceMs)),
@@ -189,6 +173,37 @@ export function openLedgerStatements(file: string): LedgerStatements {
         entry.run(row.transfer_id, row.account_id, row.amount_micros, row.kind, row.reference, row.memo, row.created_at);
     },
     creditAccount: (accountId, amountMicros) => void credit.run(amountMicros, accountId),
+    ...reservationStatements(db),
+    immediate: (work) => immediateWithRetry(() => db.transaction(work).immediate()),
+    walFile: walFileOf(file),
+    close: () => db.close(),
+  };
+}
+
+type ReservationStatements = Pick<
+  LedgerStatements,
+  'addReservation' | 'takeReservation' | 'cutReservation' | 'setCallIdsAside' | 'insertCallWithId'
+>;
+
+/** The credit reservations' statements (billing/reservations.ts): their rows, and call ids set aside. */
+function reservationStatements(db: ReturnType<typeof openSqliteConnection>): ReservationStatements {
+  const addReservation = db.prepare(
+    'INSERT INTO billing_reservations (node_id, account_id, held_micros, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (node_id, account_id) DO UPDATE SET held_micros = held_micros + excluded.held_micros, updated_at = excluded.updated_at',
+  );
+  const takeReservation = db.prepare(
+    'UPDATE billing_reservations SET held_micros = held_micros - ?, updated_at = ? WHERE node_id = ? AND account_id = ? AND held_micros >= ?',
+  );
+  const reservationHeld = db.prepare('SELECT held_micros FROM billing_reservations WHERE node_id = ? AND account_id = ?').pluck();
+  const setReservation = db.prepare('UPDATE billing_reservations SET held_micros = ?, updated_at = ? WHERE node_id = ? AND account_id = ?');
+  const dropEmptyReservation = db.prepare('DELETE FROM billing_reservations WHERE node_id = ? AND account_id = ? AND held_micros = 0');
+  const callSequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'billing_calls'").pluck();
+  const maxCallId = db.prepare('SELECT coalesce(max(id), 0) FROM billing_calls').pluck();
+  const bumpSequence = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'billing_calls'");
+  const startSequence = db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('billing_calls', ?)");
+  const insertCallWithId = db.prepare(
+    `INSERT INTO billing_calls (id, ${CALL_COLUMNS.join(', ')}) VALUES (?, ${CALL_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  return {
     addReservation: (nodeId, accountId, amountMicros, nowMs) => void addReservation.run(nodeId, accountId, amountMicros, nowMs),
     takeReservation: (nodeId, accountId, amountMicros, nowMs) => {
       if (takeReservation.run(amountMicros, nowMs, nodeId, accountId, amountMicros).changes !== 1) return false;
@@ -211,8 +226,5 @@ export function openLedgerStatements(file: string): LedgerStatements {
       return last + 1;
     },
     insertCallWithId: (callId, values) => void insertCallWithId.run(callId, ...values),
-    immediate: (work) => immediateWithRetry(() => db.transaction(work).immediate()),
-    walFile: walFileOf(file),
-    close: () => db.close(),
   };
 }
