@@ -13,6 +13,8 @@ import { loadTest, round } from './harness.js';
 import { startChild } from './gateway-processes.js';
 
 const SECONDS = 10;
+/** Concurrent connections of the load (`BENCH_PROFILE_CONNECTIONS`, default 1). */
+const CONNECTIONS = Number(process.env.BENCH_PROFILE_CONNECTIONS ?? 1);
 
 interface ProfileNode {
   id: number;
@@ -68,7 +70,7 @@ async function profiled(billed: boolean, upstreamUrl: string) {
     method: 'POST' as const,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.info.key}` },
     body: JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }], max_tokens: 64 }),
-    connections: 1,
+    connections: CONNECTIONS,
   };
   await loadTest({ ...target, durationSeconds: 2 });
   const before = await gateway.cpuMicros();

@@ -249,8 +249,8 @@ export class Wallet {
     if (spendingLimit === undefined && !held.covered) {
       const drawnId = this.book?.draw(account, holdMicros) ?? null;
       if (drawnId !== null) {
-        // Journaled before the upstream request: a crash leaves the reservation holding what this call drew.
-        this.journal?.record({ drawn: { callId: drawnId, accountId: account, holdMicros } });
+        // Journaled with the next settlement: a crash leaves the reservation holding what this call drew.
+        this.journal?.recordDraw({ drawn: { callId: drawnId, accountId: account, holdMicros } });
         return { ...held, callId: drawnId, reservedCall: call, drawnIn: this.book?.generation };
       }
     }
