@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     const active = (parts: Map<string, number>) =>
       [...parts].filter(([part]) => !part.endsWith('(idle)')).reduce((sum, [, micros]) => sum + micros, 0);
     process.stdout.write(
-      `json chat completion, c=1, ${SECONDS} s each. Billing off: ${round(off.result.requestsPerSecond)} req/s, ${round(off.cpuPerCall)} µs CPU/call (/proc), ` +
+      `json chat completion, c=${CONNECTIONS}, ${SECONDS} s each. Billing off: ${round(off.result.requestsPerSecond)} req/s, ${round(off.cpuPerCall)} µs CPU/call (/proc), ` +
         `${round(active(off.parts))} µs sampled/call. Billing on: ${round(on.result.requestsPerSecond)} req/s, ${round(on.cpuPerCall)} µs CPU/call (/proc), ` +
         `${round(active(on.parts))} µs sampled/call.\n\n| part | billing off µs/call | billing on µs/call | on − off |\n|---|---|---|---|\n`,
     );
