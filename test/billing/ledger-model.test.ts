@@ -48,18 +48,17 @@ type Command =
   | { kind: 'crash'; journaled: boolean; pick: number; inputTokens: number; outputTokens: number };
 
 const tokens = fc.integer({ min: 0, max: 300 });
+const holdCommand: fc.Arbitrary<Command> = fc.record({ kind: fc.constant('hold' as const), inputTokens: tokens, maxOutputTokens: tokens });
+const settleCommand: fc.Arbitrary<Command> = fc.record({
+  kind: fc.constant('settle' as const),
+  pick: fc.nat(),
+  inputTokens: tokens,
+  outputTokens: tokens,
+  outcome: fc.constantFrom('completed' as const, 'aborted' as const, 'failed' as const),
+});
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('hold' as const), inputTokens: tokens, maxOutputTokens: tokens }) },
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('settle' as const),
-      pick: fc.nat(),
-      inputTokens: tokens,
-      outputTokens: tokens,
-      outcome: fc.constantFrom('completed' as const, 'aborted' as const, 'failed' as const),
-    }),
-  },
+  { weight: 4, arbitrary: holdCommand },
+  { weight: 4, arbitrary: settleCommand },
   { weight: 1, arbitrary: fc.constant({ kind: 'release' as const }) },
   {
     weight: 3,
@@ -413,20 +412,7 @@ describe('the money path against a reference model', () => {
   // A funded wallet and mostly calls: the ledger thread's calls draw from credit reservations, which grow, are cut
   // for a cost above a hold, given back for a refused hold or a debit, released idle, and left behind by crashes.
   it(`busy wallets: calls drawing from credit reservations end equal to the model`, { timeout: 400_000 }, async () => {
-    const busy: fc.Arbitrary<Command> = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('hold' as const), inputTokens: tokens, maxOutputTokens: tokens }) },
-      {
-        weight: 5,
-        arbitrary: fc.record({
-          kind: fc.constant('settle' as const),
-          pick: fc.nat(),
-          inputTokens: tokens,
-          outputTokens: tokens,
-          outcome: fc.constantFrom('completed' as const, 'aborted' as const, 'failed' as const),
-        }),
-      },
-      command,
-    );
+    const busy: fc.Arbitrary<Command> = fc.oneof({ weight: 5, arbitrary: holdCommand }, { weight: 5, arbitrary: settleCommand }, command);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 2_000, max: 60_000 }), fc.array(busy, { minLength: 10, maxLength: 40 }), (funding, commands) =>
         checkSequence([{ kind: 'adjust', key: 9, amountMicros: funding }, ...commands]),
